@@ -357,6 +357,7 @@ CASES = {
         ["'Veiled Blade'", "'effect'", "face-down", "score_target", "may not ask for choices"],
     ),
     "shadow card without ops": (_effect("shadow", "Blight", []), ["'Blight'", "'effect'", "at least one op"]),
+    "living card without ops": (_effect("living", "Merchant", []), ["'Merchant'", "'effect'", "at least one op", "draw"]),
     "text mismatch": (
         _set("shadow", "Possession", text="Even cards lose 3."),
         ["'Possession'", "'text'", "If the attached card has an even base value, it loses 3."],

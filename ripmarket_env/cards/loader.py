@@ -415,9 +415,10 @@ def _describe(par: R.Param) -> str:
 
 def _check_card_rules(fail, deck: str, ops: list[EffectOp], keywords: list[str]) -> None:
     names = [e.op for e in ops]
-    if deck == "shadow" and not ops:
-        fail("effect", "a Shadow card needs at least one op; shadow ops: "
-             + ", ".join(p.name for p in R.PRIMITIVES if p.deck == "shadow"))
+    if not ops:
+        label = "a Shadow card" if deck == "shadow" else "every card"
+        fail("effect", f"{label} needs at least one op; {deck} ops: "
+             + ", ".join(p.name for p in R.PRIMITIVES if p.deck == deck))
     if len(ops) > R.MAX_OPS:
         fail("effect", f"has {len(ops)} ops; at most {R.MAX_OPS} are allowed")
     choosers = [e.op for e in ops if e.primitive.choice != R.CHOICE_NONE]
