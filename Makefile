@@ -1,0 +1,33 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test soak bench demo clean
+
+venv: $(STAMP)
+
+# torch goes in first and explicitly, pinned to the CPU build, so that nothing
+# later pulls a CUDA build in its place.
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install "torch==2.13.0"
+	$(BIN)/python -m pip install -e ".[all]"
+	touch $(STAMP)
+
+test: venv
+	$(BIN)/python -m pytest -q -n 2
+
+soak: venv
+	$(BIN)/python -m pytest -q -m slow
+
+bench: venv
+	$(BIN)/ripmarket bench --json
+
+demo: venv
+	$(BIN)/ripmarket demo
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -path ./.git -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +
