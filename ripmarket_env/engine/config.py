@@ -1,0 +1,146 @@
+"""The rules config: the rulebook's values as defaults, variants as fields."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+TIE_RULES = ("all", "earliest")
+GHOST_PHASES = ("in_turn", "first")
+REWARD_MODES = ("win", "placement")
+
+# Indices into the compiled config array the kernels read.
+C_P = 0
+C_HP = 1
+C_MARKET = 2
+C_CAP = 3
+C_TIE = 4
+C_EPILOGUE = 5
+C_GHOST_FIRST = 6
+C_MAX_ROUNDS = 7
+C_REWARD = 8
+C_HAND = 9
+C_LEN = 10
+
+
+class ConfigError(ValueError):
+    """A rules config field has a value that is not allowed."""
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Rules of one game. ``None`` means "the rulebook's value for this player count".
+
+    Fields:
+        num_players: 2-10 players (R-1.1).
+        start_hp: starting health; default 3 for 2-3 players, 2 for 4-10 (R-1.2).
+        market_size: Market slots; default 3 for 2-6 players, 4 for 7-10 (R-1.2).
+        ghost_cap: Shadow cards a Ghost may hold; default 2 for 2-6, 3 for 7-10 (R-1.2).
+        tie_rule: "all" (every tied lowest player takes 1 damage) or "earliest" (R-8.2).
+        epilogue: 2-player "haunting the winner" epilogue round, display-only (R-9.4).
+        ghost_phase: "in_turn" (Ghosts act in seat order) or "first" (R-3.3).
+        max_rounds: safety cap; default 3 x players x start HP (R-9.3).
+        reward_mode: "win" (R-11.1) or "placement" (R-11.2).
+        hand_size: starting hand (R-1.3).
+    """
+
+    num_players: int = 4
+    start_hp: int | None = None
+    market_size: int | None = None
+    ghost_cap: int | None = None
+    tie_rule: str = "all"
+    epilogue: bool = False
+    ghost_phase: str = "in_turn"
+    max_rounds: int | None = None
+    reward_mode: str = "win"
+    hand_size: int = 3
+
+    def __post_init__(self) -> None:
+        def bad(name: str, allowed: str) -> None:
+            raise ConfigError(
+                f"rules config: {name}={getattr(self, name)!r} is not allowed; allowed: {allowed}"
+            )
+
+        def is_int(v) -> bool:
+            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+        if not is_int(self.num_players) or not 2 <= self.num_players <= 10:
+            bad("num_players", "an integer from 2 to 10")
+        if self.start_hp is not None and (not is_int(self.start_hp) or not 1 <= self.start_hp <= 9):
+            bad("start_hp", "null or an integer from 1 to 9")
+        if self.market_size is not None and (not is_int(self.market_size) or not 1 <= self.market_size <= 4):
+            bad("market_size", "null or an integer from 1 to 4")
+        if self.ghost_cap is not None and (not is_int(self.ghost_cap) or not 1 <= self.ghost_cap <= 5):
+            bad("ghost_cap", "null or an integer from 1 to 5")
+        if self.tie_rule not in TIE_RULES:
+            bad("tie_rule", " | ".join(TIE_RULES))
+        if not isinstance(self.epilogue, bool):
+            bad("epilogue", "true or false")
+        if self.epilogue and self.num_players != 2:
+            bad("epilogue", "true only with num_players=2 (the 2-player haunting epilogue)")
+        if self.ghost_phase not in GHOST_PHASES:
+            bad("ghost_phase", " | ".join(GHOST_PHASES))
+        if self.max_rounds is not None and (not is_int(self.max_rounds) or not 1 <= self.max_rounds <= 1000):
+            bad("max_rounds", "null or an integer from 1 to 1000")
+        if self.reward_mode not in REWARD_MODES:
+            bad("reward_mode", " | ".join(REWARD_MODES))
+        if not is_int(self.hand_size) or not 1 <= self.hand_size <= 6:
+            bad("hand_size", "an integer from 1 to 6")
+
+    # Resolved values -----------------------------------------------------------
+    @property
+    def hp(self) -> int:
+        if self.start_hp is not None:
+            return int(self.start_hp)
+        return 3 if self.num_players <= 3 else 2
+
+    @property
+    def market(self) -> int:
+        if self.market_size is not None:
+            return int(self.market_size)
+        return 3 if self.num_players <= 6 else 4
+
+    @property
+    def cap(self) -> int:
+        if self.ghost_cap is not None:
+            return int(self.ghost_cap)
+        return 2 if self.num_players <= 6 else 3
+
+    @property
+    def rounds_cap(self) -> int:
+        if self.max_rounds is not None:
+            return int(self.max_rounds)
+        return 3 * self.num_players * self.hp
+
+    def to_array(self) -> np.ndarray:
+        arr = np.zeros(C_LEN, dtype=np.int64)
+        arr[C_P] = self.num_players
+        arr[C_HP] = self.hp
+        arr[C_MARKET] = self.market
+        arr[C_CAP] = self.cap
+        arr[C_TIE] = TIE_RULES.index(self.tie_rule)
+        arr[C_EPILOGUE] = int(self.epilogue)
+        arr[C_GHOST_FIRST] = GHOST_PHASES.index(self.ghost_phase)
+        arr[C_MAX_ROUNDS] = self.rounds_cap
+        arr[C_REWARD] = REWARD_MODES.index(self.reward_mode)
+        arr[C_HAND] = self.hand_size
+        return arr
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RulesConfig":
+        if not isinstance(data, dict):
+            raise ConfigError(f"rules config must be a mapping of fields, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"rules config: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}"
+            )
+        try:
+            return cls(**data)
+        except TypeError as exc:  # pragma: no cover - dataclass guards above
+            raise ConfigError(f"rules config: {exc}") from None

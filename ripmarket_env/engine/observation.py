@@ -1,0 +1,210 @@
+"""Observation: one flat float32 vector built from named pieces (R-12.3).
+
+Seats are relative to the viewer: seat block 0 is the viewer, block k the player k seats
+clockwise. A viewer sees its own hand and Shadow hand and every public fact, never
+another player's hand or a face-down card before its reveal. ``pieces()`` is the single
+source for the layout: the encoder's offsets, ``named_view`` and the table in
+``docs/ENV.md`` are all built from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from .config import C_HP, C_MAX_ROUNDS, C_P
+from .state import MAX_MARKET, MAX_SEATS, N_PHASES
+
+GLOBAL = "global"
+SEAT = "seat"
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    size: int
+    scope: str  # "global" or "seat" (repeated for each of the 10 seat blocks)
+    doc: str
+
+
+def pieces(n_living: int, n_shadow: int) -> tuple[Piece, ...]:
+    DL, DS = n_living, n_shadow
+    return (
+        Piece("phase", N_PHASES, GLOBAL, "one-hot decision phase: acquire, play, choose_target, "
+              "choose_market_slot, choose_replacement, ghost, choose_victim, game_over"),
+        Piece("is_actor", 1, GLOBAL, "1 if the viewer makes the next decision"),
+        Piece("num_players", 9, GLOBAL, "one-hot player count (2..10)"),
+        Piece("round", 1, GLOBAL, "round number / max_rounds"),
+        Piece("rule", 4, GLOBAL, "one-hot active rule change: none, low_tide, earthquake, cull"),
+        Piece("deck_size", 1, GLOBAL, "cards in the Living Deck / Living Deck size"),
+        Piece("shadow_deck_size", 1, GLOBAL, "cards in the Shadow Deck / Shadow Deck size"),
+        Piece("discard", DL, GLOBAL, "Living discard pile, count per design / 3"),
+        Piece("market", MAX_MARKET * DL, GLOBAL, "Market slot 0..3, one-hot design per slot"),
+        Piece("hand", DL, GLOBAL, "the viewer's hand, count per design / 3"),
+        Piece("shadow_hand", DS, GLOBAL, "the viewer's Shadow hand, count per design / 3"),
+        Piece("pending_card", DL, GLOBAL, "one-hot: the viewer's card whose choice is pending"),
+        Piece("pending_shadow", DS, GLOBAL, "one-hot: the viewer's Shadow card awaiting a victim"),
+        Piece("epilogue", 1, GLOBAL, "1 during the 2-player haunting epilogue round"),
+        Piece("present", 1, SEAT, "1 if this seat exists in this game"),
+        Piece("alive", 1, SEAT, "1 if living, 0 if a Ghost"),
+        Piece("hp", 1, SEAT, "HP / start HP"),
+        Piece("hand_size", 1, SEAT, "cards in hand / 10"),
+        Piece("shadow_hand_size", 1, SEAT, "Shadow cards in hand / 3"),
+        Piece("first_player", 1, SEAT, "1 if holding the First Player token"),
+        Piece("acted", 1, SEAT, "1 if this seat has taken its turn this round"),
+        Piece("actor", 1, SEAT, "1 if this seat makes the next decision"),
+        Piece("turn_position", 1, SEAT, "position in this round's turn order / (players - 1)"),
+        Piece("acquired", 2, SEAT, "this round's acquisition: [from deck, from Market]"),
+        Piece("face_down", 1, SEAT, "1 if the seat's card is on the table face-down"),
+        Piece("played", DL, SEAT, "one-hot design on the table (hidden while face-down, except to its owner)"),
+        Piece("target", MAX_SEATS, SEAT, "one-hot seat (relative to the viewer) the played card targets"),
+        Piece("attached", DS, SEAT, "Shadow cards attached this round, count per design / 3"),
+        Piece("last_damage", 1, SEAT, "damage taken at the last resolution"),
+        Piece("last_score", 1, SEAT, "final score at the last resolution / 10"),
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    pieces: tuple[Piece, ...]
+    offsets: dict  # name -> offset (seat pieces: offset inside a seat block)
+    seat_start: int
+    seat_size: int
+    size: int
+
+    def offset_array(self) -> np.ndarray:
+        names = [p.name for p in self.pieces]
+        arr = np.array([self.offsets[n] for n in names] + [self.seat_start, self.seat_size], np.int64)
+        return arr
+
+    def slice(self, name: str, seat: int = 0) -> slice:
+        p = next(x for x in self.pieces if x.name == name)
+        if p.scope == GLOBAL:
+            o = self.offsets[name]
+        else:
+            o = self.seat_start + seat * self.seat_size + self.offsets[name]
+        return slice(o, o + p.size)
+
+    def table_rows(self) -> list[tuple[str, str, str]]:
+        rows = []
+        for p in self.pieces:
+            if p.scope == GLOBAL:
+                s = self.offsets[p.name]
+                rows.append((f"{s}..{s + p.size - 1}", p.name, p.doc))
+        for p in self.pieces:
+            if p.scope == SEAT:
+                s = self.seat_start + self.offsets[p.name]
+                rows.append((
+                    f"{s}..{s + p.size - 1} (+{self.seat_size}·k)", f"seat[k].{p.name}", p.doc,
+                ))
+        return rows
+
+
+def layout(n_living: int, n_shadow: int) -> Layout:
+    ps = pieces(n_living, n_shadow)
+    offsets = {}
+    o = 0
+    for p in ps:
+        if p.scope == GLOBAL:
+            offsets[p.name] = o
+            o += p.size
+    seat_start = o
+    so = 0
+    for p in ps:
+        if p.scope == SEAT:
+            offsets[p.name] = so
+            so += p.size
+    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+
+
+def named_view(obs: np.ndarray, lay: Layout) -> dict:
+    """A dict of named pieces of one observation (seat pieces as (10, size) arrays)."""
+    out = {}
+    for p in lay.pieces:
+        if p.scope == GLOBAL:
+            out[p.name] = obs[lay.slice(p.name)]
+        else:
+            out[p.name] = np.stack([obs[lay.slice(p.name, k)] for k in range(MAX_SEATS)])
+    return out
+
+
+# Indices into the offset array (the order of ``pieces``).
+(O_PHASE, O_IS_ACTOR, O_NUMP, O_ROUND, O_RULE, O_DECK, O_SDECK, O_DISCARD, O_MARKET, O_HAND,
+ O_SHAND, O_PCARD, O_PSHADOW, O_EPI, S_PRESENT, S_ALIVE, S_HP, S_HANDN, S_SHANDN, S_FIRST,
+ S_ACTED, S_ACTOR, S_TURNPOS, S_ACQ, S_FACEDOWN, S_PLAYED, S_TARGET, S_ATTACHED, S_LASTDMG,
+ S_LASTSCORE, O_SEAT_START, O_SEAT_SIZE) = range(32)
+
+
+@njit(cache=True, nogil=True)
+def encode_obs(s, T, c, g, viewer, offs, out):
+    """Write game g's observation for ``viewer`` into ``out`` (float32 row)."""
+    out[:] = 0.0
+    P = c[C_P]
+    DL = T.value.shape[0]
+    DS = T.shadow_copies.shape[0]
+    ph = s.phase[g]
+    out[offs[O_PHASE] + min(ph, N_PHASES - 1)] = 1.0
+    me_actor = s.actor[g] == viewer and ph < N_PHASES - 1
+    out[offs[O_IS_ACTOR]] = 1.0 if me_actor else 0.0
+    out[offs[O_NUMP] + P - 2] = 1.0
+    out[offs[O_ROUND]] = s.round[g] / c[C_MAX_ROUNDS]
+    out[offs[O_RULE] + s.rule[g]] = 1.0
+    out[offs[O_DECK]] = s.deck_n[g] / s.deck.shape[1]
+    out[offs[O_SDECK]] = s.shadow_deck_n[g] / s.shadow_deck.shape[1]
+    for d in range(DL):
+        out[offs[O_DISCARD] + d] = s.discard[g, d] / 3.0
+        out[offs[O_HAND] + d] = s.hand[g, viewer, d] / 3.0
+    for k in range(MAX_MARKET):
+        d = s.market[g, k]
+        if d >= 0:
+            out[offs[O_MARKET] + k * DL + d] = 1.0
+    for sd in range(DS):
+        out[offs[O_SHAND] + sd] = s.shadow_hand[g, viewer, sd] / 3.0
+    if me_actor:
+        if s.pend_card[g] >= 0 and ph >= 2 and ph <= 4:
+            out[offs[O_PCARD] + s.pend_card[g]] = 1.0
+        if s.pend_shadow[g] >= 0:
+            out[offs[O_PSHADOW] + s.pend_shadow[g]] = 1.0
+    out[offs[O_EPI]] = 1.0 if s.epilogue[g] else 0.0
+    base = offs[O_SEAT_START]
+    size = offs[O_SEAT_SIZE]
+    hp0 = c[C_HP]
+    for rel in range(P):
+        q = (viewer + rel) % P
+        b = base + rel * size
+        out[b + offs[S_PRESENT]] = 1.0
+        out[b + offs[S_ALIVE]] = 1.0 if s.alive[g, q] else 0.0
+        out[b + offs[S_HP]] = s.hp[g, q] / hp0
+        out[b + offs[S_HANDN]] = s.hand_n[g, q] / 10.0
+        out[b + offs[S_SHANDN]] = s.shadow_n[g, q] / 3.0
+        out[b + offs[S_FIRST]] = 1.0 if s.first_player[g] == q else 0.0
+        out[b + offs[S_ACTED]] = 1.0 if s.acted[g, q] else 0.0
+        out[b + offs[S_ACTOR]] = 1.0 if (s.actor[g] == q and ph < N_PHASES - 1) else 0.0
+        for i in range(P):
+            if s.order[g, i] == q:
+                out[b + offs[S_TURNPOS]] = i / (P - 1.0)
+        acq = s.acquired[g, q]
+        if acq > 0:
+            out[b + offs[S_ACQ] + acq - 1] = 1.0
+        d = s.played[g, q]
+        if d >= 0:
+            hidden = s.face_down[g, q]
+            if hidden:
+                out[b + offs[S_FACEDOWN]] = 1.0
+            if not hidden or q == viewer:
+                out[b + offs[S_PLAYED] + d] = 1.0
+            t = s.target[g, q]
+            if t >= 0:
+                out[b + offs[S_TARGET] + (t - viewer) % P] = 1.0
+        for i in range(s.attached_n[g, q]):
+            out[b + offs[S_ATTACHED] + s.attached[g, q, i]] += 1.0 / 3.0
+        out[b + offs[S_LASTDMG]] = s.last_damage[g, q]
+        out[b + offs[S_LASTSCORE]] = s.last_score[g, q] / 10.0
+
+
+@njit(cache=True, parallel=True)
+def encode_batch(s, T, c, viewers, offs, out):
+    for g in prange(out.shape[0]):
+        encode_obs(s, T, c, g, viewers[g], offs, out[g])
