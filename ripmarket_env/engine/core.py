@@ -24,7 +24,16 @@ from . import kernels as K
 from .actions import ActionTable
 from .config import RulesConfig
 from .observation import encode_batch, layout
-from .state import PHASE_NAMES, State, allocate, put_rows, tables_from_db, take_rows
+from .state import PHASE_NAMES, allocate, tables_from_db
+
+try:  # plain-Python mode (NUMBA_DISABLE_JIT=1) reads records by attribute via recarray views
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover
+    _NO_JIT = False
+
+
+def _k(arr: np.ndarray) -> np.ndarray:
+    return arr.view(np.recarray) if _NO_JIT else arr
 
 
 class IllegalActionError(ValueError):
@@ -71,7 +80,7 @@ class Engine:
         self.actions = ActionTable(self.cards.n_living, self.cards.n_shadow)
         self.obs_layout = layout(self.cards.n_living, self.cards.n_shadow)
         self._offs = self.obs_layout.offset_array()
-        self.state: State = allocate(self.batch_size, self.num_players, self.cards)
+        self.state: np.ndarray = allocate(self.batch_size, self.cards)
         self.seeds = np.full(self.batch_size, -1, dtype=np.int64)
 
     # ------------------------------------------------------------------ sizes
@@ -97,31 +106,31 @@ class Engine:
         if len(idx) and (idx.min() < 0 or idx.max() >= self.batch_size):
             raise ValueError(f"game index out of range 0..{self.batch_size - 1}")
         s32 = np.array([seed_to_u32(x) for x in seeds], dtype=np.int64)
-        K.reset_batch(self.state, self.tables, self.cfg, idx, s32)
+        K.reset_batch(_k(self.state), _k(self.tables), self.cfg, idx, s32)
         self.seeds[idx] = seeds
 
     # ------------------------------------------------------------------ queries
     def current_player(self) -> np.ndarray:
         """Seat that makes the next decision in each game (-1 for finished games)."""
-        return np.where(self.state.done, -1, self.state.actor).astype(np.int64)
+        return np.where(self.state["done"], -1, self.state["actor"]).astype(np.int64)
 
     def phase(self) -> list[str]:
-        return [PHASE_NAMES[p] for p in self.state.phase]
+        return [PHASE_NAMES[p] for p in self.state["phase"]]
 
     def legal_mask(self) -> np.ndarray:
         """(batch, num_actions) bool: the legal actions of each game's current decision."""
-        return self.state.mask
+        return self.state["mask"].view(np.bool_)
 
     def legal_actions(self, game: int = 0) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.state.mask[game])]
+        return [int(a) for a in np.flatnonzero(self.state["mask"][game])]
 
     @property
     def terminated(self) -> np.ndarray:
-        return self.state.done
+        return self.state["done"]
 
     def rewards(self) -> np.ndarray:
-        """Final rewards per seat (meaningful once a game is terminated)."""
-        return self.state.final_rewards
+        """Final rewards (batch, players), meaningful once a game is terminated."""
+        return self.state["final_rewards"][:, : self.num_players]
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,14 +149,14 @@ class Engine:
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError(f"actions must be integers, got {a!r}")
         a = a.astype(np.int64)
-        bad = K.first_illegal(self.state, a)
+        bad = K.first_illegal(_k(self.state), a)
         if bad >= 0:
             raise IllegalActionError(
-                int(bad), int(a[bad]), self.legal_actions(int(bad)), PHASE_NAMES[self.state.phase[bad]],
+                int(bad), int(a[bad]), self.legal_actions(int(bad)), PHASE_NAMES[self.state["phase"][bad]],
                 lambda x: self.actions.describe(x, self.cards),
             )
-        K.step_batch(self.state, self.tables, self.cfg, a)
-        return self.state.step_rewards, self.state.done
+        K.step_batch(_k(self.state), _k(self.tables), self.cfg, a)
+        return self.state["step_rewards"][:, : self.num_players], self.state["done"]
 
     # ------------------------------------------------------------------ observe
     def observe(self, viewers: Sequence[int] | np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -156,7 +165,7 @@ class Engine:
         Any seat may be the viewer; it sees its own hand and public information only.
         """
         if viewers is None:
-            v = np.maximum(self.state.actor.astype(np.int64), 0)
+            v = np.maximum(self.state["actor"].astype(np.int64), 0)
         else:
             v = np.asarray(viewers, dtype=np.int64).reshape(-1)
             if v.shape != (self.batch_size,):
@@ -165,7 +174,7 @@ class Engine:
                 raise ValueError(f"viewer seats must be in 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
-        encode_batch(self.state, self.tables, self.cfg, v, self._offs, out)
+        encode_batch(_k(self.state), _k(self.tables), self.cfg, v, self._offs, out)
         return out
 
     # ------------------------------------------------------------------ clone
@@ -174,14 +183,14 @@ class Engine:
         idx = np.arange(self.batch_size) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
         twin = Engine.__new__(Engine)
         twin.__dict__.update(self.__dict__)
-        twin.state = take_rows(self.state, idx)
+        twin.state = self.state[idx].copy()
         twin.seeds = self.seeds[idx].copy()
         twin.batch_size = len(idx)
         return twin
 
     def copy_from(self, other: "Engine", dst_games, src_games=slice(None)) -> None:
         """Overwrite some of this engine's games with games of ``other`` (same rules)."""
-        put_rows(self.state, dst_games, other.state, src_games)
+        self.state[dst_games] = other.state[src_games]
 
     def describe_action(self, action: int) -> str:
         return self.actions.describe(int(action), self.cards)

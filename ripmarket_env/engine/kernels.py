@@ -1,8 +1,8 @@
 """The rules of R.I.P. Market as numba kernels over the batched state.
 
-Every function takes the whole ``State`` namedtuple ``s``, the compiled card
-``Tables`` ``T``, the compiled rules config ``c`` (int64 array, see ``config.py``) and
-the game row ``g``; it changes that row only. Rule IDs (``R-x.y``) refer to
+Every function takes one game's record ``r`` (a row of the structured state array, a
+view: writes change the game), the compiled card tables ``T`` (one record) and the
+compiled rules config ``c`` (int64 array, see ``config.py``). Rule IDs (``R-x.y``) refer to
 ``docs/RULES.md``. With ``NUMBA_DISABLE_JIT=1`` everything runs as plain Python.
 """
 
@@ -117,9 +117,9 @@ def a_shadow0(DL):
 # The game's own RNG (R-12.4): splitmix32 over a 32-bit state kept in an int64.
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def rng_u32(s, g):
-    x = (int(s.rng[g]) + 0x9E3779B9) & 0xFFFFFFFF
-    s.rng[g] = x
+def rng_u32(r):
+    x = (int(r.rng) + 0x9E3779B9) & 0xFFFFFFFF
+    r.rng = x
     z = x
     z = ((z ^ (z >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
     z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
@@ -127,183 +127,183 @@ def rng_u32(s, g):
 
 
 @njit(**JIT)
-def rand_below(s, g, n):
-    return (rng_u32(s, g) * n) >> 32
+def rand_below(r, n):
+    return (rng_u32(r) * n) >> 32
 
 
 # ----------------------------------------------------------------------------------
 # Decks, hands, Market (R-10)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def reshuffle_living(s, g):
+def reshuffle_living(r):
     n = 0
-    for d in range(s.discard.shape[1]):
-        for _ in range(s.discard[g, d]):
-            s.deck[g, n] = d
+    for d in range(r.discard.shape[0]):
+        for _ in range(r.discard[d]):
+            r.deck[n] = d
             n += 1
-        s.discard[g, d] = 0
-    s.discard_n[g] = 0
+        r.discard[d] = 0
+    r.discard_n = 0
     for i in range(n - 1, 0, -1):
-        j = rand_below(s, g, i + 1)
-        t = s.deck[g, i]
-        s.deck[g, i] = s.deck[g, j]
-        s.deck[g, j] = t
-    s.deck_n[g] = n
+        j = rand_below(r, i + 1)
+        t = r.deck[i]
+        r.deck[i] = r.deck[j]
+        r.deck[j] = t
+    r.deck_n = n
 
 
 @njit(**JIT)
-def reshuffle_shadow(s, g):
+def reshuffle_shadow(r):
     n = 0
-    for d in range(s.shadow_discard.shape[1]):
-        for _ in range(s.shadow_discard[g, d]):
-            s.shadow_deck[g, n] = d
+    for d in range(r.shadow_discard.shape[0]):
+        for _ in range(r.shadow_discard[d]):
+            r.shadow_deck[n] = d
             n += 1
-        s.shadow_discard[g, d] = 0
-    s.shadow_discard_n[g] = 0
+        r.shadow_discard[d] = 0
+    r.shadow_discard_n = 0
     for i in range(n - 1, 0, -1):
-        j = rand_below(s, g, i + 1)
-        t = s.shadow_deck[g, i]
-        s.shadow_deck[g, i] = s.shadow_deck[g, j]
-        s.shadow_deck[g, j] = t
-    s.shadow_deck_n[g] = n
+        j = rand_below(r, i + 1)
+        t = r.shadow_deck[i]
+        r.shadow_deck[i] = r.shadow_deck[j]
+        r.shadow_deck[j] = t
+    r.shadow_deck_n = n
 
 
 @njit(**JIT)
-def draw_living(s, g):
+def draw_living(r):
     """Top card of the Living Deck (reshuffling the discard first if empty), or -1."""
-    if s.deck_n[g] == 0:
-        if s.discard_n[g] == 0:
+    if r.deck_n == 0:
+        if r.discard_n == 0:
             return -1
-        reshuffle_living(s, g)
-    n = s.deck_n[g] - 1
-    d = s.deck[g, n]
-    s.deck[g, n] = -1
-    s.deck_n[g] = n
+        reshuffle_living(r)
+    n = r.deck_n - 1
+    d = r.deck[n]
+    r.deck[n] = -1
+    r.deck_n = n
     return d
 
 
 @njit(**JIT)
-def draw_shadow(s, g):
-    if s.shadow_deck_n[g] == 0:
-        if s.shadow_discard_n[g] == 0:
+def draw_shadow(r):
+    if r.shadow_deck_n == 0:
+        if r.shadow_discard_n == 0:
             return -1
-        reshuffle_shadow(s, g)
-    n = s.shadow_deck_n[g] - 1
-    d = s.shadow_deck[g, n]
-    s.shadow_deck[g, n] = -1
-    s.shadow_deck_n[g] = n
+        reshuffle_shadow(r)
+    n = r.shadow_deck_n - 1
+    d = r.shadow_deck[n]
+    r.shadow_deck[n] = -1
+    r.shadow_deck_n = n
     return d
 
 
 @njit(**JIT)
-def settle(s, g):
+def settle(r):
     """R-10.1/R-10.3: an empty deck with a non-empty discard is reshuffled at once."""
-    if s.deck_n[g] == 0 and s.discard_n[g] > 0:
-        reshuffle_living(s, g)
-    if s.shadow_deck_n[g] == 0 and s.shadow_discard_n[g] > 0:
-        reshuffle_shadow(s, g)
+    if r.deck_n == 0 and r.discard_n > 0:
+        reshuffle_living(r)
+    if r.shadow_deck_n == 0 and r.shadow_discard_n > 0:
+        reshuffle_shadow(r)
 
 
 @njit(**JIT)
-def to_hand(s, g, p, d):
-    s.hand[g, p, d] += 1
-    s.hand_n[g, p] += 1
+def to_hand(r, p, d):
+    r.hand[p, d] += 1
+    r.hand_n[p] += 1
 
 
 @njit(**JIT)
-def from_hand(s, g, p, d):
-    s.hand[g, p, d] -= 1
-    s.hand_n[g, p] -= 1
+def from_hand(r, p, d):
+    r.hand[p, d] -= 1
+    r.hand_n[p] -= 1
 
 
 @njit(**JIT)
-def to_discard(s, g, d):
-    s.discard[g, d] += 1
-    s.discard_n[g] += 1
+def to_discard(r, d):
+    r.discard[d] += 1
+    r.discard_n += 1
 
 
 @njit(**JIT)
-def to_shadow_discard(s, g, d):
-    s.shadow_discard[g, d] += 1
-    s.shadow_discard_n[g] += 1
+def to_shadow_discard(r, d):
+    r.shadow_discard[d] += 1
+    r.shadow_discard_n += 1
 
 
 @njit(**JIT)
-def draw_to_hand(s, g, p):
-    d = draw_living(s, g)
+def draw_to_hand(r, p):
+    d = draw_living(r)
     if d >= 0:
-        to_hand(s, g, p, d)
+        to_hand(r, p, d)
     return d
 
 
 @njit(**JIT)
-def draw_shadow_to_hand(s, g, p):
-    d = draw_shadow(s, g)
+def draw_shadow_to_hand(r, p):
+    d = draw_shadow(r)
     if d >= 0:
-        s.shadow_hand[g, p, d] += 1
-        s.shadow_n[g, p] += 1
+        r.shadow_hand[p, d] += 1
+        r.shadow_n[p] += 1
 
 
 @njit(**JIT)
-def refill_slot(s, g, k):
-    s.market[g, k] = draw_living(s, g)
+def refill_slot(r, k):
+    r.market[k] = draw_living(r)
 
 
 @njit(**JIT)
-def discard_random_from_hand(s, g, p):
-    n = s.hand_n[g, p]
+def discard_random_from_hand(r, p):
+    n = r.hand_n[p]
     if n == 0:
         return
-    r = rand_below(s, g, n)
-    for d in range(s.hand.shape[2]):
-        c = s.hand[g, p, d]
-        if r < c:
-            from_hand(s, g, p, d)
-            to_discard(s, g, d)
+    k = rand_below(r, n)
+    for d in range(r.hand.shape[1]):
+        n_d = r.hand[p, d]
+        if k < n_d:
+            from_hand(r, p, d)
+            to_discard(r, d)
             return
-        r -= c
+        k -= n_d
 
 
 # ----------------------------------------------------------------------------------
 # Seats
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def living_count(s, c, g):
+def living_count(r, c):
     n = 0
     for p in range(c[C_P]):
-        if s.alive[g, p]:
+        if r.alive[p]:
             n += 1
     return n
 
 
 @njit(**JIT)
-def die(s, c, g, p):
+def die(r, c, p):
     """R-6.1: hand to the Living discard, draw 2 Shadow cards, become a Ghost."""
-    for d in range(s.hand.shape[2]):
-        k = s.hand[g, p, d]
+    for d in range(r.hand.shape[1]):
+        k = r.hand[p, d]
         if k > 0:
-            s.discard[g, d] += k
-            s.discard_n[g] += k
-            s.hand[g, p, d] = 0
-    s.hand_n[g, p] = 0
-    s.hp[g, p] = 0
-    s.alive[g, p] = False
-    s.elim[g, p] = s.elim_counter[g]
-    s.death_round[g, p] = s.round[g]
-    draw_shadow_to_hand(s, g, p)
-    draw_shadow_to_hand(s, g, p)
+            r.discard[d] += k
+            r.discard_n += k
+            r.hand[p, d] = 0
+    r.hand_n[p] = 0
+    r.hp[p] = 0
+    r.alive[p] = False
+    r.elim[p] = r.elim_counter
+    r.death_round[p] = r.round_num
+    draw_shadow_to_hand(r, p)
+    draw_shadow_to_hand(r, p)
 
 
 @njit(**JIT)
-def lose_hp(s, c, g, p, amount):
+def lose_hp(r, c, p, amount):
     """Direct damage (R-6.3: never below 0). Returns True if the player died."""
-    h = s.hp[g, p] - amount
+    h = r.hp[p] - amount
     if h < 0:
         h = 0
-    s.hp[g, p] = h
-    if h == 0 and s.alive[g, p]:
-        s.elim_counter[g] += 1
-        die(s, c, g, p)
+    r.hp[p] = h
+    if h == 0 and r.alive[p]:
+        r.elim_counter += 1
+        die(r, c, p)
         return True
     return False
 
@@ -312,109 +312,109 @@ def lose_hp(s, c, g, p, amount):
 # Game end and rewards (R-9, R-11)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def compute_rewards(s, c, g):
+def compute_rewards(r, c):
     P = c[C_P]
     k = 0
     for p in range(P):
-        if s.winners[g, p]:
+        if r.winners[p]:
             k += 1
     if c[C_REWARD] == 0:  # "win" (R-11.1)
         for p in range(P):
             if k == P:
-                s.final_rewards[g, p] = 0.0
-            elif s.winners[g, p]:
-                s.final_rewards[g, p] = (P - k) / (k * (P - 1.0))
+                r.final_rewards[p] = 0.0
+            elif r.winners[p]:
+                r.final_rewards[p] = (P - k) / (k * (P - 1.0))
             else:
-                s.final_rewards[g, p] = -1.0 / (P - 1.0)
+                r.final_rewards[p] = -1.0 / (P - 1.0)
     else:  # "placement" (R-11.2)
         for p in range(P):
-            if s.winners[g, p]:
+            if r.winners[p]:
                 place = (k + 1) / 2.0
             else:
                 better = k
                 tied = 0
                 for q in range(P):
-                    if s.winners[g, q]:
+                    if r.winners[q]:
                         continue
-                    if s.elim[g, q] > s.elim[g, p]:
+                    if r.elim[q] > r.elim[p]:
                         better += 1
-                    elif s.elim[g, q] == s.elim[g, p]:
+                    elif r.elim[q] == r.elim[p]:
                         tied += 1
                 place = better + (tied + 1) / 2.0
-            s.final_rewards[g, p] = 1.0 - 2.0 * (place - 1.0) / (P - 1.0)
+            r.final_rewards[p] = 1.0 - 2.0 * (place - 1.0) / (P - 1.0)
 
 
 @njit(**JIT)
-def finish(s, c, g):
-    s.done[g] = True
-    s.phase[g] = PH_OVER
+def finish(r, c):
+    r.done = True
+    r.phase = PH_OVER
     for p in range(c[C_P]):
-        s.step_rewards[g, p] = s.final_rewards[g, p]
+        r.step_rewards[p] = r.final_rewards[p]
 
 
 @njit(**JIT)
-def cleanup(s, T, c, g):
+def cleanup(r, T, c):
     """R-8.7: played cards to the discard, Shadows expire, round effects end."""
     P = c[C_P]
     for p in range(P):
-        d = s.played[g, p]
+        d = r.played[p]
         if d >= 0:
-            to_discard(s, g, d)
-        s.played[g, p] = -1
-        s.face_down[g, p] = False
-        s.target[g, p] = -1
-        for i in range(s.attached_n[g, p]):
-            to_shadow_discard(s, g, s.attached[g, p, i])
-            s.attached[g, p, i] = -1
-            s.fired[g, p, i] = False
-        s.attached_n[g, p] = 0
-        s.acquired[g, p] = 0
-        s.acted[g, p] = False
-    s.rule[g] = 0
+            to_discard(r, d)
+        r.played[p] = -1
+        r.face_down[p] = False
+        r.target[p] = -1
+        for i in range(r.attached_n[p]):
+            to_shadow_discard(r, r.attached[p, i])
+            r.attached[p, i] = -1
+            r.fired[p, i] = False
+        r.attached_n[p] = 0
+        r.acquired[p] = 0
+        r.acted[p] = False
+    r.rule = 0
     # R-8.8: slots that could not refill earlier refill now, lowest slot first.
     for k in range(c[C_MARKET]):
-        if s.market[g, k] < 0:
-            refill_slot(s, g, k)
+        if r.market[k] < 0:
+            refill_slot(r, k)
 
 
 @njit(**JIT)
-def begin_round(s, c, g):
+def begin_round(r, c):
     """R-3.1/R-3.3: this round's turn order."""
     P = c[C_P]
-    fp = s.first_player[g]
-    if c[C_GHOST_FIRST] == 1 or s.epilogue[g]:
+    fp = r.first_player
+    if c[C_GHOST_FIRST] == 1 or r.epilogue:
         i = 0
         for j in range(P):
             p = (fp + j) % P
-            if not s.alive[g, p]:
-                s.order[g, i] = p
+            if not r.alive[p]:
+                r.order[i] = p
                 i += 1
         for j in range(P):
             p = (fp + j) % P
-            if s.alive[g, p]:
-                s.order[g, i] = p
+            if r.alive[p]:
+                r.order[i] = p
                 i += 1
     else:
         for j in range(P):
-            s.order[g, j] = (fp + j) % P
-    s.turn[g] = 0
-    s.rule[g] = 0
-    s.phase[g] = PH_TURN_START
+            r.order[j] = (fp + j) % P
+    r.turn = 0
+    r.rule = 0
+    r.phase = PH_TURN_START
 
 
 @njit(**JIT)
-def end_game(s, T, c, g):
+def end_game(r, T, c):
     """R-9: rewards from ``winners``; the 2-player epilogue round if enabled (R-9.4)."""
-    compute_rewards(s, c, g)
-    if c[C_EPILOGUE] == 1 and not s.epilogue[g]:
-        s.epilogue[g] = True
+    compute_rewards(r, c)
+    if c[C_EPILOGUE] == 1 and not r.epilogue:
+        r.epilogue = True
         for p in range(c[C_P]):
-            if s.alive[g, p]:
-                s.first_player[g] = p
-        cleanup(s, T, c, g)
-        begin_round(s, c, g)
+            if r.alive[p]:
+                r.first_player = p
+        cleanup(r, T, c)
+        begin_round(r, c)
         return
-    finish(s, c, g)
+    finish(r, c)
 
 
 # ----------------------------------------------------------------------------------
@@ -432,93 +432,93 @@ def base_cond(cond, arg, v):
 
 
 @njit(**JIT)
-def op_rule(s, g, rule):
-    s.rule[g] = rule  # R-7.4: the most recent rule change overwrites the slot
+def op_rule(r, rule):
+    r.rule = rule  # R-7.4: the most recent rule change overwrites the slot
 
 
 @njit(**JIT)
-def op_draw(s, g, p, n):
+def op_draw(r, p, n):
     for _ in range(n):
-        draw_to_hand(s, g, p)
+        draw_to_hand(r, p)
 
 
 @njit(**JIT)
-def op_market_flush(s, c, g):
+def op_market_flush(r, c):
     M = c[C_MARKET]
     for k in range(M):
-        if s.market[g, k] >= 0:
-            to_discard(s, g, s.market[g, k])
-            s.market[g, k] = -1
+        if r.market[k] >= 0:
+            to_discard(r, r.market[k])
+            r.market[k] = -1
     for k in range(M):
-        refill_slot(s, g, k)
+        refill_slot(r, k)
 
 
 @njit(**JIT)
-def op_market_discard(s, g, k):
-    to_discard(s, g, s.market[g, k])
-    refill_slot(s, g, k)
+def op_market_discard(r, k):
+    to_discard(r, r.market[k])
+    refill_slot(r, k)
 
 
 @njit(**JIT)
-def op_market_take(s, g, p, k):
-    to_hand(s, g, p, s.market[g, k])
-    refill_slot(s, g, k)
+def op_market_take(r, p, k):
+    to_hand(r, p, r.market[k])
+    refill_slot(r, k)
 
 
 @njit(**JIT)
-def op_exorcise(s, g, p):
-    for i in range(s.attached_n[g, p]):
-        to_shadow_discard(s, g, s.attached[g, p, i])
-        s.attached[g, p, i] = -1
-        s.fired[g, p, i] = False
-    s.attached_n[g, p] = 0
+def op_exorcise(r, p):
+    for i in range(r.attached_n[p]):
+        to_shadow_discard(r, r.attached[p, i])
+        r.attached[p, i] = -1
+        r.fired[p, i] = False
+    r.attached_n[p] = 0
 
 
 @njit(**JIT)
-def op_damage_target(s, c, g, q, amount):
-    if lose_hp(s, c, g, q, amount) and living_count(s, c, g) <= 1:
-        s.ending[g] = True  # R-9.1: finish this turn, then the game ends
+def op_damage_target(r, c, q, amount):
+    if lose_hp(r, c, q, amount) and living_count(r, c) <= 1:
+        r.ending = True  # R-9.1: finish this turn, then the game ends
 
 
 @njit(**JIT)
-def op_score_self(s, c, g, p, amount, cond, arg, last_seat):
+def op_score_self(r, c, p, amount, cond, arg, last_seat):
     if cond == SC_ALWAYS:
         return amount
     if cond == SC_PER_GHOST:
-        return amount * (c[C_P] - living_count(s, c, g))
+        return amount * (c[C_P] - living_count(r, c))
     if cond == SC_HAUNTED:
-        return amount if s.attached_n[g, p] > 0 else 0
+        return amount if r.attached_n[p] > 0 else 0
     if cond == SC_HP_AT_MOST:
-        return amount if s.hp[g, p] <= arg else 0
+        return amount if r.hp[p] <= arg else 0
     if cond == SC_LAST:
         return amount if p == last_seat else 0
     return 0
 
 
 @njit(**JIT)
-def op_set_score(s, T, c, g, p, source):
+def op_set_score(r, T, c, p, source):
     """Returns the value to set, or -1000 when there is nothing to copy."""
     best = -1000
     for q in range(c[C_P]):
-        if q != p and s.played[g, q] >= 0:
-            v = T.value[s.played[g, q]]
+        if q != p and r.played[q] >= 0:
+            v = T.value[r.played[q]]
             if v > best:
                 best = v
     return best
 
 
 @njit(**JIT)
-def exec_when_played(s, T, c, g, p, d, k):
+def exec_when_played(r, T, c, p, d, k):
     """Primitives without a choice that act when the card is played (or revealed)."""
     code = T.ops[d, k, 0]
     if code == OP_RULE:
-        op_rule(s, g, T.ops[d, k, 1])
+        op_rule(r, T.ops[d, k, 1])
     elif code == OP_DRAW:
-        op_draw(s, g, p, T.ops[d, k, 1])
+        op_draw(r, p, T.ops[d, k, 1])
     elif code == OP_MARKET_FLUSH:
-        op_market_flush(s, c, g)
+        op_market_flush(r, c)
     elif code == OP_EXORCISE:
-        op_exorcise(s, g, p)
+        op_exorcise(r, p)
     # score_self, score_board, set_score act at resolution; face_down on the play itself.
 
 
@@ -534,185 +534,185 @@ def has_op(T, d, code):
 # Turns (R-3, R-4, R-5)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def end_turn(s, T, c, g):
-    if s.ending[g]:
-        s.ending[g] = False
+def end_turn(r, T, c):
+    if r.ending:
+        r.ending = False
         for p in range(c[C_P]):
-            s.winners[g, p] = s.alive[g, p]
-        end_game(s, T, c, g)
+            r.winners[p] = r.alive[p]
+        end_game(r, T, c)
         return
-    s.turn[g] += 1
-    s.phase[g] = PH_TURN_START
+    r.turn += 1
+    r.phase = PH_TURN_START
 
 
 @njit(**JIT)
-def turn_start(s, T, c, g):
+def turn_start(r, T, c):
     P = c[C_P]
-    if s.turn[g] >= P:
-        s.phase[g] = PH_RESOLVE
+    if r.turn >= P:
+        r.phase = PH_RESOLVE
         return
-    p = s.order[g, s.turn[g]]
-    s.actor[g] = p
-    s.acted[g, p] = True
-    if s.alive[g, p]:
-        s.acquired[g, p] = 0
-        can_acquire = s.deck_n[g] > 0 or s.discard_n[g] > 0
+    p = r.order[r.turn]
+    r.actor = p
+    r.acted[p] = True
+    if r.alive[p]:
+        r.acquired[p] = 0
+        can_acquire = r.deck_n > 0 or r.discard_n > 0
         if not can_acquire:
             for k in range(c[C_MARKET]):
-                if s.market[g, k] >= 0:
+                if r.market[k] >= 0:
                     can_acquire = True
         if can_acquire:
-            s.phase[g] = PH_ACQUIRE
-        elif s.hand_n[g, p] > 0:
-            s.phase[g] = PH_PLAY
+            r.phase = PH_ACQUIRE
+        elif r.hand_n[p] > 0:
+            r.phase = PH_PLAY
         else:  # R-4.3: nothing to acquire and nothing to play
-            s.turn[g] += 1
+            r.turn += 1
     else:
-        if s.shadow_n[g, p] < c[C_CAP]:  # R-5.1
-            draw_shadow_to_hand(s, g, p)
-        s.phase[g] = PH_GHOST
+        if r.shadow_n[p] < c[C_CAP]:  # R-5.1
+            draw_shadow_to_hand(r, p)
+        r.phase = PH_GHOST
 
 
 @njit(**JIT)
-def fire_shadow_triggers(s, T, c, g, p):
+def fire_shadow_triggers(r, T, c, p):
     """R-4.8: after the played card's own text, in attach order."""
-    for i in range(s.attached_n[g, p]):
-        sd = s.attached[g, p, i]
+    for i in range(r.attached_n[p]):
+        sd = r.attached[p, i]
         for k in range(T.shadow_nops[sd]):
             if T.shadow_ops[sd, k, 0] != OP_SHADOW_TRIGGER:
                 continue
             kind = T.shadow_ops[sd, k, 1]
             amount = T.shadow_ops[sd, k, 2]
             src = T.shadow_ops[sd, k, 3]
-            hit = (src == TS_MARKET and s.acquired[g, p] == ACQ_MARKET) or (
-                src == TS_DECK and s.acquired[g, p] == ACQ_DECK
+            hit = (src == TS_MARKET and r.acquired[p] == ACQ_MARKET) or (
+                src == TS_DECK and r.acquired[p] == ACQ_DECK
             )
             if hit:
-                s.fired[g, p, i] = True
+                r.fired[p, i] = True
                 if kind == TK_DISCARD:
                     for _ in range(amount):
-                        discard_random_from_hand(s, g, p)
+                        discard_random_from_hand(r, p)
 
 
 @njit(**JIT)
-def finish_play(s, T, c, g):
-    p = s.actor[g]
-    fire_shadow_triggers(s, T, c, g, p)
-    s.pend_card[g] = -1
-    s.pend_op[g] = 0
-    s.replaced[g] = False
-    end_turn(s, T, c, g)
+def finish_play(r, T, c):
+    p = r.actor
+    fire_shadow_triggers(r, T, c, p)
+    r.pend_card = -1
+    r.pend_op = 0
+    r.replaced = False
+    end_turn(r, T, c)
 
 
 @njit(**JIT)
-def any_target(s, c, g, p, richer):
+def any_target(r, c, p, richer):
     P = c[C_P]
     for off in range(1, P):
         q = (p + off) % P
-        if s.alive[g, q] and (not richer or s.hp[g, q] > s.hp[g, p]):
+        if r.alive[q] and (not richer or r.hp[q] > r.hp[p]):
             return True
     return False
 
 
 @njit(**JIT)
-def any_market(s, c, g):
+def any_market(r, c):
     for k in range(c[C_MARKET]):
-        if s.market[g, k] >= 0:
+        if r.market[k] >= 0:
             return True
     return False
 
 
 @njit(**JIT)
-def run_ops(s, T, c, g):
+def run_ops(r, T, c):
     """R-4.5: resolve the played card's primitives in order, stopping at a choice."""
-    p = s.actor[g]
-    d = s.pend_card[g]
-    k = s.pend_op[g]
+    p = r.actor
+    d = r.pend_card
+    k = r.pend_op
     while k < T.nops[d]:
         code = T.ops[d, k, 0]
         if code == OP_SCORE_TARGET or code == OP_DEFLECT or code == OP_DAMAGE_TARGET:
-            if any_target(s, c, g, p, code == OP_DAMAGE_TARGET):
-                s.pend_op[g] = k
-                s.phase[g] = PH_TARGET
+            if any_target(r, c, p, code == OP_DAMAGE_TARGET):
+                r.pend_op = k
+                r.phase = PH_TARGET
                 return
         elif code == OP_MARKET_DISCARD or code == OP_MARKET_TAKE:
-            if any_market(s, c, g):
-                s.pend_op[g] = k
-                s.phase[g] = PH_MARKET
+            if any_market(r, c):
+                r.pend_op = k
+                r.phase = PH_MARKET
                 return
         elif code == OP_REPLACE:
-            if not s.replaced[g] and s.hand_n[g, p] > 0:
-                s.pend_op[g] = k
-                s.phase[g] = PH_REPLACE
+            if not r.replaced and r.hand_n[p] > 0:
+                r.pend_op = k
+                r.phase = PH_REPLACE
                 return
         else:
-            exec_when_played(s, T, c, g, p, d, k)
+            exec_when_played(r, T, c, p, d, k)
         k += 1
-    finish_play(s, T, c, g)
+    finish_play(r, T, c)
 
 
 @njit(**JIT)
-def put_on_table(s, T, c, g, p, d, face_up):
-    s.played[g, p] = d
-    s.event[g] += 1
-    s.play_event[g, p] = s.event[g]
-    s.target[g, p] = -1
+def put_on_table(r, T, c, p, d, face_up):
+    r.played[p] = d
+    r.event += 1
+    r.play_event[p] = r.event
+    r.target[p] = -1
     if T.face_down[d] and not face_up:
-        s.face_down[g, p] = True  # R-7.8: its text waits for the reveal
-        finish_play(s, T, c, g)
+        r.face_down[p] = True  # R-7.8: its text waits for the reveal
+        finish_play(r, T, c)
     else:
-        s.face_down[g, p] = False
-        s.pend_card[g] = d
-        s.pend_op[g] = 0
-        run_ops(s, T, c, g)
+        r.face_down[p] = False
+        r.pend_card = d
+        r.pend_op = 0
+        run_ops(r, T, c)
 
 
 # ----------------------------------------------------------------------------------
 # Legal actions (the mask is part of the state, recomputed at every decision)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def fill_mask(s, T, c, g):
+def fill_mask(r, T, c):
     """Write the legal-action mask of game g; returns (count, last legal action)."""
-    m = s.mask[g]
+    m = r.mask
     m[:] = False
     DL = T.value.shape[0]
     P = c[C_P]
-    ph = s.phase[g]
-    p = s.actor[g]
+    ph = r.phase
+    p = r.actor
     n = 0
     last = -1
     if ph == PH_ACQUIRE:
-        deck_ok = s.deck_n[g] > 0 or s.discard_n[g] > 0
+        deck_ok = r.deck_n > 0 or r.discard_n > 0
         if deck_ok:
             m[A_DECK] = True
             n += 1
             last = A_DECK
-        if s.hand_n[g, p] > 0 or not deck_ok:  # R-4.2
+        if r.hand_n[p] > 0 or not deck_ok:  # R-4.2
             for k in range(c[C_MARKET]):
-                if s.market[g, k] >= 0:
+                if r.market[k] >= 0:
                     m[A_MARKET0 + k] = True
                     n += 1
                     last = A_MARKET0 + k
     elif ph == PH_PLAY or ph == PH_REPLACE:
         a0 = a_play0()
         for d in range(DL):
-            if s.hand[g, p, d] > 0:
+            if r.hand[p, d] > 0:
                 m[a0 + d] = True
                 n += 1
                 last = a0 + d
     elif ph == PH_TARGET:
-        richer = T.ops[s.pend_card[g], s.pend_op[g], 0] == OP_DAMAGE_TARGET
+        richer = T.ops[r.pend_card, r.pend_op, 0] == OP_DAMAGE_TARGET
         a0 = a_target0(DL)
         for off in range(1, P):
             q = (p + off) % P
-            if s.alive[g, q] and (not richer or s.hp[g, q] > s.hp[g, p]):
+            if r.alive[q] and (not richer or r.hp[q] > r.hp[p]):
                 m[a0 + off - 1] = True
                 n += 1
                 last = a0 + off - 1
     elif ph == PH_MARKET:
         a0 = a_slot0(DL)
         for k in range(c[C_MARKET]):
-            if s.market[g, k] >= 0:
+            if r.market[k] >= 0:
                 m[a0 + k] = True
                 n += 1
                 last = a0 + k
@@ -723,12 +723,12 @@ def fill_mask(s, T, c, g):
         last = ap
         victim = False
         for q in range(P):
-            if s.alive[g, q] and not s.acted[g, q]:
+            if r.alive[q] and not r.acted[q]:
                 victim = True
         if victim:  # R-5.2
             a0 = a_shadow0(DL)
-            for sd in range(s.shadow_hand.shape[2]):
-                if s.shadow_hand[g, p, sd] > 0:
+            for sd in range(r.shadow_hand.shape[1]):
+                if r.shadow_hand[p, sd] > 0:
                     m[a0 + sd] = True
                     n += 1
                     last = a0 + sd
@@ -736,11 +736,11 @@ def fill_mask(s, T, c, g):
         a0 = a_target0(DL)
         for off in range(1, P):
             q = (p + off) % P
-            if s.alive[g, q] and not s.acted[g, q]:
+            if r.alive[q] and not r.acted[q]:
                 m[a0 + off - 1] = True
                 n += 1
                 last = a0 + off - 1
-    s.n_legal[g] = n
+    r.n_legal = n
     return n, last
 
 
@@ -748,71 +748,71 @@ def fill_mask(s, T, c, g):
 # Applying one decision
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def apply_action(s, T, c, g, a):
+def apply_action(r, T, c, a):
     DL = T.value.shape[0]
     P = c[C_P]
-    ph = s.phase[g]
-    p = s.actor[g]
+    ph = r.phase
+    p = r.actor
     if ph == PH_ACQUIRE:  # R-4.1
         if a == A_DECK:
-            draw_to_hand(s, g, p)
-            s.acquired[g, p] = ACQ_DECK
+            draw_to_hand(r, p)
+            r.acquired[p] = ACQ_DECK
         else:
             k = a - A_MARKET0
-            to_hand(s, g, p, s.market[g, k])
-            refill_slot(s, g, k)
-            s.acquired[g, p] = ACQ_MARKET
-        s.phase[g] = PH_PLAY
+            to_hand(r, p, r.market[k])
+            refill_slot(r, k)
+            r.acquired[p] = ACQ_MARKET
+        r.phase = PH_PLAY
     elif ph == PH_PLAY:  # R-4.4
         d = a - a_play0()
-        from_hand(s, g, p, d)
-        s.replaced[g] = False
-        put_on_table(s, T, c, g, p, d, False)
+        from_hand(r, p, d)
+        r.replaced = False
+        put_on_table(r, T, c, p, d, False)
     elif ph == PH_REPLACE:  # R-7.9
         d = a - a_play0()
-        from_hand(s, g, p, d)
-        to_discard(s, g, s.played[g, p])
-        s.replaced[g] = True
-        put_on_table(s, T, c, g, p, d, True)  # R-7.12: a replacement is face-up
+        from_hand(r, p, d)
+        to_discard(r, r.played[p])
+        r.replaced = True
+        put_on_table(r, T, c, p, d, True)  # R-7.12: a replacement is face-up
     elif ph == PH_TARGET:
         q = (p + a - a_target0(DL) + 1) % P
-        d = s.pend_card[g]
-        k = s.pend_op[g]
+        d = r.pend_card
+        k = r.pend_op
         code = T.ops[d, k, 0]
         if code == OP_DAMAGE_TARGET:
-            op_damage_target(s, c, g, q, T.ops[d, k, 1])
+            op_damage_target(r, c, q, T.ops[d, k, 1])
         else:
-            s.target[g, p] = q
-        s.pend_op[g] = k + 1
-        run_ops(s, T, c, g)
+            r.target[p] = q
+        r.pend_op = k + 1
+        run_ops(r, T, c)
     elif ph == PH_MARKET:
         k = a - a_slot0(DL)
-        d = s.pend_card[g]
-        code = T.ops[d, s.pend_op[g], 0]
+        d = r.pend_card
+        code = T.ops[d, r.pend_op, 0]
         if code == OP_MARKET_TAKE:
-            op_market_take(s, g, p, k)
+            op_market_take(r, p, k)
         else:
-            op_market_discard(s, g, k)
-        s.pend_op[g] += 1
-        run_ops(s, T, c, g)
+            op_market_discard(r, k)
+        r.pend_op += 1
+        run_ops(r, T, c)
     elif ph == PH_GHOST:
         if a == a_pass(DL):
-            end_turn(s, T, c, g)
+            end_turn(r, T, c)
         else:
-            s.pend_shadow[g] = a - a_shadow0(DL)
-            s.phase[g] = PH_GHOST_TARGET
+            r.pend_shadow = a - a_shadow0(DL)
+            r.phase = PH_GHOST_TARGET
     elif ph == PH_GHOST_TARGET:
         q = (p + a - a_target0(DL) + 1) % P
-        sd = s.pend_shadow[g]
-        s.shadow_hand[g, p, sd] -= 1
-        s.shadow_n[g, p] -= 1
-        i = s.attached_n[g, q]
-        s.attached[g, q, i] = sd
-        s.event[g] += 1
-        s.attach_event[g, q, i] = s.event[g]
-        s.attached_n[g, q] = i + 1
-        s.pend_shadow[g] = -1
-        end_turn(s, T, c, g)
+        sd = r.pend_shadow
+        r.shadow_hand[p, sd] -= 1
+        r.shadow_n[p] -= 1
+        i = r.attached_n[q]
+        r.attached[q, i] = sd
+        r.event += 1
+        r.attach_event[q, i] = r.event
+        r.attached_n[q] = i + 1
+        r.pend_shadow = -1
+        end_turn(r, T, c)
 
 
 # ----------------------------------------------------------------------------------
@@ -863,123 +863,123 @@ def damage_levels(score, compete, order, P, rule, tie_earliest, out):
 
 
 @njit(**JIT)
-def final_scores(s, T, c, g, score, with_shadows):
+def final_scores(r, T, c, score, with_shadows):
     """R-7.1: base value, Living effects in event order, Shadows in attach order, rule."""
     P = c[C_P]
     # The last competing player in this round's order (for "if_last").
     last_seat = -1
     for i in range(P):
-        q = s.order[g, i]
-        if s.alive[g, q] and s.played[g, q] >= 0:
+        q = r.order[i]
+        if r.alive[q] and r.played[q] >= 0:
             last_seat = q
     seats = np.empty(P, np.int64)
     n = 0
     for q in range(P):
-        if s.played[g, q] >= 0:
-            score[q] = T.value[s.played[g, q]]
+        if r.played[q] >= 0:
+            score[q] = T.value[r.played[q]]
             # insertion by play_event
             j = n
-            while j > 0 and s.play_event[g, seats[j - 1]] > s.play_event[g, q]:
+            while j > 0 and r.play_event[seats[j - 1]] > r.play_event[q]:
                 seats[j] = seats[j - 1]
                 j -= 1
             seats[j] = q
             n += 1
         else:
             score[q] = 0
-    if s.rule[g] == RULE_EARTHQUAKE:  # R-7.5
+    if r.rule == RULE_EARTHQUAKE:  # R-7.5
         return
     for i in range(n):
         q = seats[i]
-        d = s.played[g, q]
+        d = r.played[q]
         for k in range(T.nops[d]):
             code = T.ops[d, k, 0]
             if code == OP_SCORE_SELF:
-                score[q] += op_score_self(s, c, g, q, T.ops[d, k, 1], T.ops[d, k, 2], T.ops[d, k, 3], last_seat)
+                score[q] += op_score_self(r, c, q, T.ops[d, k, 1], T.ops[d, k, 2], T.ops[d, k, 3], last_seat)
             elif code == OP_SCORE_TARGET:
-                t = s.target[g, q]
+                t = r.target[q]
                 if t >= 0:
                     score[t] += T.ops[d, k, 1]
             elif code == OP_SCORE_BOARD:
-                for r in range(P):
-                    if s.played[g, r] >= 0 and base_cond(T.ops[d, k, 2], T.ops[d, k, 3], T.value[s.played[g, r]]):
-                        score[r] += T.ops[d, k, 1]
+                for x in range(P):
+                    if r.played[x] >= 0 and base_cond(T.ops[d, k, 2], T.ops[d, k, 3], T.value[r.played[x]]):
+                        score[x] += T.ops[d, k, 1]
             elif code == OP_SET_SCORE:
-                v = op_set_score(s, T, c, g, q, T.ops[d, k, 1])
+                v = op_set_score(r, T, c, q, T.ops[d, k, 1])
                 if v > -1000:
                     score[q] = v
     if not with_shadows:
         return
     for q in range(P):
-        d = s.played[g, q]
+        d = r.played[q]
         if d < 0:
             continue
-        for i in range(s.attached_n[g, q]):
-            sd = s.attached[g, q, i]
+        for i in range(r.attached_n[q]):
+            sd = r.attached[q, i]
             for k in range(T.shadow_nops[sd]):
                 code = T.shadow_ops[sd, k, 0]
                 if code == OP_SHADOW_SCORE:
                     if base_cond(T.shadow_ops[sd, k, 2], T.shadow_ops[sd, k, 3], T.value[d]):
                         score[q] += T.shadow_ops[sd, k, 1]
                 elif code == OP_SHADOW_TRIGGER:
-                    if s.fired[g, q, i] and T.shadow_ops[sd, k, 1] == TK_SCORE:
+                    if r.fired[q, i] and T.shadow_ops[sd, k, 1] == TK_SCORE:
                         score[q] += T.shadow_ops[sd, k, 2]
 
 
 @njit(**JIT)
-def resolve_round(s, T, c, g):
+def resolve_round(r, T, c):
     P = c[C_P]
     # 1. Reveal face-down cards in turn order (R-7.8).
     for i in range(P):
-        q = s.order[g, i]
-        if s.played[g, q] >= 0 and s.face_down[g, q]:
-            s.face_down[g, q] = False
-            s.event[g] += 1
-            s.play_event[g, q] = s.event[g]
-            d = s.played[g, q]
-            if s.alive[g, q]:  # R-6.4: a Ghost's face-down card is revealed but does nothing
+        q = r.order[i]
+        if r.played[q] >= 0 and r.face_down[q]:
+            r.face_down[q] = False
+            r.event += 1
+            r.play_event[q] = r.event
+            d = r.played[q]
+            if r.alive[q]:  # R-6.4: a Ghost's face-down card is revealed but does nothing
                 for k in range(T.nops[d]):
-                    exec_when_played(s, T, c, g, q, d, k)
+                    exec_when_played(r, T, c, q, d, k)
     # 2. Final scores of competing players.
     score = np.zeros(P, np.int64)
     compete = np.zeros(P, np.bool_)
     for q in range(P):
-        compete[q] = s.alive[g, q] and s.played[g, q] >= 0
-    final_scores(s, T, c, g, score, True)
-    rule = s.rule[g]
+        compete[q] = r.alive[q] and r.played[q] >= 0
+    final_scores(r, T, c, score, True)
+    rule = r.rule
     for q in range(P):
-        s.last_score[g, q] = score[q]
-        s.last_competed[g, q] = compete[q]
-        s.last_damage[g, q] = 0
-    s.last_rule[g] = rule
-    if s.epilogue[g]:  # R-9.4: display only
-        cleanup(s, T, c, g)
-        finish(s, c, g)
+        r.last_score[q] = score[q]
+        r.last_competed[q] = compete[q]
+        r.last_damage[q] = 0
+    r.last_rule = rule
+    if r.epilogue:  # R-9.4: display only
+        cleanup(r, T, c)
+        finish(r, c)
         return
     # 3. Who takes damage.
     hit = np.zeros(P, np.int64)
     tie_earliest = c[C_TIE] == 1
-    damage_levels(score, compete, s.order[g], P, rule, tie_earliest, hit)
+    damage_levels(score, compete, r.order, P, rule, tie_earliest, hit)
     # Balance statistic: would the damage have landed elsewhere without Shadows?
     plain = np.zeros(P, np.int64)
-    final_scores(s, T, c, g, plain, False)
+    final_scores(r, T, c, plain, False)
     hit2 = np.zeros(P, np.int64)
-    damage_levels(plain, compete, s.order[g], P, rule, tie_earliest, hit2)
+    damage_levels(plain, compete, r.order, P, rule, tie_earliest, hit2)
     for q in range(P):
         if hit[q] != hit2[q]:
-            s.shadow_swings[g] += 1
+            r.shadow_swings += 1
             break
     # 4. Deflection (R-8.3).
     dmg = np.zeros(P, np.int64)
     spent = np.zeros(P, np.bool_)
     for i in range(P):
-        q = s.order[g, i]
+        q = r.order[i]
         if hit[q] == 0:
             continue
         holder = q
         while True:
-            d = s.played[g, holder]
-            t = s.target[g, holder]
-            if (d >= 0 and not spent[holder] and s.alive[g, holder] and t >= 0 and s.alive[g, t]
+            d = r.played[holder]
+            t = r.target[holder]
+            if (d >= 0 and not spent[holder] and r.alive[holder] and t >= 0 and r.alive[t]
                     and has_op(T, d, OP_DEFLECT)):
                 spent[holder] = True
                 holder = t
@@ -988,31 +988,31 @@ def resolve_round(s, T, c, g):
         dmg[holder] += 1
     # 5. Damage at once; deaths in turn order from the First Player (R-8.4).
     for q in range(P):
-        h = s.hp[g, q] - dmg[q]
-        s.hp[g, q] = h if h > 0 else 0
-        s.last_damage[g, q] = dmg[q]
+        h = r.hp[q] - dmg[q]
+        r.hp[q] = h if h > 0 else 0
+        r.last_damage[q] = dmg[q]
     died = np.zeros(P, np.bool_)
-    fp = s.first_player[g]
+    fp = r.first_player
     first_death = True
     for i in range(P):
         q = (fp + i) % P
-        if s.alive[g, q] and s.hp[g, q] == 0:
+        if r.alive[q] and r.hp[q] == 0:
             if first_death:
-                s.elim_counter[g] += 1
+                r.elim_counter += 1
                 first_death = False
-            die(s, c, g, q)
+            die(r, c, q)
             died[q] = True
     # 6. Game end (R-9.1, R-9.2).
-    nl = living_count(s, c, g)
+    nl = living_count(r, c)
     if nl <= 1:
         for q in range(P):
-            s.winners[g, q] = s.alive[g, q] if nl == 1 else died[q]
-        end_game(s, T, c, g)
+            r.winners[q] = r.alive[q] if nl == 1 else died[q]
+        end_game(r, T, c)
         return
     # 7. First Player token (R-8.6).
     best = -1
     for i in range(P):
-        q = s.order[g, i]
+        q = r.order[i]
         if not compete[q]:
             continue
         if best < 0:
@@ -1026,191 +1026,207 @@ def resolve_round(s, T, c, g):
         best = fp
     for i in range(P):
         q = (best + i) % P
-        if s.alive[g, q]:
-            s.first_player[g] = q
+        if r.alive[q]:
+            r.first_player = q
             break
     # 8. Clean-up and Market refill (R-8.7, R-8.8); next round or the safety cap (R-9.3).
-    cleanup(s, T, c, g)
-    s.round[g] += 1
-    if s.round[g] >= c[C_MAX_ROUNDS]:
+    cleanup(r, T, c)
+    r.round_num += 1
+    if r.round_num >= c[C_MAX_ROUNDS]:
         for q in range(P):
-            s.winners[g, q] = s.alive[g, q]
-        end_game(s, T, c, g)
+            r.winners[q] = r.alive[q]
+        end_game(r, T, c)
         return
-    begin_round(s, c, g)
+    begin_round(r, c)
 
 
 # ----------------------------------------------------------------------------------
 # Driving the engine
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def advance(s, T, c, g):
+def advance(r, T, c):
     """Run the game until a decision with two or more legal options, or its end (R-12.1)."""
     while True:
-        ph = s.phase[g]
+        ph = r.phase
         if ph == PH_OVER:
-            s.mask[g, :] = False
-            s.n_legal[g] = 0
+            r.mask[:] = False
+            r.n_legal = 0
             return
         if ph == PH_TURN_START:
-            turn_start(s, T, c, g)
+            turn_start(r, T, c)
             continue
         if ph == PH_RESOLVE:
-            resolve_round(s, T, c, g)
+            resolve_round(r, T, c)
             continue
-        settle(s, g)
-        n, last = fill_mask(s, T, c, g)
+        settle(r)
+        n, last = fill_mask(r, T, c)
         if n >= 2:
             return
         if n == 1:
-            apply_action(s, T, c, g, last)
+            apply_action(r, T, c, last)
         else:  # cannot happen: every decision offers an option; end the turn defensively
-            end_turn(s, T, c, g)
+            end_turn(r, T, c)
 
 
 @njit(**JIT)
-def reset_game(s, T, c, g, seed32):
+def reset_game(r, T, c, seed32):
     """R-1.3: a new game from a 32-bit seed."""
     P = c[C_P]
-    s.rng[g] = seed32 & 0xFFFFFFFF
-    s.hp[g, :] = 0
-    s.alive[g, :] = False
-    s.hand[g] = 0
-    s.hand_n[g, :] = 0
-    s.shadow_hand[g] = 0
-    s.shadow_n[g, :] = 0
-    s.discard[g, :] = 0
-    s.discard_n[g] = 0
-    s.shadow_discard[g, :] = 0
-    s.shadow_discard_n[g] = 0
-    s.market[g, :] = -1
-    s.played[g, :] = -1
-    s.face_down[g, :] = False
-    s.play_event[g, :] = 0
-    s.target[g, :] = -1
-    s.attached[g] = -1
-    s.attached_n[g, :] = 0
-    s.attach_event[g] = 0
-    s.fired[g] = False
-    s.acquired[g, :] = 0
-    s.acted[g, :] = False
-    s.rule[g] = 0
-    s.event[g] = 0
-    s.pend_card[g] = -1
-    s.pend_op[g] = 0
-    s.pend_shadow[g] = -1
-    s.replaced[g] = False
-    s.round[g] = 0
-    s.done[g] = False
-    s.ending[g] = False
-    s.epilogue[g] = False
-    s.elim[g, :] = -1
-    s.elim_counter[g] = 0
-    s.death_round[g, :] = -1
-    s.winners[g, :] = False
-    s.final_rewards[g, :] = 0.0
-    s.step_rewards[g, :] = 0.0
-    s.last_score[g, :] = 0
-    s.last_damage[g, :] = 0
-    s.last_competed[g, :] = False
-    s.last_rule[g] = 0
-    s.shadow_swings[g] = 0
-    s.steps[g] = 0
+    r.rng = seed32 & 0xFFFFFFFF
+    r.hp[:] = 0
+    r.alive[:] = False
+    r.hand[:] = 0
+    r.hand_n[:] = 0
+    r.shadow_hand[:] = 0
+    r.shadow_n[:] = 0
+    r.discard[:] = 0
+    r.discard_n = 0
+    r.shadow_discard[:] = 0
+    r.shadow_discard_n = 0
+    r.market[:] = -1
+    r.played[:] = -1
+    r.face_down[:] = False
+    r.play_event[:] = 0
+    r.target[:] = -1
+    r.attached[:] = -1
+    r.attached_n[:] = 0
+    r.attach_event[:] = 0
+    r.fired[:] = False
+    r.acquired[:] = 0
+    r.acted[:] = False
+    r.rule = 0
+    r.event = 0
+    r.pend_card = -1
+    r.pend_op = 0
+    r.pend_shadow = -1
+    r.replaced = False
+    r.round_num = 0
+    r.done = False
+    r.ending = False
+    r.epilogue = False
+    r.elim[:] = -1
+    r.elim_counter = 0
+    r.death_round[:] = -1
+    r.winners[:] = False
+    r.final_rewards[:] = 0.0
+    r.step_rewards[:] = 0.0
+    r.last_score[:] = 0
+    r.last_damage[:] = 0
+    r.last_competed[:] = False
+    r.last_rule = 0
+    r.shadow_swings = 0
+    r.steps = 0
     # Shuffle both decks: put every card in its discard, then reshuffle.
     for d in range(T.copies.shape[0]):
-        s.discard[g, d] = T.copies[d]
-        s.discard_n[g] += T.copies[d]
+        r.discard[d] = T.copies[d]
+        r.discard_n += T.copies[d]
     for d in range(T.shadow_copies.shape[0]):
-        s.shadow_discard[g, d] = T.shadow_copies[d]
-        s.shadow_discard_n[g] += T.shadow_copies[d]
-    s.deck[g, :] = -1
-    s.shadow_deck[g, :] = -1
-    reshuffle_living(s, g)
-    reshuffle_shadow(s, g)
+        r.shadow_discard[d] = T.shadow_copies[d]
+        r.shadow_discard_n += T.shadow_copies[d]
+    r.deck[:] = -1
+    r.shadow_deck[:] = -1
+    reshuffle_living(r)
+    reshuffle_shadow(r)
     for k in range(c[C_MARKET]):
-        refill_slot(s, g, k)
+        refill_slot(r, k)
     for p in range(P):
-        s.hp[g, p] = c[C_HP]
-        s.alive[g, p] = True
+        r.hp[p] = c[C_HP]
+        r.alive[p] = True
         for _ in range(c[C_HAND]):
-            draw_to_hand(s, g, p)
-    s.first_player[g] = rand_below(s, g, P)
-    begin_round(s, c, g)
-    advance(s, T, c, g)
+            draw_to_hand(r, p)
+    r.first_player = rand_below(r, P)
+    begin_round(r, c)
+    advance(r, T, c)
 
 
 @njit(cache=True, parallel=True)
-def reset_batch(s, T, c, idx, seeds32):
+def reset_batch(S, TB, c, idx, seeds32):
     for i in prange(idx.shape[0]):
-        reset_game(s, T, c, idx[i], seeds32[i])
+        reset_game(S[idx[i]], TB[0], c, seeds32[i])
 
 
 @njit(cache=True)
-def first_illegal(s, actions):
+def first_illegal(S, actions):
     """Index of the first game whose action is illegal, or -1 (R-12.2).
 
     ``-1`` means "no action for this game" and is always accepted; so is any action for a
     finished game (ignored).
     """
-    NA = s.mask.shape[1]
+    NA = S[0].mask.shape[0]
     for g in range(actions.shape[0]):
         a = actions[g]
-        if a == -1 or s.done[g]:
+        r = S[g]
+        if a == -1 or r.done:
             continue
-        if a < 0 or a >= NA or not s.mask[g, a]:
+        if a < 0 or a >= NA or not r.mask[a]:
             return g
     return -1
 
 
 @njit(**JIT)
-def step_game(s, T, c, g, a):
-    for p in range(s.step_rewards.shape[1]):
-        s.step_rewards[g, p] = 0.0
-    if a < 0 or s.done[g]:
+def step_game(r, T, c, a):
+    for p in range(r.step_rewards.shape[0]):
+        r.step_rewards[p] = 0.0
+    if a < 0 or r.done:
         return
-    s.steps[g] += 1
-    apply_action(s, T, c, g, a)
-    advance(s, T, c, g)
+    r.steps += 1
+    apply_action(r, T, c, a)
+    advance(r, T, c)
 
 
 @njit(cache=True, parallel=True)
-def step_batch(s, T, c, actions):
+def step_batch(S, TB, c, actions):
     for g in prange(actions.shape[0]):
-        step_game(s, T, c, g, actions[g])
+        step_game(S[g], TB[0], c, actions[g])
 
 
 @njit(**JIT)
-def random_legal(s, g, bench_rng, i):
-    """A uniformly random legal action of game g, drawn with a separate RNG."""
+def bench_u32(bench_rng, i):
     x = (int(bench_rng[i]) + 0x9E3779B9) & 0xFFFFFFFF
     bench_rng[i] = x
     z = ((x ^ (x >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
     z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
-    z = z ^ (z >> 16)
-    r = (z * s.n_legal[g]) >> 32
-    m = s.mask[g]
+    return z ^ (z >> 16)
+
+
+@njit(**JIT)
+def random_legal(r, bench_rng, i):
+    """A uniformly random legal action, drawn with a separate RNG (not the game's)."""
+    k = (bench_u32(bench_rng, i) * r.n_legal) >> 32
+    m = r.mask
     for a in range(m.shape[0]):
         if m[a]:
-            if r == 0:
+            if k == 0:
                 return a
-            r -= 1
+            k -= 1
     return -1
 
 
+@njit(**JIT)
+def random_play_one(r, T, c, steps, bench_rng, g, finished):
+    for _ in range(steps):
+        if r.done:
+            finished[g] += 1
+            reset_game(r, T, c, bench_u32(bench_rng, g))
+        step_game(r, T, c, random_legal(r, bench_rng, g))
+
+
 @njit(cache=True, parallel=True)
-def random_play(s, T, c, steps_per_game, bench_rng):
+def random_play(S, TB, c, steps_per_game, bench_rng):
     """Bench/fuzz loop: each game takes ``steps_per_game`` random legal decisions,
     starting a new game (seeded from ``bench_rng``) whenever one ends.
     Returns the number of games finished per row."""
-    B = s.done.shape[0]
+    B = S.shape[0]
     finished = np.zeros(B, np.int64)
     for g in prange(B):
-        for _ in range(steps_per_game):
-            if s.done[g]:
-                finished[g] += 1
-                x = (int(bench_rng[g]) * 1103515245 + 12345) & 0xFFFFFFFF
-                bench_rng[g] = x
-                reset_game(s, T, c, g, x)
-            a = random_legal(s, g, bench_rng, g)
-            step_game(s, T, c, g, a)
+        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
     return finished
+
+
+@njit(cache=True)
+def restart_round(S, TB, c, g, first):
+    """Start a fresh round of game g with ``first`` as First Player (hand-built states)."""
+    r = S[g]
+    r.first_player = first
+    begin_round(r, c)
+    advance(r, TB[0], c)

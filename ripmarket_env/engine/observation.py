@@ -138,36 +138,36 @@ def named_view(obs: np.ndarray, lay: Layout) -> dict:
 
 
 @njit(cache=True, nogil=True)
-def encode_obs(s, T, c, g, viewer, offs, out):
-    """Write game g's observation for ``viewer`` into ``out`` (float32 row)."""
+def encode_obs(r, T, c, viewer, offs, out):
+    """Write one game's observation for ``viewer`` into ``out`` (float32 row)."""
     out[:] = 0.0
     P = c[C_P]
     DL = T.value.shape[0]
     DS = T.shadow_copies.shape[0]
-    ph = s.phase[g]
+    ph = r.phase
     out[offs[O_PHASE] + min(ph, N_PHASES - 1)] = 1.0
-    me_actor = s.actor[g] == viewer and ph < N_PHASES - 1
+    me_actor = r.actor == viewer and ph < N_PHASES - 1
     out[offs[O_IS_ACTOR]] = 1.0 if me_actor else 0.0
     out[offs[O_NUMP] + P - 2] = 1.0
-    out[offs[O_ROUND]] = s.round[g] / c[C_MAX_ROUNDS]
-    out[offs[O_RULE] + s.rule[g]] = 1.0
-    out[offs[O_DECK]] = s.deck_n[g] / s.deck.shape[1]
-    out[offs[O_SDECK]] = s.shadow_deck_n[g] / s.shadow_deck.shape[1]
+    out[offs[O_ROUND]] = r.round_num / c[C_MAX_ROUNDS]
+    out[offs[O_RULE] + r.rule] = 1.0
+    out[offs[O_DECK]] = r.deck_n / r.deck.shape[0]
+    out[offs[O_SDECK]] = r.shadow_deck_n / r.shadow_deck.shape[0]
     for d in range(DL):
-        out[offs[O_DISCARD] + d] = s.discard[g, d] / 3.0
-        out[offs[O_HAND] + d] = s.hand[g, viewer, d] / 3.0
+        out[offs[O_DISCARD] + d] = r.discard[d] / 3.0
+        out[offs[O_HAND] + d] = r.hand[viewer, d] / 3.0
     for k in range(MAX_MARKET):
-        d = s.market[g, k]
+        d = r.market[k]
         if d >= 0:
             out[offs[O_MARKET] + k * DL + d] = 1.0
     for sd in range(DS):
-        out[offs[O_SHAND] + sd] = s.shadow_hand[g, viewer, sd] / 3.0
+        out[offs[O_SHAND] + sd] = r.shadow_hand[viewer, sd] / 3.0
     if me_actor:
-        if s.pend_card[g] >= 0 and ph >= 2 and ph <= 4:
-            out[offs[O_PCARD] + s.pend_card[g]] = 1.0
-        if s.pend_shadow[g] >= 0:
-            out[offs[O_PSHADOW] + s.pend_shadow[g]] = 1.0
-    out[offs[O_EPI]] = 1.0 if s.epilogue[g] else 0.0
+        if r.pend_card >= 0 and ph >= 2 and ph <= 4:
+            out[offs[O_PCARD] + r.pend_card] = 1.0
+        if r.pend_shadow >= 0:
+            out[offs[O_PSHADOW] + r.pend_shadow] = 1.0
+    out[offs[O_EPI]] = 1.0 if r.epilogue else 0.0
     base = offs[O_SEAT_START]
     size = offs[O_SEAT_SIZE]
     hp0 = c[C_HP]
@@ -175,36 +175,36 @@ def encode_obs(s, T, c, g, viewer, offs, out):
         q = (viewer + rel) % P
         b = base + rel * size
         out[b + offs[S_PRESENT]] = 1.0
-        out[b + offs[S_ALIVE]] = 1.0 if s.alive[g, q] else 0.0
-        out[b + offs[S_HP]] = s.hp[g, q] / hp0
-        out[b + offs[S_HANDN]] = s.hand_n[g, q] / 10.0
-        out[b + offs[S_SHANDN]] = s.shadow_n[g, q] / 3.0
-        out[b + offs[S_FIRST]] = 1.0 if s.first_player[g] == q else 0.0
-        out[b + offs[S_ACTED]] = 1.0 if s.acted[g, q] else 0.0
-        out[b + offs[S_ACTOR]] = 1.0 if (s.actor[g] == q and ph < N_PHASES - 1) else 0.0
+        out[b + offs[S_ALIVE]] = 1.0 if r.alive[q] else 0.0
+        out[b + offs[S_HP]] = r.hp[q] / hp0
+        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
+        out[b + offs[S_SHANDN]] = r.shadow_n[q] / 3.0
+        out[b + offs[S_FIRST]] = 1.0 if r.first_player == q else 0.0
+        out[b + offs[S_ACTED]] = 1.0 if r.acted[q] else 0.0
+        out[b + offs[S_ACTOR]] = 1.0 if (r.actor == q and ph < N_PHASES - 1) else 0.0
         for i in range(P):
-            if s.order[g, i] == q:
+            if r.order[i] == q:
                 out[b + offs[S_TURNPOS]] = i / (P - 1.0)
-        acq = s.acquired[g, q]
+        acq = r.acquired[q]
         if acq > 0:
             out[b + offs[S_ACQ] + acq - 1] = 1.0
-        d = s.played[g, q]
+        d = r.played[q]
         if d >= 0:
-            hidden = s.face_down[g, q]
+            hidden = r.face_down[q]
             if hidden:
                 out[b + offs[S_FACEDOWN]] = 1.0
             if not hidden or q == viewer:
                 out[b + offs[S_PLAYED] + d] = 1.0
-            t = s.target[g, q]
+            t = r.target[q]
             if t >= 0:
                 out[b + offs[S_TARGET] + (t - viewer) % P] = 1.0
-        for i in range(s.attached_n[g, q]):
-            out[b + offs[S_ATTACHED] + s.attached[g, q, i]] += 1.0 / 3.0
-        out[b + offs[S_LASTDMG]] = s.last_damage[g, q]
-        out[b + offs[S_LASTSCORE]] = s.last_score[g, q] / 10.0
+        for i in range(r.attached_n[q]):
+            out[b + offs[S_ATTACHED] + r.attached[q, i]] += 1.0 / 3.0
+        out[b + offs[S_LASTDMG]] = r.last_damage[q]
+        out[b + offs[S_LASTSCORE]] = r.last_score[q] / 10.0
 
 
 @njit(cache=True, parallel=True)
-def encode_batch(s, T, c, viewers, offs, out):
+def encode_batch(S, TB, c, viewers, offs, out):
     for g in prange(out.shape[0]):
-        encode_obs(s, T, c, g, viewers[g], offs, out[g])
+        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])

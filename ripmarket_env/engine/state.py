@@ -1,14 +1,14 @@
 """Engine state: named arrays with the batch dimension first (one row per game).
 
-``State`` is a ``namedtuple`` so numba kernels can take it whole. ``Tables`` holds the
-card database compiled to numeric arrays. Fields starting with ``_`` do not exist: the
-public face of a game is ``phase``/``actor`` (who decides), ``mask`` (legal actions),
-``done`` and ``step_rewards``/``final_rewards``; everything else is rules internals.
+The state is a numpy structured array with one record per game: ``state["hp"]`` is the
+(batch, seats) HP array, ``state[g]`` one game's record, and a clone is a copy of rows.
+Kernels take one record, so a call passes one pointer however many fields there are
+(this keeps numba's compile time to seconds). The public face of a game is
+``phase``/``actor`` (who decides), ``mask`` (legal actions), ``done`` and
+``step_rewards``/``final_rewards``; everything else is rules internals.
 """
 
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 
@@ -79,7 +79,7 @@ _FIELDS = (
     ("pend_op", "b", np.int8, 0),
     ("pend_shadow", "b", np.int8, -1),
     ("replaced", "b", np.bool_, False),
-    ("round", "b", np.int16, 0),
+    ("round_num", "b", np.int16, 0),
     ("done", "b", np.bool_, False),
     ("ending", "b", np.bool_, False),
     ("epilogue", "b", np.bool_, False),
@@ -100,10 +100,17 @@ _FIELDS = (
 )
 
 FIELD_NAMES = tuple(f[0] for f in _FIELDS)
-State = namedtuple("State", FIELD_NAMES)
-Tables = namedtuple(
-    "Tables",
-    ["value", "ops", "nops", "face_down", "choice", "copies", "shadow_ops", "shadow_nops", "shadow_copies"],
+
+_TABLE_FIELDS = (
+    ("value", "l", np.int8),
+    ("ops", "lko", np.int8),
+    ("nops", "l", np.int8),
+    ("face_down", "l", np.int8),
+    ("choice", "l", np.int8),
+    ("copies", "l", np.int8),
+    ("shadow_ops", "sko", np.int8),
+    ("shadow_nops", "s", np.int8),
+    ("shadow_copies", "s", np.int8),
 )
 
 
@@ -111,11 +118,9 @@ def num_actions(n_living: int, n_shadow: int) -> int:
     return 1 + MAX_MARKET + n_living + (MAX_SEATS - 1) + MAX_MARKET + 1 + n_shadow
 
 
-def allocate(batch: int, num_players: int, db) -> State:
-    """Zeroed state for ``batch`` games of ``num_players`` seats (not yet reset)."""
-    dims = {
-        "b": batch,
-        "p": num_players,
+def _dims(db) -> dict:
+    return {
+        "p": MAX_SEATS,
         "l": db.n_living,
         "s": db.n_shadow,
         "L": db.living_deck_size,
@@ -123,34 +128,49 @@ def allocate(batch: int, num_players: int, db) -> State:
         "m": MAX_MARKET,
         "a": MAX_ATTACHED,
         "A": num_actions(db.n_living, db.n_shadow),
+        "k": db.living_ops.shape[1],
+        "o": db.living_ops.shape[2],
     }
-    arrays = []
-    for _name, spec, dtype, fill in _FIELDS:
-        shape = tuple(dims[ch] for ch in spec)
-        arrays.append(np.full(shape, fill, dtype=dtype))
-    return State(*arrays)
 
 
-def tables_from_db(db) -> Tables:
-    return Tables(
-        np.ascontiguousarray(db.living_value, dtype=np.int8),
-        np.ascontiguousarray(db.living_ops, dtype=np.int8),
-        np.ascontiguousarray(db.living_nops, dtype=np.int8),
-        np.ascontiguousarray(db.living_face_down, dtype=np.bool_),
-        np.ascontiguousarray(db.living_choice, dtype=np.int8),
-        np.ascontiguousarray(db.living_copies, dtype=np.int8),
-        np.ascontiguousarray(db.shadow_ops, dtype=np.int8),
-        np.ascontiguousarray(db.shadow_nops, dtype=np.int8),
-        np.ascontiguousarray(db.shadow_copies, dtype=np.int8),
-    )
+def state_dtype(db) -> np.dtype:
+    """One record per game. Per-seat fields always have MAX_SEATS entries (seats past
+    the game's player count stay unused), so one compiled kernel serves every count.
+    Boolean per-seat arrays are stored as int8 (numba's records need it)."""
+    dims = _dims(db)
+    spec = []
+    for name, shape, dtype, _fill in _FIELDS:
+        sub = tuple(dims[ch] for ch in shape[1:])
+        if sub and dtype is np.bool_:
+            dtype = np.int8
+        spec.append((name, dtype, sub) if sub else (name, dtype))
+    return np.dtype(spec, align=True)
 
 
-def take_rows(state: State, idx) -> State:
-    """A new State holding copies of the given game rows (clone)."""
-    return State(*(np.array(a[idx], copy=True) for a in state))
+def allocate(batch: int, db) -> np.ndarray:
+    """The state of ``batch`` games, not yet reset: a structured array, one row per game.
+
+    ``state["hp"]`` is the (batch, seats) HP array, ``state[g]`` game g's record.
+    """
+    st = np.zeros(batch, dtype=state_dtype(db))
+    for name, _shape, _dtype, fill in _FIELDS:
+        if fill:
+            st[name] = fill
+    return st
 
 
-def put_rows(dst: State, dst_idx, src: State, src_idx=slice(None)) -> None:
-    """Copy game rows from ``src`` into ``dst`` in place."""
-    for d, s in zip(dst, src):
-        d[dst_idx] = s[src_idx]
+def tables_from_db(db) -> np.ndarray:
+    """The card database compiled into one record (array of length 1) for the kernels."""
+    dims = _dims(db)
+    dt = np.dtype([(n, t, tuple(dims[ch] for ch in shape)) for n, shape, t in _TABLE_FIELDS], align=True)
+    tb = np.zeros(1, dtype=dt)
+    tb["value"][0] = db.living_value
+    tb["ops"][0] = db.living_ops
+    tb["nops"][0] = db.living_nops
+    tb["face_down"][0] = db.living_face_down
+    tb["choice"][0] = db.living_choice
+    tb["copies"][0] = db.living_copies
+    tb["shadow_ops"][0] = db.shadow_ops
+    tb["shadow_nops"][0] = db.shadow_nops
+    tb["shadow_copies"][0] = db.shadow_copies
+    return tb

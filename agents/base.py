@@ -1,0 +1,106 @@
+"""The agent protocol and the agent registry.
+
+An agent sees only what its seat sees: the observation vector and the legal-action mask
+(``ripmarket_env.engine.observation.named_view`` decodes the vector into named pieces).
+
+    act(observation, action_mask) -> action            one decision
+    act_batch(observations, action_masks) -> actions   many games at once
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+class BaseAgent:
+    """Convenience base: ``act_batch`` loops over ``act``; ``reset`` starts a new game."""
+
+    name = "agent"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+
+class RandomAgent(BaseAgent):
+    """Uniformly random legal actions (its own seeded RNG)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        return int(self.rng.choice(legal))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        m = np.asarray(action_masks, dtype=bool)
+        if not m.any(axis=1).all():
+            raise ValueError("a row of the mask has no legal action")
+        # Uniform choice per row: argmax of random keys over legal entries.
+        keys = self.rng.random(m.shape)
+        keys[~m] = -1.0
+        return keys.argmax(axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    factory: Callable[..., Agent]
+    description: str
+
+
+_REGISTRY: dict[str, Entry] = {}
+
+
+def register(name: str, factory: Callable[..., Agent], description: str) -> None:
+    if name in _REGISTRY:
+        raise ValueError(f"agent {name!r} is already registered")
+    _REGISTRY[name] = Entry(name, factory, description)
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def describe(name: str) -> str:
+    return _entry(name).description
+
+
+def make(name: str, **kwargs) -> Agent:
+    """A new agent by registry name (e.g. ``make("random", seed=0)``)."""
+    return _entry(name).factory(**kwargs)
+
+
+def _entry(name: str) -> Entry:
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown agent {name!r}; known agents: {', '.join(names())}")
+    return _REGISTRY[name]
+
+
+register("random", RandomAgent, "Uniformly random legal actions.")
