@@ -863,7 +863,7 @@ def damage_levels(score, compete, order, P, rule, tie_earliest, out):
 
 
 @njit(**JIT)
-def final_scores(r, T, c, score, with_shadows):
+def final_scores(r, T, c, score, with_shadows, seats):
     """R-7.1: base value, Living effects in event order, Shadows in attach order, rule."""
     P = c[C_P]
     # The last competing player in this round's order (for "if_last").
@@ -872,7 +872,6 @@ def final_scores(r, T, c, score, with_shadows):
         q = r.order[i]
         if r.alive[q] and r.played[q] >= 0:
             last_seat = q
-    seats = np.empty(P, np.int64)
     n = 0
     for q in range(P):
         if r.played[q] >= 0:
@@ -939,12 +938,22 @@ def resolve_round(r, T, c):
             if r.alive[q]:  # R-6.4: a Ghost's face-down card is revealed but does nothing
                 for k in range(T.nops[d]):
                     exec_when_played(r, T, c, q, d, k)
-    # 2. Final scores of competing players.
-    score = np.zeros(P, np.int64)
-    compete = np.zeros(P, np.bool_)
+    # 2. Final scores of competing players. Scratch rows live in the record (no allocation).
+    W = r.work
+    W[:] = 0
+    score = W[0]
+    compete = W[1]
+    hit = W[2]
+    dmg = W[5]
+    spent = W[6]
+    died = W[7]
+    seats = W[8]
+    any_shadow = False
     for q in range(P):
-        compete[q] = r.alive[q] and r.played[q] >= 0
-    final_scores(r, T, c, score, True)
+        compete[q] = 1 if (r.alive[q] and r.played[q] >= 0) else 0
+        if r.attached_n[q] > 0:
+            any_shadow = True
+    final_scores(r, T, c, score, True, seats)
     rule = r.rule
     for q in range(P):
         r.last_score[q] = score[q]
@@ -956,21 +965,19 @@ def resolve_round(r, T, c):
         finish(r, c)
         return
     # 3. Who takes damage.
-    hit = np.zeros(P, np.int64)
     tie_earliest = c[C_TIE] == 1
     damage_levels(score, compete, r.order, P, rule, tie_earliest, hit)
     # Balance statistic: would the damage have landed elsewhere without Shadows?
-    plain = np.zeros(P, np.int64)
-    final_scores(r, T, c, plain, False)
-    hit2 = np.zeros(P, np.int64)
-    damage_levels(plain, compete, r.order, P, rule, tie_earliest, hit2)
-    for q in range(P):
-        if hit[q] != hit2[q]:
-            r.shadow_swings += 1
-            break
+    if any_shadow:
+        plain = W[3]
+        hit2 = W[4]
+        final_scores(r, T, c, plain, False, seats)
+        damage_levels(plain, compete, r.order, P, rule, tie_earliest, hit2)
+        for q in range(P):
+            if hit[q] != hit2[q]:
+                r.shadow_swings += 1
+                break
     # 4. Deflection (R-8.3).
-    dmg = np.zeros(P, np.int64)
-    spent = np.zeros(P, np.bool_)
     for i in range(P):
         q = r.order[i]
         if hit[q] == 0:
@@ -981,7 +988,7 @@ def resolve_round(r, T, c):
             t = r.target[holder]
             if (d >= 0 and not spent[holder] and r.alive[holder] and t >= 0 and r.alive[t]
                     and has_op(T, d, OP_DEFLECT)):
-                spent[holder] = True
+                spent[holder] = 1
                 holder = t
             else:
                 break
@@ -991,7 +998,6 @@ def resolve_round(r, T, c):
         h = r.hp[q] - dmg[q]
         r.hp[q] = h if h > 0 else 0
         r.last_damage[q] = dmg[q]
-    died = np.zeros(P, np.bool_)
     fp = r.first_player
     first_death = True
     for i in range(P):
@@ -1001,12 +1007,12 @@ def resolve_round(r, T, c):
                 r.elim_counter += 1
                 first_death = False
             die(r, c, q)
-            died[q] = True
+            died[q] = 1
     # 6. Game end (R-9.1, R-9.2).
     nl = living_count(r, c)
     if nl <= 1:
         for q in range(P):
-            r.winners[q] = r.alive[q] if nl == 1 else died[q]
+            r.winners[q] = r.alive[q] if nl == 1 else (died[q] == 1)
         end_game(r, T, c)
         return
     # 7. First Player token (R-8.6).

@@ -97,6 +97,7 @@ _FIELDS = (
     ("last_rule", "b", np.int8, 0),
     ("shadow_swings", "b", np.int16, 0),
     ("steps", "b", np.int32, 0),
+    ("work", "bwp", np.int64, 0),  # scratch rows for round resolution
 )
 
 FIELD_NAMES = tuple(f[0] for f in _FIELDS)
@@ -121,6 +122,7 @@ def num_actions(n_living: int, n_shadow: int) -> int:
 def _dims(db) -> dict:
     return {
         "p": MAX_SEATS,
+        "w": 9,
         "l": db.n_living,
         "s": db.n_shadow,
         "L": db.living_deck_size,
