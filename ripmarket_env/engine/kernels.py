@@ -369,6 +369,7 @@ def cleanup(r, T, c):
             r.fired[p, i] = False
         r.attached_n[p] = 0
         r.acquired[p] = 0
+        r.acq_card[p] = -1
         r.acted[p] = False
     r.rule = 0
     # R-8.8: slots that could not refill earlier refill now, lowest slot first.
@@ -759,6 +760,7 @@ def apply_action(r, T, c, a):
             r.acquired[p] = ACQ_DECK
         else:
             k = a - A_MARKET0
+            r.acq_card[p] = r.market[k]  # public: everyone saw which card was taken
             to_hand(r, p, r.market[k])
             refill_slot(r, k)
             r.acquired[p] = ACQ_MARKET
@@ -866,11 +868,11 @@ def damage_levels(score, compete, order, P, rule, tie_earliest, out):
 def final_scores(r, T, c, score, with_shadows, seats):
     """R-7.1: base value, Living effects in event order, Shadows in attach order, rule."""
     P = c[C_P]
-    # The last competing player in this round's order (for "if_last").
+    # The last seat in this round's order with a card on the table (for "if_last").
     last_seat = -1
     for i in range(P):
         q = r.order[i]
-        if r.alive[q] and r.played[q] >= 0:
+        if r.played[q] >= 0:  # R-2.8 if_last: no later seat in the order played a card
             last_seat = q
     n = 0
     for q in range(P):
@@ -1099,6 +1101,7 @@ def reset_game(r, T, c, seed32):
     r.attach_event[:] = 0
     r.fired[:] = False
     r.acquired[:] = 0
+    r.acq_card[:] = -1
     r.acted[:] = False
     r.rule = 0
     r.event = 0

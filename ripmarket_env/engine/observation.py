@@ -57,6 +57,7 @@ def pieces(n_living: int, n_shadow: int) -> tuple[Piece, ...]:
         Piece("actor", 1, SEAT, "1 if this seat makes the next decision"),
         Piece("turn_position", 1, SEAT, "position in this round's turn order / (players - 1)"),
         Piece("acquired", 2, SEAT, "this round's acquisition: [from deck, from Market]"),
+        Piece("market_take", DL, SEAT, "one-hot design taken from the Market this round (public)"),
         Piece("face_down", 1, SEAT, "1 if the seat's card is on the table face-down"),
         Piece("played", DL, SEAT, "one-hot design on the table (hidden while face-down, except to its owner)"),
         Piece("target", MAX_SEATS, SEAT, "one-hot seat (relative to the viewer) the played card targets"),
@@ -133,8 +134,8 @@ def named_view(obs: np.ndarray, lay: Layout) -> dict:
 # Indices into the offset array (the order of ``pieces``).
 (O_PHASE, O_IS_ACTOR, O_NUMP, O_ROUND, O_RULE, O_DECK, O_SDECK, O_DISCARD, O_MARKET, O_HAND,
  O_SHAND, O_PCARD, O_PSHADOW, O_EPI, S_PRESENT, S_ALIVE, S_HP, S_HANDN, S_SHANDN, S_FIRST,
- S_ACTED, S_ACTOR, S_TURNPOS, S_ACQ, S_FACEDOWN, S_PLAYED, S_TARGET, S_ATTACHED, S_LASTDMG,
- S_LASTSCORE, O_SEAT_START, O_SEAT_SIZE) = range(32)
+ S_ACTED, S_ACTOR, S_TURNPOS, S_ACQ, S_MTAKE, S_FACEDOWN, S_PLAYED, S_TARGET, S_ATTACHED,
+ S_LASTDMG, S_LASTSCORE, O_SEAT_START, O_SEAT_SIZE) = range(33)
 
 
 @njit(cache=True, nogil=True)
@@ -188,6 +189,8 @@ def encode_obs(r, T, c, viewer, offs, out):
         acq = r.acquired[q]
         if acq > 0:
             out[b + offs[S_ACQ] + acq - 1] = 1.0
+        if r.acq_card[q] >= 0:
+            out[b + offs[S_MTAKE] + r.acq_card[q]] = 1.0
         d = r.played[q]
         if d >= 0:
             hidden = r.face_down[q]

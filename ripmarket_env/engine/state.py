@@ -68,6 +68,7 @@ _FIELDS = (
     ("fired", "bpa", np.bool_, False),
     ("acquired", "bp", np.int8, 0),
     ("acted", "bp", np.bool_, False),
+    ("acq_card", "bp", np.int8, -1),
     ("rule", "b", np.int8, 0),
     ("event", "b", np.int16, 0),
     ("first_player", "b", np.int8, 0),
