@@ -3,20 +3,32 @@
 ``Table`` wraps a one-game ``Engine`` and lets a test arrange hands, the Market, the
 deck top, HP and Ghosts (moving cards, so every card stays somewhere exactly once),
 start a round with a chosen First Player, and take decisions by name.
+
+Extras for rules tests: ``arrange(rest=...)`` sends every card not named elsewhere to the
+deck (default), the discard or one seat's hand; ``shadow_deck_top`` / ``shadow_rest``
+arrange the Shadow Deck; ``direct_damage`` deals direct damage through the engine's own
+kernel (the only way to reach a mid-round death, R-6.2); read-outs by card name
+(``hand``, ``market_names``, ``discard_names``, ``scores``, ``view``...).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
 from ripmarket_env.engine import Engine, RulesConfig
 from ripmarket_env.engine import kernels as K
+from ripmarket_env.cards.registry import RULES
 from ripmarket_env.engine.core import _k
+from ripmarket_env.engine.observation import named_view
+
+RULE_NAMES = {code: name for name, code in RULES.items()}
 
 
 class Table:
-    def __init__(self, num_players: int = 4, seed: int = 0, **rules):
-        self.eng = Engine(RulesConfig(num_players=num_players, **rules), batch_size=1)
+    def __init__(self, num_players: int = 4, seed: int = 0, cards=None, **rules):
+        self.eng = Engine(RulesConfig(num_players=num_players, **rules), batch_size=1, cards=cards)
         self.eng.reset([seed])
         self.db = self.eng.cards
         self.P = num_players
@@ -58,13 +70,19 @@ class Table:
 
     # ------------------------------------------------------------------ arranging
     def arrange(self, hands: dict | None = None, market: list | None = None, deck_top: list | None = None,
-                hp: dict | None = None, ghosts: dict | None = None, discard: list | None = None):
+                hp: dict | None = None, ghosts: dict | None = None, discard: list | None = None,
+                rest="deck", shadow_deck_top: list | None = None, shadow_rest: str = "deck"):
         """Rearrange the cards before a round starts (call ``start_round`` next).
 
         ``hands``: seat -> card names (the whole hand; unnamed seats keep theirs);
         ``market``: names per slot (None = an empty slot); ``deck_top``: names, the first
         is the top card; ``discard``: names in the discard pile; ``hp``: seat -> HP;
-        ``ghosts``: seat -> Shadow card names (the seat becomes a Ghost with 0 HP)."""
+        ``ghosts``: seat -> Shadow card names (the seat becomes a Ghost with 0 HP; a seat
+        that was living is recorded as eliminated, one elimination per seat in seat order).
+        ``rest``: where every Living card not named goes: ``"deck"`` (under ``deck_top``),
+        ``"discard"`` (the deck is then exactly ``deck_top``) or a seat index (its hand).
+        ``shadow_deck_top``: Shadow names on top of the Shadow Deck, the first on top;
+        ``shadow_rest="discard"`` moves every other Shadow Deck card to the Shadow discard."""
         r = self.r
         DL = self.db.n_living
         pool = np.zeros(DL, np.int64)
@@ -96,8 +114,10 @@ class Table:
         market_ids = [None if n is None else take(n) for n in market] if market is not None else None
         top_ids = [take(n) for n in deck_top] if deck_top else []
         disc_ids = [take(n) for n in discard] if discard else []
-        # Players not named keep what they had when possible.
+        # Players not named keep what they had when possible (a new Ghost keeps nothing).
         for p in range(self.P):
+            if p not in new_hands and ghosts and p in ghosts:
+                new_hands[p] = []
             if p not in new_hands:
                 kept = []
                 for d, cnt in enumerate(keep_hands[p]):
@@ -122,8 +142,20 @@ class Table:
         for d in disc_ids:
             r["discard"][d] += 1
         r["discard_n"] = len(disc_ids)
-        rest = [d for d in range(DL) for _ in range(int(pool[d]))]
-        order = rest + top_ids[::-1]  # the top of the deck is the END of the array
+        rest_ids = [d for d in range(DL) for _ in range(int(pool[d]))]
+        if rest == "deck":
+            order = rest_ids + top_ids[::-1]  # the top of the deck is the END of the array
+        elif rest == "discard":
+            for d in rest_ids:
+                r["discard"][d] += 1
+            r["discard_n"] = len(disc_ids) + len(rest_ids)
+            order = top_ids[::-1]
+        else:
+            seat = int(rest)
+            for d in rest_ids:
+                r["hand"][seat, d] += 1
+            r["hand_n"][seat] += len(rest_ids)
+            order = top_ids[::-1]
         for i, d in enumerate(order):
             r["deck"][i] = d
         r["deck_n"] = len(order)
@@ -131,20 +163,17 @@ class Table:
             for p, h in hp.items():
                 r["hp"][p] = h
         if ghosts:
-            for p, names in ghosts.items():
-                # return the ghost's Living hand to the deck bottom
-                for d in range(DL):
-                    cnt = int(r["hand"][p, d])
-                    for _ in range(cnt):
-                        n = int(r["deck_n"])
-                        r["deck"][1 : n + 1] = r["deck"][:n].copy()
-                        r["deck"][0] = d
-                        r["deck_n"] = n + 1
-                r["hand"][p] = 0
-                r["hand_n"][p] = 0
+            for p, names in sorted(ghosts.items()):
+                assert not r["hand_n"][p], "a Ghost holds no Living cards"
+                if r["alive"][p]:
+                    r["elim_counter"] += 1
+                    r["elim"][p] = r["elim_counter"]
+                    r["death_round"][p] = r["round_num"]
                 r["alive"][p] = 0
                 r["hp"][p] = 0
                 self._set_shadow_hand(p, names)
+        if shadow_deck_top is not None or shadow_rest != "deck":
+            self._arrange_shadow_deck(shadow_deck_top or [], shadow_rest)
         return self
 
     def _set_shadow_hand(self, p: int, names: list[str]):
@@ -171,6 +200,32 @@ class Table:
                 r["shadow_discard_n"] -= 1
             r["shadow_hand"][p, sd] += 1
         r["shadow_n"][p] = len(names)
+
+    def _arrange_shadow_deck(self, top: list[str], rest: str):
+        r = self.r
+        n = int(r["shadow_deck_n"])
+        pool = Counter(int(x) for x in r["shadow_deck"][:n])
+        top_ids = []
+        for name in top:
+            sd = self.sid(name)
+            if pool[sd] == 0:  # take it back from the Shadow discard
+                assert r["shadow_discard"][sd] > 0, f"no copy of {name} left"
+                r["shadow_discard"][sd] -= 1
+                r["shadow_discard_n"] -= 1
+            else:
+                pool[sd] -= 1
+            top_ids.append(sd)
+        rest_ids = [sd for sd in sorted(pool) for _ in range(pool[sd])]
+        if rest == "discard":
+            for sd in rest_ids:
+                r["shadow_discard"][sd] += 1
+            r["shadow_discard_n"] += len(rest_ids)
+            rest_ids = []
+        order = rest_ids + top_ids[::-1]  # the top is the END of the array
+        r["shadow_deck"][:] = -1
+        for i, sd in enumerate(order):
+            r["shadow_deck"][i] = sd
+        r["shadow_deck_n"] = len(order)
 
     def start_round(self, first: int = 0):
         """Begin a round now with ``first`` holding the First Player token."""
@@ -232,6 +287,132 @@ class Table:
             self.act("pass")
         return self
 
+    def play_round(self, plays: dict | None = None, haunts: dict | None = None, max_steps: int = 200):
+        """Take every decision until this round has resolved (or the game ended).
+
+        ``plays``: living seat -> card name, or a dict with ``card`` and optionally
+        ``market`` (acquire from this Market slot instead of the deck), ``target`` (seat),
+        ``slot`` (Market slot for a Market card), ``replace`` (card name for Double Back).
+        ``haunts``: Ghost seat -> (Shadow card name, victim seat); other Ghosts pass.
+        Decisions the engine takes itself (R-12.1) are simply not asked."""
+        specs = {p: ({"card": v} if isinstance(v, str) else dict(v)) for p, v in (plays or {}).items()}
+        haunts = haunts or {}
+        start = self.round_num
+        for _ in range(max_steps):
+            if self.done or self.round_num != start:
+                return self
+            p, ph = self.actor, self.phase
+            if ph == "ghost":
+                if p in haunts:
+                    self.act("shadow", self.sid(haunts[p][0]))
+                else:
+                    self.act("pass")
+                continue
+            if ph == "choose_victim":
+                self.choose_seat(haunts[p][1])
+                continue
+            spec = specs[p]
+            if ph == "acquire":
+                if spec.get("market") is None:
+                    self.act("acquire_deck")
+                else:
+                    self.act("acquire_market", spec["market"])
+            elif ph == "play":
+                self.act("card", self.lid(spec["card"]))
+            elif ph == "choose_target":
+                self.choose_seat(spec["target"])
+            elif ph == "choose_market_slot":
+                self.act("market_slot", spec["slot"])
+            elif ph == "choose_replacement":
+                self.act("card", self.lid(spec["replace"]))
+            else:  # pragma: no cover
+                raise AssertionError(f"unexpected phase {ph}")
+        raise AssertionError("the round did not finish")
+
+    def direct_damage(self, seat: int, amount: int = 1):
+        """Direct damage now, through the engine's ``damage_target`` kernel (R-2.17, R-6.2).
+
+        Backstab can only hit a richer player, so it never kills; this reaches the
+        mid-round death of R-6.2/R-9.1 in a hand-built state. Call it between decisions."""
+        K.op_damage_target(_k(self.eng.state)[0], self.eng.cfg, seat, amount)
+        return self
+
+    # ------------------------------------------------------------------ read-outs
+    def name(self, d: int) -> str:
+        return self.db.living[int(d)].name
+
+    def hand(self, seat: int) -> Counter:
+        return Counter({self.db.living[d].name: int(k) for d, k in enumerate(self.r["hand"][seat]) if k})
+
+    def shadow_hand(self, seat: int) -> Counter:
+        return Counter({self.db.shadow[d].name: int(k) for d, k in enumerate(self.r["shadow_hand"][seat]) if k})
+
+    def discard_names(self) -> Counter:
+        return Counter({self.db.living[d].name: int(k) for d, k in enumerate(self.r["discard"]) if k})
+
+    def shadow_discard_names(self) -> Counter:
+        return Counter({self.db.shadow[d].name: int(k) for d, k in enumerate(self.r["shadow_discard"]) if k})
+
+    def market_names(self) -> list:
+        return [None if d < 0 else self.name(d) for d in self.r["market"][: self.eng.rules.market]]
+
+    def deck_top(self, n: int = 1) -> list[str]:
+        """The top ``n`` cards of the Living Deck, the first on top."""
+        k = int(self.r["deck_n"])
+        return [self.name(self.r["deck"][k - 1 - i]) for i in range(min(n, k))]
+
+    def played(self, seat: int):
+        d = int(self.r["played"][seat])
+        return None if d < 0 else self.name(d)
+
+    def attached(self, seat: int) -> list[str]:
+        return [self.db.shadow[int(x)].name for x in self.r["attached"][seat][: int(self.r["attached_n"][seat])]]
+
+    @property
+    def scores(self) -> list[int]:
+        """Final scores of the last resolution (``last_score``)."""
+        return [int(x) for x in self.r["last_score"][: self.P]]
+
+    @property
+    def damage(self) -> list[int]:
+        """Round damage taken at the last resolution (``last_damage``)."""
+        return [int(x) for x in self.r["last_damage"][: self.P]]
+
+    @property
+    def rule(self) -> str:
+        """The active rule change of this round (before resolution)."""
+        return RULE_NAMES[int(self.r["rule"])]
+
+    @property
+    def last_rule(self) -> str:
+        """The rule change that applied at the last resolution."""
+        return RULE_NAMES[int(self.r["last_rule"])]
+
+    @property
+    def first_player(self) -> int:
+        return int(self.r["first_player"])
+
+    @property
+    def round_num(self) -> int:
+        return int(self.r["round_num"])
+
+    @property
+    def done(self) -> bool:
+        return bool(self.r["done"])
+
+    @property
+    def rewards(self) -> list[float]:
+        return [float(x) for x in self.eng.rewards()[0]]
+
+    @property
+    def winners(self) -> list[int]:
+        return [p for p in range(self.P) if self.r["winners"][p]]
+
+    def view(self, viewer: int) -> dict:
+        """The observation of ``viewer`` as named pieces (seat pieces relative to the viewer)."""
+        obs = self.eng.observe([viewer])[0]
+        return named_view(obs, self.eng.obs_layout)
+
     # ------------------------------------------------------------------ invariants
     def check_conservation(self):
         r = self.r
@@ -249,3 +430,16 @@ class Table:
             if d >= 0:
                 per[d] += 1
         assert (per == self.db.living_copies).all()
+
+    def check_shadow_conservation(self):
+        r = self.r
+        per = np.zeros(self.db.n_shadow, np.int64)
+        per += r["shadow_hand"][: self.P].sum(0) + r["shadow_discard"]
+        for sd in r["shadow_deck"][: int(r["shadow_deck_n"])]:
+            per[sd] += 1
+        for p in range(self.P):
+            for i in range(int(r["attached_n"][p])):
+                per[r["attached"][p, i]] += 1
+        assert (per == self.db.shadow_copies).all()
+        assert int(r["shadow_n"][: self.P].sum()) == int(r["shadow_hand"][: self.P].sum())
+        assert int(r["shadow_discard_n"]) == int(r["shadow_discard"].sum())
