@@ -1,0 +1,180 @@
+"""Tournament figures: OpenSkill ratings, win rates with Wilson intervals, placements, head-to-head.
+
+Ratings. OpenSkill's Plackett-Luce model (``openskill.models.PlackettLuce``, default
+mu = 25, sigma = 25/3) is updated once per game, games in index order, from the game's
+finishing order: every seat is its own one-player team and its rank is its ``place``
+(1 + seats strictly ahead), so seats that finished together (co-winners, simultaneous
+deaths) get equal ranks, i.e. a tie.
+
+Several seats held by the same agent. Each such seat is a separate team carrying the
+agent's *current* (pre-game) rating, so the game is rated as if the agent had several
+independent entrants. The agent's rating then takes every seat's evidence: its mu moves
+by the *sum* of its seats' mu changes (each seat is one observation of the agent; the
+comparisons between its own seats move its entrants by opposite amounts and largely
+cancel), and its variance is multiplied by the product of its seats' variance ratios
+(``sigma_new^2 = sigma^2 * prod(sigma_seat^2 / sigma^2)``), the same shrinkage as
+rating the seats one after another. With one seat per agent this is exactly OpenSkill's
+own update. ``ordinal`` is the conservative estimate mu - 3 sigma.
+
+Win rate. Per seat-game: a seat's game is a win when the seat is among the winners
+(a shared win of R-9.2, or the living of a ``max_rounds`` draw, counts as a win; shared
+wins are also counted separately). The 95% interval is Wilson's score interval.
+
+Placement. Mean of the seat's ``placement`` (1 = first; tied seats get the average of the
+places they span, as in R-11.2), together with the mean reward (``Engine.rewards()``).
+
+Head-to-head. ``h2h[A][B]`` = P(A finishes ahead of B | both at the table), counted over
+every pair of seats (one held by A, one by B, A != B) of every game: ahead counts 1, a tie
+(same placement) counts 1/2. So ``h2h[A][B] + h2h[B][A] = 1`` wherever they met; the
+diagonal (an agent against its own copies) is left undefined (None / NaN).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (``(0, 1)`` when ``n`` is 0)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return lo, hi
+
+
+def make_model():
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
+
+
+def rate_games(games: Sequence[dict], agent_names: Sequence[str], model=None) -> dict[str, dict[str, float]]:
+    """OpenSkill ratings ``{name: {"mu", "sigma", "ordinal"}}`` after all ``games``.
+
+    Each game needs ``lineup`` (agent name per seat) and ``place`` (per seat, equal for ties).
+    """
+    model = model if model is not None else make_model()
+    ratings = {n: model.rating(name=n) for n in agent_names}
+    for g in games:
+        lineup = list(g["lineup"])
+        place = [int(x) for x in g["place"]]
+        teams = [[model.rating(mu=ratings[a].mu, sigma=ratings[a].sigma, name=a)] for a in lineup]
+        new = model.rate(teams, ranks=place)
+        dmu: dict[str, float] = {}
+        vfac: dict[str, float] = {}
+        for a, team in zip(lineup, new):
+            old = ratings[a]
+            dmu[a] = dmu.get(a, 0.0) + (team[0].mu - old.mu)
+            vfac[a] = vfac.get(a, 1.0) * (team[0].sigma ** 2 / old.sigma ** 2)
+        for a in dmu:
+            old = ratings[a]
+            ratings[a] = model.rating(mu=old.mu + dmu[a], sigma=old.sigma * math.sqrt(vfac[a]), name=a)
+    return {
+        n: {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.mu - 3.0 * r.sigma)}
+        for n, r in ratings.items()
+    }
+
+
+def head_to_head(games: Sequence[dict], agent_names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(prob, pairs)``: prob[i, j] = P(agent i ahead of agent j | both seated); pairs = seat pairs seen."""
+    idx = {n: i for i, n in enumerate(agent_names)}
+    A = len(agent_names)
+    ahead = np.zeros((A, A))
+    pairs = np.zeros((A, A), dtype=np.int64)
+    for g in games:
+        seats = [idx[a] for a in g["lineup"]]
+        pl = g["placement"]
+        P = len(seats)
+        for s in range(P):
+            for t in range(P):
+                i, j = seats[s], seats[t]
+                if s == t or i == j:
+                    continue
+                pairs[i, j] += 1
+                if pl[s] < pl[t]:
+                    ahead[i, j] += 1.0
+                elif pl[s] == pl[t]:
+                    ahead[i, j] += 0.5
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = np.where(pairs > 0, ahead / np.maximum(pairs, 1), np.nan)
+    np.fill_diagonal(prob, np.nan)
+    return prob, pairs
+
+
+def agent_stats(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per agent: seat-games, games present, wins (shared wins counted), win rate + Wilson 95%,
+    mean placement, mean reward."""
+    stats = {
+        n: {"seat_games": 0, "games_present": 0, "wins": 0, "shared_wins": 0, "placement_sum": 0.0, "reward_sum": 0.0}
+        for n in agent_names
+    }
+    for g in games:
+        k = sum(1 for w in g["winners"] if w)
+        for a in set(g["lineup"]):
+            stats[a]["games_present"] += 1
+        for s, a in enumerate(g["lineup"]):
+            st = stats[a]
+            st["seat_games"] += 1
+            if g["winners"][s]:
+                st["wins"] += 1
+                if k > 1:
+                    st["shared_wins"] += 1
+            st["placement_sum"] += float(g["placement"][s])
+            st["reward_sum"] += float(g["rewards"][s])
+    out = {}
+    for n, st in stats.items():
+        m = st["seat_games"]
+        lo, hi = wilson_interval(st["wins"], m)
+        out[n] = {
+            "seat_games": m,
+            "games_present": st["games_present"],
+            "wins": st["wins"],
+            "shared_wins": st["shared_wins"],
+            "win_rate": st["wins"] / m if m else float("nan"),
+            "win_rate_lo": lo,
+            "win_rate_hi": hi,
+            "mean_placement": st["placement_sum"] / m if m else float("nan"),
+            "mean_reward": st["reward_sum"] / m if m else float("nan"),
+        }
+    return out
+
+
+def summarize(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, Any]:
+    """Every figure of a tournament (JSON-ready apart from NaN in the matrices)."""
+    names = list(agent_names)
+    ratings = rate_games(games, names)
+    stats = agent_stats(games, names)
+    prob, pairs = head_to_head(games, names)
+    agents = {n: {**ratings[n], **stats[n]} for n in names}
+    leaderboard = sorted(names, key=lambda n: (-agents[n]["ordinal"], n))
+    rounds = np.array([g["rounds"] for g in games], dtype=np.float64)
+    steps = np.array([g["steps"] for g in games], dtype=np.float64)
+    return {
+        "agents": agents,
+        "leaderboard": leaderboard,
+        "head_to_head": {
+            "agents": names,
+            "prob_ahead": [[None if not np.isfinite(x) else float(x) for x in row] for row in prob],
+            "pairs": pairs.tolist(),
+        },
+        "game_length": {
+            "rounds_mean": float(rounds.mean()) if rounds.size else float("nan"),
+            "rounds_min": int(rounds.min()) if rounds.size else 0,
+            "rounds_max": int(rounds.max()) if rounds.size else 0,
+            "rounds_histogram": {str(int(k)): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
+            "steps_mean": float(steps.mean()) if steps.size else float("nan"),
+        },
+        "shared_win_games": int(sum(1 for g in games if sum(g["winners"]) > 1)),
+    }

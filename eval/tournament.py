@@ -1,0 +1,451 @@
+"""Agent-vs-agent tournaments: seeded lineups, duplicate deals, batched play, worker processes.
+
+Design (every choice below is fixed by the tournament seed, never by the worker count):
+
+* **Duplicate sets.** The tournament is played in *duplicate sets* of ``players`` games.
+  A set has one deal (one deck seed) and one base lineup ``L`` (an agent name per seat);
+  its game ``r`` (rotation ``r = 0 .. players-1``) replays the same deal with the lineup
+  rotated by ``r`` seats: seat ``i`` is taken by ``L[(i - r) % players]``. Every entry of
+  the lineup therefore plays every seat of the same deal once, which cancels seat-position
+  and deal luck and cuts the variance of every figure. ``games`` is rounded *up* to whole
+  sets (2000 games at 6 players = 334 sets = 2004 games); the count actually played is
+  reported.
+* **Lineups.** Seats are drawn from the agent list *with replacement* (an agent may hold
+  several seats of a table, and must when there are more seats than agents) but balanced
+  over the tournament: the base lineups are cut, ``players`` names at a time, from a
+  stream of seeded random permutations of the agent list. Over the whole tournament the
+  seat counts of any two agents differ by at most one base-lineup permutation's worth,
+  i.e. each agent fills ``1/len(agents)`` of the seats, and rotation spreads those seats
+  over every position.
+* **Batched play.** Duplicate sets are grouped into fixed-size *chunks*
+  (``chunk_sets`` sets, default 16). A chunk is played as one ``Engine`` batch: at every
+  step the games waiting on a seat held by agent ``A`` are handed to ``A.act_batch`` in one
+  call (one call per agent per step). Each chunk builds its own agent instances, one per
+  agent name, seeded from ``(seed, chunk, agent)``; an instance serves every seat its name
+  holds in the chunk (agents see only the acting seat's observation and mask, so sharing
+  is safe for stateless agents, which the Agent protocol describes).
+* **Workers.** Chunks are spread over ``workers`` processes (default ``os.cpu_count()``,
+  start method ``spawn``); ``workers=1`` plays in the calling process. Because chunks,
+  deal seeds and agent seeds depend only on the tournament seed and ``chunk_sets``, the
+  games and every figure are the same whatever the worker count.
+
+Each game record (a dict) holds: ``game`` (index = set * players + rotation), ``set``,
+``rotation``, ``seed`` (the deal seed given to ``Engine.reset``), ``lineup`` (agent name
+per seat), ``order`` (finishing order: a list of groups of seats, best first; seats of a
+group finished together), ``place`` (per seat, 1 + number of seats strictly ahead),
+``placement`` (per seat, the average of the places its group spans, as in R-11.2),
+``winners`` (per seat), ``rounds`` (``state["round_num"]`` at the end), ``steps``
+(decisions taken) and ``rewards`` (per seat, ``Engine.rewards()``).
+
+Finishing order (R-9, R-11.2): the winners (co-winners of R-9.2 and the living of a
+``max_rounds`` draw included) share the first place; every other seat is ordered by its
+elimination index (``state["elim"]``) descending, later deaths ahead; seats eliminated in
+the same resolution share an index and so share a placement.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_CHUNK_SETS = 16
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament produced: settings, one record per game, the figures."""
+
+    settings: dict[str, Any]
+    games: list[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+    elapsed: float = 0.0
+    out: Path | None = None
+
+    def figures(self) -> dict[str, Any]:
+        """The results as written to ``results.json`` (see ``eval.report.results_dict``)."""
+        from .report import results_dict
+
+        return results_dict(self)
+
+
+# ----------------------------------------------------------------------------- schedule
+def _seed_int(*words: int) -> int:
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint32)[0])
+
+
+def num_sets(games: int, players: int) -> int:
+    """Duplicate sets needed for at least ``games`` games."""
+    return max(1, math.ceil(int(games) / int(players)))
+
+
+def schedule(agent_names: Sequence[str], players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Base lineups (sets, players) as agent indices, and one deal seed per set."""
+    n_agents = len(agent_names)
+    sets = num_sets(games, players)
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0]))
+    need = sets * players
+    perms = [rng.permutation(n_agents) for _ in range(math.ceil(need / n_agents))]
+    stream = np.concatenate(perms)[:need]
+    lineups = stream.reshape(sets, players).astype(np.int64)
+    deal_seeds = np.array([_seed_int(seed, 1, s) for s in range(sets)], dtype=np.int64)
+    return lineups, deal_seeds
+
+
+def rotate(lineup: np.ndarray, r: int) -> np.ndarray:
+    """Seat ``i`` of rotation ``r`` is taken by ``lineup[(i - r) % players]``."""
+    return np.roll(np.asarray(lineup), r)
+
+
+# ----------------------------------------------------------------------------- finishing order
+def finishing_order(elim: np.ndarray, winners: np.ndarray) -> tuple[list[list[int]], list[int], list[float]]:
+    """``(order, place, placement)`` of one finished game (see the module docstring)."""
+    P = len(winners)
+    big = np.iinfo(np.int64).max
+    key = np.array([big if winners[p] else int(elim[p]) for p in range(P)], dtype=np.int64)
+    levels = sorted(set(key.tolist()), reverse=True)
+    order = [[p for p in range(P) if key[p] == lv] for lv in levels]
+    place = [0] * P
+    placement = [0.0] * P
+    ahead = 0
+    for group in order:
+        for p in group:
+            place[p] = ahead + 1
+            placement[p] = ahead + (len(group) + 1) / 2.0
+        ahead += len(group)
+    return order, place, placement
+
+
+# ----------------------------------------------------------------------------- playing a chunk
+_PROGRESS_QUEUE = None
+
+
+def _init_worker(queue) -> None:  # pragma: no cover - runs in worker processes
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = queue
+
+
+def import_agent_modules(modules: Sequence[str]) -> None:
+    """Import modules that register extra agents (plugins outside the ``agents`` package)."""
+    import importlib
+
+    for m in modules:
+        importlib.import_module(m)
+
+
+def agent_registry():
+    """The ``agents`` package with its registry (``names``, ``make``, ``describe``).
+
+    An editable install made before ``agents/__init__.py`` existed maps ``agents`` as a
+    namespace package, whose ``__init__`` (and so the agents it registers) never runs;
+    in that case the package's ``__init__.py`` is loaded explicitly.
+    """
+    import importlib.util
+    import sys
+
+    import agents
+
+    if hasattr(agents, "names"):
+        return agents
+    for base in list(getattr(agents, "__path__", [])):
+        init = Path(base) / "__init__.py"
+        if init.is_file():
+            spec = importlib.util.spec_from_file_location("agents", init, submodule_search_locations=[str(base)])
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules["agents"] = mod
+            spec.loader.exec_module(mod)
+            return mod
+    import agents.base as fallback  # pragma: no cover
+
+    return fallback  # pragma: no cover
+
+
+def _make_agent(name: str, seed: int):
+    registry = agent_registry()
+    try:
+        return registry.make(name, seed=seed)
+    except TypeError:  # an agent without a seed argument (deterministic)
+        return registry.make(name)
+
+
+def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
+    """Play the duplicate sets of one chunk as one Engine batch; return the game records.
+
+    ``task``: ``chunk`` index, ``sets`` (set indices), ``lineups`` (base lineups, agent
+    indices), ``deal_seeds``, ``agent_names``, ``players``, ``seed``, ``rules`` (extra
+    RulesConfig fields). ``report(n)`` is called with the number of newly finished games.
+    """
+    from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
+
+    import_agent_modules(task.get("agent_modules") or ())
+    if report is None and _PROGRESS_QUEUE is not None:
+        queue = _PROGRESS_QUEUE
+        report = queue.put
+    names = list(task["agent_names"])
+    P = int(task["players"])
+    sets = list(task["sets"])
+    base = np.asarray(task["lineups"], dtype=np.int64).reshape(len(sets), P)
+    deals = list(task["deal_seeds"])
+    B = len(sets) * P
+    lineup = np.empty((B, P), dtype=np.int64)
+    seeds = []
+    meta = []
+    for k, s in enumerate(sets):
+        for r in range(P):
+            g = k * P + r
+            lineup[g] = rotate(base[k], r)
+            seeds.append(int(deals[k]))
+            meta.append((int(s), r))
+    rules = RulesConfig(num_players=P, **dict(task.get("rules") or {}))
+    eng = Engine(rules, batch_size=B)
+    eng.reset(seeds)
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i)) for i, n in enumerate(names)]
+    rows = np.arange(B)
+    steps = np.zeros(B, dtype=np.int64)
+    done_before = 0
+    max_steps = 200_000
+    for _ in range(max_steps):
+        done = eng.terminated
+        n_done = int(done.sum())
+        if report is not None and n_done > done_before:
+            report(n_done - done_before)
+        done_before = n_done
+        if n_done == B:
+            break
+        actor = eng.current_player()
+        live = actor >= 0
+        who = np.where(live, lineup[rows, np.maximum(actor, 0)], -1)
+        obs = eng.observe()
+        mask = eng.legal_mask()
+        actions = np.full(B, -1, dtype=np.int64)
+        for a in np.unique(who[live]):
+            sel = np.flatnonzero(who == a)
+            out = np.asarray(pool[a].act_batch(obs[sel], mask[sel])).reshape(-1)
+            if out.shape != sel.shape:
+                raise RuntimeError(
+                    f"agent {names[a]!r} returned {out.shape[0]} actions for {sel.size} games"
+                )
+            actions[sel] = out
+        steps += live
+        try:
+            eng.step(actions)
+        except IllegalActionError as exc:
+            g = exc.game
+            raise RuntimeError(
+                f"agent {names[who[g]]!r} chose an illegal action (set {meta[g][0]}, rotation {meta[g][1]}): {exc}"
+            ) from None
+    else:  # pragma: no cover - the engine guarantees termination (R-9.3)
+        raise RuntimeError(f"chunk {task['chunk']} did not finish within {max_steps} steps")
+
+    st = eng.state
+    rewards = np.asarray(eng.rewards(), dtype=np.float64)
+    records = []
+    for g in range(B):
+        s, r = meta[g]
+        elim = st["elim"][g, :P]
+        win = st["winners"][g, :P].astype(bool)
+        order, place, placement = finishing_order(elim, win)
+        records.append(
+            {
+                "game": s * P + r,
+                "set": s,
+                "rotation": r,
+                "seed": seeds[g],
+                "lineup": [names[i] for i in lineup[g]],
+                "order": order,
+                "place": place,
+                "placement": placement,
+                "winners": [bool(x) for x in win],
+                "rounds": int(st["round_num"][g]),
+                "steps": int(steps[g]),
+                "rewards": [round(float(x), 6) for x in rewards[g]],
+            }
+        )
+    return records
+
+
+# ----------------------------------------------------------------------------- the tournament
+def validate(agent_names: Sequence[str], players: int, games: int) -> list[str]:
+    """Check the arguments; raise ``ValueError`` with a one-line message naming allowed values."""
+    known = agent_registry().names()
+    names = [str(n).strip() for n in agent_names]
+    if not names or any(not n for n in names):
+        raise ValueError(f"give at least one agent name; allowed: {', '.join(known)}")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown agent {unknown[0]!r}; allowed: {', '.join(known)}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"agent {dup[0]!r} is listed twice; list each agent once (seats repeat agents as needed)")
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    return names
+
+
+def run_tournament(
+    agent_names: Sequence[str],
+    players: int,
+    games: int,
+    seed: int,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    chunk_sets: int = DEFAULT_CHUNK_SETS,
+    rules: dict[str, Any] | None = None,
+    start_method: str = "spawn",
+    agent_modules: Sequence[str] = (),
+) -> TournamentResult:
+    """Play a tournament (see the module docstring); write the report to ``out`` if given.
+
+    ``chunk_sets``: duplicate sets per Engine batch (fixes the batching, hence the agents'
+    random streams: results depend on it, never on ``workers``). ``rules``: extra
+    ``RulesConfig`` fields. ``agent_modules``: modules imported (here and in every worker)
+    before the agents are looked up, for agents registered outside the ``agents`` package.
+    """
+    from .ratings import summarize
+
+    agent_modules = [str(m) for m in agent_modules]
+    import_agent_modules(agent_modules)
+
+    names = validate(agent_names, players, games)
+    players = int(players)
+    seed = int(seed)
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    from ripmarket_env.engine import RulesConfig
+
+    RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
+    if int(chunk_sets) < 1:
+        raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    workers = max(1, int(workers))
+    lineups, deal_seeds = schedule(names, players, games, seed)
+    sets = len(deal_seeds)
+    total = sets * players
+    tasks = []
+    for c, lo in enumerate(range(0, sets, chunk_sets)):
+        hi = min(sets, lo + chunk_sets)
+        tasks.append(
+            {
+                "chunk": c,
+                "sets": list(range(lo, hi)),
+                "lineups": lineups[lo:hi].tolist(),
+                "deal_seeds": deal_seeds[lo:hi].tolist(),
+                "agent_names": names,
+                "players": players,
+                "seed": seed,
+                "rules": dict(rules or {}),
+                "agent_modules": agent_modules,
+            }
+        )
+    workers = min(workers, len(tasks))
+    settings = {
+        "agents": names,
+        "players": players,
+        "games_requested": int(games),
+        "games": total,
+        "duplicate_sets": sets,
+        "seed": seed,
+        "chunk_sets": int(chunk_sets),
+        "chunks": len(tasks),
+        "workers": workers,
+        "rules": dict(rules or {}),
+        "agent_modules": agent_modules,
+    }
+    t0 = time.perf_counter()
+    with _Progress(total, progress, f"tournament ({workers} worker{'s' if workers > 1 else ''})") as bar:
+        if workers == 1:
+            results = [play_chunk(t, report=bar.advance) for t in tasks]
+        else:
+            results = _run_parallel(tasks, workers, bar, start_method)
+    elapsed = time.perf_counter() - t0
+    records = sorted((g for chunk in results for g in chunk), key=lambda g: g["game"])
+    result = TournamentResult(settings=settings, games=records, elapsed=elapsed)
+    result.summary = summarize(records, names)
+    if out is not None:
+        from .report import write_report
+
+        result.out = Path(out)
+        write_report(result, result.out)
+    return result
+
+
+def _run_parallel(tasks, workers: int, bar: "_Progress", start_method: str):
+    import multiprocessing as mp
+    import queue as queue_mod
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = mp.get_context(start_method)
+    q = ctx.Queue()
+    results: list[Any] = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(q,)) as ex:
+        futures = {ex.submit(play_chunk, t): i for i, t in enumerate(tasks)}
+        pending = set(futures)
+        while pending:
+            try:
+                bar.advance(q.get(timeout=0.2))
+                continue
+            except queue_mod.Empty:
+                pass
+            for f in [f for f in pending if f.done()]:
+                pending.discard(f)
+                results[futures[f]] = f.result()  # re-raises a worker's error
+        while True:
+            try:
+                bar.advance(q.get_nowait())
+            except queue_mod.Empty:
+                break
+    return results
+
+
+class _Progress:
+    """A rich progress bar with ETA (or nothing when ``enabled`` is false)."""
+
+    def __init__(self, total: int, enabled: bool, label: str):
+        self.total = total
+        self.enabled = enabled
+        self.label = label
+        self._p = None
+        self._task = None
+
+    def __enter__(self) -> "_Progress":
+        if self.enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._p = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                transient=False,
+            )
+            self._p.__enter__()
+            self._task = self._p.add_task(self.label, total=self.total)
+        return self
+
+    def advance(self, n: int) -> None:
+        if self._p is not None:
+            self._p.advance(self._task, int(n))
+
+    def __exit__(self, *exc) -> None:
+        if self._p is not None:
+            self._p.__exit__(*exc)
