@@ -898,7 +898,7 @@ def final_scores(r, T, c, score, with_shadows, seats):
                 score[q] += op_score_self(r, c, q, T.ops[d, k, 1], T.ops[d, k, 2], T.ops[d, k, 3], last_seat)
             elif code == OP_SCORE_TARGET:
                 t = r.target[q]
-                if t >= 0:
+                if t >= 0 and r.played[t] >= 0:  # a target with no card is unaffected
                     score[t] += T.ops[d, k, 1]
             elif code == OP_SCORE_BOARD:
                 for x in range(P):
