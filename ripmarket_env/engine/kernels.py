@@ -407,7 +407,8 @@ def begin_round(r, c):
 def end_game(r, T, c):
     """R-9: rewards from ``winners``; the 2-player epilogue round if enabled (R-9.4)."""
     compute_rewards(r, c)
-    if c[C_EPILOGUE] == 1 and not r.epilogue:
+    # R-9.4: only after a game that ended with one living winner (not a draw or co-winners)
+    if c[C_EPILOGUE] == 1 and not r.epilogue and living_count(r, c) == 1:
         r.epilogue = True
         for p in range(c[C_P]):
             if r.alive[p]:
