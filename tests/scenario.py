@@ -13,8 +13,10 @@ kernel (the only way to reach a mid-round death, R-6.2); read-outs by card name
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 
+import numba
 import numpy as np
 
 from ripmarket_env.engine import Engine, RulesConfig
@@ -26,10 +28,51 @@ from ripmarket_env.engine.observation import named_view
 RULE_NAMES = {code: name for name, code in RULES.items()}
 
 
+@contextlib.contextmanager
+def serial():
+    """Run the engine's parallel kernels on the calling thread only.
+
+    A one-game table gains nothing from the thread pool, and handing each step to it costs
+    tens of milliseconds on a loaded machine; the kernels and results are the same."""
+    n = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(n)
+
+
+def variant_cards(**effects):
+    """The packaged card database with some Living designs' effects changed.
+
+    ``variant_cards(Backstab=[{"op": "damage_target"}, {"op": "draw", "n": 1}])``. Keywords
+    and rules text are regenerated from the new effect; names, values and copies stay, so
+    the engine state has the same layout (no recompilation)."""
+    import json
+    from importlib import resources
+
+    from ripmarket_env.cards.loader import parse_cards
+    from ripmarket_env.cards.text import RULE_KEYWORD, effect_text
+
+    data = json.loads(resources.files("ripmarket_env.cards").joinpath("cards.json").read_text("utf-8"))
+    by_name = {row["name"]: row for row in data["living"]}
+    for name, effect in effects.items():
+        row = by_name[name.replace("_", " ")]
+        row["effect"] = effect
+        kw = []
+        if any(e["op"] == "face_down" for e in effect):
+            kw.append("FACE-DOWN")
+        kw += [RULE_KEYWORD[e["rule"]] for e in effect if e["op"] == "rule"]
+        row["keywords"] = kw
+        row["text"] = effect_text("living", effect)
+    return parse_cards(data, source="variant cards")
+
+
 class Table:
     def __init__(self, num_players: int = 4, seed: int = 0, cards=None, **rules):
         self.eng = Engine(RulesConfig(num_players=num_players, **rules), batch_size=1, cards=cards)
-        self.eng.reset([seed])
+        with serial():
+            self.eng.reset([seed])
         self.db = self.eng.cards
         self.P = num_players
 
@@ -241,8 +284,12 @@ class Table:
 
     # ------------------------------------------------------------------ acting
     def act(self, kind: str, arg: int = 0):
-        a = self.eng.actions.encode(kind, arg)
-        self.eng.step(np.array([a]))
+        return self.step(self.eng.actions.encode(kind, arg))
+
+    def step(self, action: int):
+        """One decision through ``Engine.step`` (raises ``IllegalActionError`` if illegal)."""
+        with serial():
+            self.eng.step(np.array([action]))
         return self
 
     def take_deck(self):
@@ -410,7 +457,8 @@ class Table:
 
     def view(self, viewer: int) -> dict:
         """The observation of ``viewer`` as named pieces (seat pieces relative to the viewer)."""
-        obs = self.eng.observe([viewer])[0]
+        with serial():
+            obs = self.eng.observe([viewer])[0]
         return named_view(obs, self.eng.obs_layout)
 
     # ------------------------------------------------------------------ invariants

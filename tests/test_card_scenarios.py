@@ -15,10 +15,17 @@ from collections import Counter
 import pytest
 
 from ripmarket_env.cards.loader import default_cards
-from scenario import Table
+from scenario import Table, serial
 
 DB = default_cards()
 COVERED: set[str] = set()
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One-game tables: run the engine's parallel kernels on this thread (see scenario.serial)."""
+    with serial():
+        yield
 
 
 def covers(*names):
