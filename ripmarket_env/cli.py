@@ -113,5 +113,83 @@ def tournament(
 app.command("tournament")(tournament)
 
 
+def replay(
+    file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),
+) -> None:
+    """Replay a game record, check it against the engine, and print it round by round."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.record import RecordError
+    from ripmarket_env.record import replay as replay_record
+    from ripmarket_env.render import card_label, seat_name, shadow_label
+
+    console = Console()
+    actions: list[str] = []
+    state = {"round": 1, "header": None}
+
+    def hands(eng) -> None:
+        r = eng.state[0]
+        for q in range(eng.num_players):
+            living = [card_label(eng.cards, d) + (f" x{k}" if k > 1 else "")
+                      for d, k in enumerate(r["hand"][q]) if k > 0]
+            shadow = [shadow_label(eng.cards, s) + (f" x{k}" if k > 1 else "")
+                      for s, k in enumerate(r["shadow_hand"][q]) if k > 0]
+            console.print(f"  [dim]{seat_name(q)}: {', '.join(living) or '-'} | Shadow: {', '.join(shadow) or '-'}[/dim]")
+
+    def round_start(eng) -> None:
+        console.rule(f"Round {state['round']}")
+        if god and not eng.terminated[0]:
+            hands(eng)
+
+    def on_line(n: int, obj: dict, eng) -> None:
+        if "format" in obj:
+            state["header"] = obj
+            rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
+            console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            round_start(eng)
+        elif "step" in obj:
+            desc = obj["desc"]
+            kind, arg = eng.actions.decode(obj["action"])
+            if (not god and kind == "card" and bool(eng.cards.living_face_down[arg])
+                    and " replaces " not in desc):
+                desc = f"{seat_name(obj['seat'])} plays a card face-down"
+            console.print(f"  {obj['step']:>4}  {desc}")
+        elif "round" in obj:
+            title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
+            if obj.get("unobserved"):
+                console.print(f"[yellow]{title}: every decision was forced; no summary kept[/yellow]")
+            else:
+                t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
+                for col in ("seat", "score", "damage", "HP after"):
+                    t.add_column(col, justify="right" if col != "seat" else "left")
+                for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+                    mark = " *" if q == obj["first_player"] else ""
+                    t.add_row(seat_name(q) + mark, "-" if sc is None else str(sc), str(dm),
+                              f"{hp}" if hp > 0 else "0 (Ghost)")
+                console.print(t)
+            state["round"] = obj["round"] + 1
+            if not eng.terminated[0]:
+                round_start(eng)
+        elif "result" in obj:
+            res = obj["result"]
+            winners = ", ".join(seat_name(q) for q in res["winners"]) or "-"
+            rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
+            console.rule("Game over")
+            console.print(f"[bold]Winner(s):[/bold] {winners}")
+            console.print(f"Rewards: {rewards}")
+
+    try:
+        eng = replay_record(file, on_line=on_line)
+    except RecordError as exc:
+        fail(str(exc), code=1)
+    status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
+    console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+
+
+app.command("replay")(replay)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

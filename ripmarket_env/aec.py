@@ -1,0 +1,477 @@
+# noqa: D212, D415
+"""
+# R.I.P. Market (PettingZoo AEC)
+
+| Import             | `from ripmarket_env import env` (wrapped) or `raw_env`                 |
+|--------------------|-------------------------------------------------------------------------|
+| Actions            | Discrete                                                                |
+| Parallel API       | No (turn-based: one decision at a time)                                 |
+| Manual Control     | No                                                                      |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..10                 |
+| Action Shape       | `Discrete(19 + DL + DS)`: 57 with the packaged 27 Living / 11 Shadow designs |
+| Action Values      | `[0, num_actions - 1]`, legal ones flagged in `action_mask`             |
+| Observation Shape  | `{"observation": (obs_size,) float32, "action_mask": (num_actions,) int8}` |
+| Observation Values | per feature, see Observation below (`last_score` can be negative)       |
+
+## Description
+
+R.I.P. Market is a 2-10 player card battle royale. Every round each seat takes one turn
+from the First Player clockwise: a living player acquires a card (top of the Living Deck
+or a Market slot) and plays one; the lowest final score takes 1 damage. A player at 0 HP
+becomes a Ghost: it keeps its seat, keeps taking turns and haunts the living with Shadow
+cards. The last living player wins. The full rules are in `docs/RULES.md` (rule IDs
+`R-x.y`); this env adds no rules of its own, it only maps agents onto the engine
+(`ripmarket_env.engine.Engine`, one game).
+
+`env(num_players=4, render_mode=None, rules=None, **rules_kwargs)` builds `raw_env` and
+wraps it in PettingZoo's standard wrappers for classic games (`TerminateIllegalWrapper`
+with `illegal_reward=-1`, `AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`). Rule
+variants are `RulesConfig` fields, given either as `rules=RulesConfig(...)` or as keywords
+(`env(num_players=6, tie_rule="earliest")`).
+
+## Specs
+
+- **Agents and seats.** `player_i` sits in seat i. Everyone stays in `agents` for the
+  whole game, Ghosts included: a dead player is not terminated, it keeps acting.
+- **Turns.** `agent_selection` is always the seat that makes the next decision (the
+  engine's current player). A turn with several decisions (acquire, play, then a target,
+  a Market slot or a replacement; a Ghost's Shadow card, then its victim) is several
+  steps by the same agent. Decisions with one legal option are taken by the engine and
+  never reach an agent (R-12.1).
+- **Seeding.** `reset(seed=s)` starts the game the engine starts from seed `s` (R-12.4);
+  without a seed a fresh random seed is drawn and kept in `env.unwrapped.game_seed`.
+- **Infos.** `infos[agent] = {"phase": <decision name>, "is_ghost": bool, "legal_moves":
+  [action ids]}`; `legal_moves` is empty for every agent but the one deciding.
+- **Records.** `env.unwrapped.save_record(path)` writes the game so far as a JSON-lines
+  record (`ripmarket_env.record`), which `ripmarket replay FILE` prints and verifies.
+- **Rendering.** `render_mode="human"` prints the text table after every step, `"ansi"`
+  returns it, `"rgb_array"` returns an `(H, W, 3)` uint8 picture (`ripmarket_env.render`).
+  The render shows the public view; set `env.unwrapped.render_viewer = seat` to add that
+  seat's hand, or `env.unwrapped.render_god = True` to see every hand.
+
+## Observation
+
+`observe(agent)` works for ANY agent at any time: what that seat may know (R-12.3), its
+own hand and Shadow hand plus every public fact, never another hand or a face-down card
+before its reveal. The vector is built from named pieces; seat blocks are relative to the
+viewer (block 0 is the viewer, block k the player k seats clockwise). The full index table
+is in `docs/ENV.md`; in brief:
+
+| piece | size | content |
+|---|---|---|
+| `phase`, `is_actor`, `num_players`, `round`, `rule` | 8+1+9+1+4 | the decision, whose it is, table size, round, active rule |
+| `deck_size`, `shadow_deck_size`, `discard` | 1+1+DL | deck sizes, the Living discard per design |
+| `market` | 4·DL | one-hot design per Market slot |
+| `hand`, `shadow_hand` | DL+DS | the viewer's own cards |
+| `pending_card`, `pending_shadow`, `epilogue` | DL+DS+1 | the card whose choice is pending |
+| 10 seat blocks | 10 × seat size | present, alive, HP, hand sizes, First Player, acted, actor, turn position, acquisition and Market take, played card (face-down hidden), target, attached Shadow cards, last damage, last score |
+
+Bounds: every feature is in [0, 1] except counts per design (≤ copies / 3), hand sizes
+(≤ deck size / 10 or / 3), attached Shadow counts (≤ 3), `last_damage` (≤ 10) and
+`last_score` / 10, which is signed; its bound is derived from the card database (the
+largest score any card combination can reach). `observation_bounds(engine)` computes them.
+`action_mask` is the legal set for the deciding agent and all zeros for everyone else.
+
+## Actions
+
+One flat `Discrete` space, the engine's action table (`ripmarket_env/engine/actions.py`,
+full table in `docs/ENV.md`):
+
+| ids | meaning |
+|---|---|
+| 0 | take the top card of the Living Deck |
+| 1-4 | take the card in Market slot 0-3 |
+| 5 .. 5+DL-1 | play Living card design d (or: the card that replaces, in a replacement) |
+| next 9 | choose the player k seats clockwise (k = 1..9): a target or a Ghost's victim |
+| next 4 | choose Market slot 0-3 for a Market-tampering card |
+| next 1 | a Ghost passes |
+| next DS | a Ghost plays Shadow card design s (the victim is the next decision) |
+
+## Rewards
+
+Paid once, on the step that ends the game, to every agent, Ghosts included (R-11.3);
+every other step pays 0. Default `reward_mode="win"` (R-11.1): the winner +1, every other
+seat -1/(n-1); k co-winners share (n-k)/(k(n-1)) each. `reward_mode="placement"` (R-11.2)
+pays by elimination order, linear from +1 to -1. Rewards always sum to zero. `last()`
+returns the reward accumulated since the agent's previous step (`_cumulative_rewards`).
+
+## Termination
+
+The game ends when one living player remains (R-9.1), when the last players die together
+(shared win, R-9.2) or at the `max_rounds` safety cap (a draw among the living, R-9.3).
+Then every agent is terminated at once; each is stepped once more with `None` and leaves
+`agents` (PettingZoo's `_was_dead_step`). `truncations` stay False (the cap is a rule of
+the game, not a time limit).
+
+## Illegal actions
+
+- `raw_env.step(a)` with an action that is not legal right now raises
+  `ripmarket_env.engine.IllegalActionError` (a `ValueError`) with the engine's message,
+  naming the action, the decision and the legal set; the game is left exactly as it was,
+  so the caller may catch it and try again.
+- `env()` follows PettingZoo's `TerminateIllegalWrapper` convention instead: an action
+  outside the mask ends the game, the offender gets -1, every other agent 0, and all
+  agents are terminated (and truncated). An action outside the action space fails
+  `AssertOutOfBoundsWrapper`'s assertion.
+
+## Version History
+
+* v0: first release (ripmarket 0.1.0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import secrets
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from numba import njit
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards.registry import (
+    OP_SCORE_BOARD,
+    OP_SCORE_SELF,
+    OP_SCORE_TARGET,
+    OP_SHADOW_SCORE,
+    OP_SHADOW_TRIGGER,
+    SELF_CONDS,
+    TRIGGER_KINDS,
+)
+from .engine import kernels as K
+from .engine.config import C_P, RulesConfig
+from .engine.core import Engine, IllegalActionError, _k, seed_to_u32
+from .engine.observation import encode_obs
+from .engine.state import MAX_ATTACHED, MAX_SEATS, PH_OVER, PHASE_NAMES
+
+__all__ = ["env", "raw_env", "observation_bounds"]
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, rules: RulesConfig | None = None,
+        **rules_kwargs) -> AECEnv:
+    """``raw_env`` in PettingZoo's standard wrappers for classic games."""
+    e = raw_env(num_players=num_players, render_mode=render_mode, rules=rules, **rules_kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+# ------------------------------------------------------------------------------ kernels
+# One-game drivers that call the engine's per-game kernels directly. The Engine facade
+# runs batch kernels (parallel loops): for batch size 1 their thread launch costs more
+# than the game step itself. numba's cache is keyed on THIS file only, so every call also
+# passes ``_STAMP``, an empty record whose field name is a digest of the engine's source:
+# a change to the rules changes the signature and these drivers recompile.
+_KERNEL_SOURCES = ("engine/kernels.py", "engine/observation.py", "engine/state.py", "engine/config.py",
+                   "cards/registry.py")
+
+
+def _engine_digest() -> str:
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for name in _KERNEL_SOURCES:
+        h.update(name.encode())
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+_STAMP = np.zeros(1, dtype=np.dtype([(f"engine_{_engine_digest()}", np.int8)]))
+
+
+@njit(cache=True, nogil=True)
+def _status(r, P):
+    """(done, actor, phase, bitmask of living seats): what the env needs after a change."""
+    alive = 0
+    for p in range(P):
+        if r.alive[p]:
+            alive |= 1 << p
+    return r.done, r.actor, r.phase, alive
+
+
+@njit(cache=True, nogil=True)
+def _reset_one(S, TB, c, seed32, stamp):
+    K.reset_game(S[0], TB[0], c, seed32)
+    return _status(S[0], c[C_P])
+
+
+@njit(cache=True, nogil=True)
+def _step_one(S, TB, c, a, stamp):
+    K.step_game(S[0], TB[0], c, a)
+    return _status(S[0], c[C_P])
+
+
+@njit(cache=True, nogil=True)
+def _read_status(S, c, stamp):
+    return _status(S[0], c[C_P])
+
+
+@njit(cache=True, nogil=True)
+def _observe_one(S, TB, c, viewer, offs, out, stamp):
+    encode_obs(S[0], TB[0], c, viewer, offs, out)
+
+
+# ------------------------------------------------------------------------------ spaces
+def observation_bounds(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature (low, high) float32 bounds of the observation vector.
+
+    Every piece is a one-hot or a fraction in [0, 1] except those listed here; the bound
+    of ``last_score`` is the largest |score| the card database allows: the top base value
+    plus, for up to 10 cards on the table, each card's largest score change (a per-Ghost
+    bonus counted for 9 Ghosts), plus up to 9 attached Shadow cards' score changes.
+    """
+    db = engine.cards
+    lay = engine.obs_layout
+    lmax = 0
+    for d in range(db.n_living):
+        tot = 0
+        for k in range(int(db.living_nops[d])):
+            code, p1, p2, _ = (int(x) for x in db.living_ops[d, k])
+            if code in (OP_SCORE_SELF, OP_SCORE_TARGET, OP_SCORE_BOARD):
+                mult = MAX_SEATS - 1 if code == OP_SCORE_SELF and p2 == SELF_CONDS["per_ghost"] else 1
+                tot += abs(p1) * mult
+        lmax = max(lmax, tot)
+    smax = 0
+    for s in range(db.n_shadow):
+        tot = 0
+        for k in range(int(db.shadow_nops[s])):
+            code, p1, p2, _ = (int(x) for x in db.shadow_ops[s, k])
+            if code == OP_SHADOW_SCORE:
+                tot += abs(p1)
+            elif code == OP_SHADOW_TRIGGER and p1 == TRIGGER_KINDS["score"]:
+                tot += abs(p2)
+        smax = max(smax, tot)
+    score_bound = (int(db.living_value.max()) + MAX_SEATS * lmax + MAX_ATTACHED * smax) / 10.0
+    copies = float(db.living_copies.max())
+    scopies = float(db.shadow_copies.max())
+    special = {
+        "discard": (0.0, copies / 3.0),
+        "hand": (0.0, copies / 3.0),
+        "shadow_hand": (0.0, scopies / 3.0),
+        "hand_size": (0.0, db.living_deck_size / 10.0),
+        "shadow_hand_size": (0.0, db.shadow_deck_size / 3.0),
+        "attached": (0.0, min(scopies, MAX_ATTACHED) / 3.0),
+        "last_damage": (0.0, float(MAX_SEATS)),
+        "last_score": (-score_bound, score_bound),
+    }
+    low = np.zeros(lay.size, np.float32)
+    high = np.ones(lay.size, np.float32)
+    for p in lay.pieces:
+        lo, hi = special.get(p.name, (0.0, 1.0))
+        for seat in range(MAX_SEATS if p.scope == "seat" else 1):
+            sl = lay.slice(p.name, seat)
+            low[sl] = lo
+            high[sl] = hi
+    return low, high
+
+
+# ------------------------------------------------------------------------------ the env
+class raw_env(AECEnv, EzPickle):
+    """R.I.P. Market as a PettingZoo AEC env: one agent per seat, Ghosts keep acting.
+
+    See the module docstring for the full specification.
+    """
+
+    metadata = {
+        "name": "ripmarket_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, num_players: int | None = None, render_mode: str | None = None,
+                 rules: RulesConfig | dict | None = None, **rules_kwargs):
+        EzPickle.__init__(self, num_players, render_mode, rules, **rules_kwargs)
+        super().__init__()
+        if rules is None:
+            rules = RulesConfig(num_players=4 if num_players is None else num_players, **rules_kwargs)
+        else:
+            if rules_kwargs:
+                raise ValueError(
+                    "give the rules either as rules=RulesConfig(...) or as keyword fields, not both "
+                    f"(got rules and {', '.join(sorted(rules_kwargs))})"
+                )
+            if isinstance(rules, dict):
+                rules = RulesConfig.from_dict(rules)
+            if not isinstance(rules, RulesConfig):
+                raise TypeError(f"rules must be a RulesConfig or a dict of its fields, got {type(rules).__name__}")
+            if num_players is not None and num_players != rules.num_players:
+                raise ValueError(
+                    f"num_players={num_players} disagrees with rules.num_players={rules.num_players}"
+                )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
+        self.render_mode = render_mode
+        self.render_viewer: int | None = None
+        self.render_god = False
+        self.rules = rules
+        self.engine = Engine(rules, batch_size=1)
+        n = rules.num_players
+        self.num_players = n
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        na = self.engine.num_actions
+        low, high = observation_bounds(self.engine)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(na,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(na) for a in self.possible_agents}
+        self.game_seed: int | None = None
+        self._history: list[int] = []
+        self._bind()
+
+    # ---------------------------------------------------------------- engine views
+    def _bind(self) -> None:
+        st = self.engine.state
+        self._state_ref = st
+        self._S = _k(st)
+        self._TB = _k(self.engine.tables)
+        self._mask = st["mask"][0]
+        self._step_rewards = st["step_rewards"][0]
+        self._na = self.engine.num_actions
+        self._obs_size = self.engine.obs_size
+        self._cfg = self.engine.cfg
+        self._offs = self.engine._offs
+        self._no_mask = np.zeros(self._na, np.int8)
+        self._status = (True, 0, PH_OVER, 0)
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; ``seed`` (a non-negative int) fixes it, None draws a fresh one.
+
+        ``options`` is accepted for API compatibility and not used.
+        """
+        if seed is None:
+            seed = secrets.randbits(63)
+        seed = int(seed)
+        s32 = seed_to_u32(seed)  # raises on a negative seed
+        if self.engine.state is not self._state_ref:
+            self._bind()
+        self._status = _reset_one(self._S, self._TB, self._cfg, s32, _STAMP)
+        self.engine.seeds[0] = seed
+        self.game_seed = seed
+        self._history = []
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._skip_agent_selection = None
+        self._sync()
+
+    def _sync(self) -> None:
+        """agent_selection and infos from the engine's current decision (``_status``)."""
+        done, actor, phase, alive = self._status
+        name = PHASE_NAMES[PH_OVER if done else phase]
+        self.infos = {
+            a: {"phase": name, "is_ghost": not (alive >> i) & 1, "legal_moves": []}
+            for i, a in enumerate(self.possible_agents)
+        }
+        if not done:
+            agent = self.possible_agents[actor]
+            self.infos[agent]["legal_moves"] = self._mask.nonzero()[0].tolist()
+            self.agent_selection = agent
+
+    def refresh(self) -> None:
+        """Re-read the engine after changing ``self.engine.state`` from outside the env."""
+        self._bind()
+        self._status = _read_status(self._S, self._cfg, _STAMP)
+        self._sync()
+
+    # ---------------------------------------------------------------- step
+    def _illegal(self, action) -> IllegalActionError:
+        done, _actor, phase, _alive = self._status
+        legal = [] if done else self._mask.nonzero()[0].tolist()
+        return IllegalActionError(
+            0, action, legal, PHASE_NAMES[PH_OVER if done else phase], self.engine.describe_action
+        )
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise self._illegal(action) from None
+        if not (0 <= a < self._na and self._mask[a]):
+            raise self._illegal(a)
+        self._cumulative_rewards[agent] = 0.0
+        self._status = _step_one(self._S, self._TB, self._cfg, a, _STAMP)
+        self._history.append(a)
+        if self._status[0]:
+            r = self._step_rewards
+            for i, ag in enumerate(self.possible_agents):
+                self.rewards[ag] = float(r[i])
+                self.terminations[ag] = True
+        else:
+            for ag in self.rewards:
+                self.rewards[ag] = 0.0
+        self._accumulate_rewards()
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        obs = np.empty(self._obs_size, np.float32)
+        _observe_one(self._S, self._TB, self._cfg, seat, self._offs, obs, _STAMP)
+        if self._status[1] == seat and not self._status[0]:
+            mask = self._mask.copy()
+        else:
+            mask = self._no_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    # ---------------------------------------------------------------- render
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode "
+                '(e.g. ripmarket_env.env(render_mode="ansi")).'
+            )
+            return None
+        from .render import render_rgb, render_text
+
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.engine, 0, viewer=self.render_viewer, god=self.render_god)
+        text = render_text(self.engine, 0, viewer=self.render_viewer, god=self.render_god)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ---------------------------------------------------------------- records
+    def save_record(self, path) -> Path:
+        """Write the current game (from its seed, every action so far) as a record file."""
+        from .record import Recorder
+
+        if self.game_seed is None:
+            raise RuntimeError("no game to save: call reset() first")
+        rec = Recorder.new(self.rules, self.game_seed, cards=self.engine.cards)
+        for a in self._history:
+            rec.step(a)
+        return rec.save(path)

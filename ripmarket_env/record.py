@@ -1,0 +1,346 @@
+"""Game records: one game as JSON lines, and replays that re-create and verify it.
+
+A record is a text file, one JSON object per line:
+
+1. the header: ``{"format": "ripmarket-record", "version": 1, "rules": {...},
+   "cards_digest": "...", "seed": 17, "players": 4, "package_version": "0.1.0"}``
+   (``rules`` is ``RulesConfig.to_dict()``, ``cards_digest`` the card database's digest);
+2. one line per agent decision: ``{"step": i, "seat": s, "action": a, "desc": "..."}``
+   (``desc`` names it in words, hidden cards included: a record is the full game);
+3. after the step that resolved a round, one line per resolved round:
+   ``{"round": k, "scores": [...], "damage": [...], "hp": [...], "rule": "...",
+   "first_player": s}`` (``scores[s]`` is null for a seat that did not compete; ``hp``
+   and ``first_player`` after the round; the 2-player epilogue round carries
+   ``"epilogue": true``);
+4. when the game is over: ``{"result": {"winners": [seats], "rewards": [...]}}``.
+
+``Recorder`` steps a one-game ``Engine`` and writes these lines. ``replay(path)`` re-plays
+the actions from the header's rules and seed and checks every round summary and the
+result against the file; any difference, an unknown format or version, a card database
+other than the current one, or a malformed line raises ``RecordError`` naming the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .cards.loader import CardDB, default_cards
+from .engine.config import ConfigError, RulesConfig
+from .engine.core import Engine, IllegalActionError
+from .render import describe_action, rule_label
+
+FORMAT = "ripmarket-record"
+VERSION = 1
+
+__all__ = ["FORMAT", "VERSION", "RecordError", "Recorder", "replay", "read_record"]
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay to the game it describes."""
+
+
+def _package_version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+# ------------------------------------------------------------------------------ rounds
+class _Snapshot:
+    """The few fields that tell which rounds a step resolved."""
+
+    __slots__ = ("round_num", "epilogue", "done", "turn", "any_acted")
+
+    def __init__(self, engine: Engine):
+        r = engine.state[0]
+        P = engine.num_players
+        self.round_num = int(r["round_num"])
+        self.epilogue = bool(r["epilogue"])
+        self.done = bool(r["done"])
+        self.turn = int(r["turn"])
+        self.any_acted = bool(np.any(r["acted"][:P]))
+
+
+def _resolved_rounds(before: _Snapshot, after: _Snapshot, P: int) -> list[tuple[int, bool]]:
+    """Rounds (1-based number, is_epilogue) resolved between two snapshots, in order.
+
+    The engine counts resolved rounds in ``round_num`` except for the round that ends the
+    game (it does not count it) and the epilogue; those are recognised by the game ending
+    with every seat having taken its turn (not mid-round), or by the epilogue starting.
+    """
+    out = [(k + 1, False) for k in range(before.round_num, after.round_num)]
+    final_round = after.round_num + 1
+    if after.epilogue and not before.epilogue:
+        out.append((final_round, False))  # the game-ending round, then the epilogue began
+    if after.done and not before.done:
+        if after.epilogue:
+            out.append((final_round + 1, True))
+        elif after.turn >= P and after.any_acted:
+            out.append((final_round, False))
+    return out
+
+
+def _round_line(engine: Engine, number: int, epilogue: bool, latest: bool) -> dict:
+    r = engine.state[0]
+    P = engine.num_players
+    if not latest:
+        # Several rounds resolved inside one step (every decision forced); the engine
+        # keeps only the latest round's scores.
+        line = {"round": number, "unobserved": True}
+    else:
+        line = {
+            "round": number,
+            "scores": [int(r["last_score"][q]) if bool(r["last_competed"][q]) else None for q in range(P)],
+            "damage": [int(x) for x in r["last_damage"][:P]],
+            "hp": [int(x) for x in r["hp"][:P]],
+            "rule": rule_label(r["last_rule"]),
+            "first_player": int(r["first_player"]),
+        }
+    if epilogue:
+        line["epilogue"] = True
+    return line
+
+
+def _result_line(engine: Engine) -> dict:
+    r = engine.state[0]
+    P = engine.num_players
+    return {
+        "result": {
+            "winners": [q for q in range(P) if bool(r["winners"][q])],
+            "rewards": [round(float(x), 6) for x in r["final_rewards"][:P]],
+        }
+    }
+
+
+# ------------------------------------------------------------------------------ recorder
+class Recorder:
+    """Steps a one-game ``Engine`` and keeps the game's record lines.
+
+    >>> rec = Recorder.new(RulesConfig(num_players=4), seed=7)
+    >>> rec.step(rec.engine.legal_actions(0)[0])
+    >>> rec.save("game.jsonl")
+
+    ``Recorder(engine)`` adopts an engine whose game has just been reset (no decision
+    taken yet); its seed is read from ``engine.seeds``.
+    """
+
+    def __init__(self, engine: Engine, seed: int | None = None):
+        if not isinstance(engine, Engine):
+            raise TypeError(f"Recorder needs an Engine, got {type(engine).__name__}")
+        if engine.batch_size != 1:
+            raise ValueError(f"Recorder records one game: the engine has batch_size={engine.batch_size}")
+        if seed is not None:
+            engine.reset([int(seed)])
+        elif int(engine.seeds[0]) < 0:
+            raise ValueError("the engine has no game yet: pass seed=... or reset it first")
+        elif int(engine.state[0]["steps"]) != 0:
+            raise ValueError("the engine's game has already started; a record must start at the reset")
+        self.engine = engine
+        self.seed = int(engine.seeds[0])
+        self.lines: list[dict] = [{
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": engine.rules.to_dict(),
+            "cards_digest": engine.cards.digest,
+            "seed": self.seed,
+            "players": engine.num_players,
+            "package_version": _package_version(),
+        }]
+        self.num_steps = 0
+        self._finish_if_done()
+
+    @classmethod
+    def new(cls, rules: RulesConfig, seed: int, cards: CardDB | None = None) -> "Recorder":
+        """A Recorder over a fresh one-game Engine started from ``seed``."""
+        return cls(Engine(rules, batch_size=1, cards=cards), seed=seed)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.engine.state[0]["done"])
+
+    def step(self, action: int) -> tuple[np.ndarray, np.ndarray]:
+        """Take one decision (IllegalActionError if it is not legal) and record it."""
+        eng = self.engine
+        a = int(action)
+        legal = eng.legal_actions(0)
+        if a not in legal:  # also catches -1, which Engine.step reads as "skip this game"
+            phase = "game_over" if eng.terminated[0] else eng.phase()[0]
+            raise IllegalActionError(0, a, legal, phase, eng.describe_action)
+        seat = int(eng.current_player()[0])
+        desc = describe_action(eng, a)
+        before = _Snapshot(eng)
+        out = eng.step(np.array([a], dtype=np.int64))
+        self.lines.append({"step": self.num_steps, "seat": seat, "action": a, "desc": desc})
+        self.num_steps += 1
+        after = _Snapshot(eng)
+        rounds = _resolved_rounds(before, after, eng.num_players)
+        for i, (number, epi) in enumerate(rounds):
+            self.lines.append(_round_line(eng, number, epi, latest=i == len(rounds) - 1))
+        self._finish_if_done()
+        return out
+
+    def _finish_if_done(self) -> None:
+        if self.done and "result" not in self.lines[-1]:
+            self.lines.append(_result_line(self.engine))
+
+    def dumps(self) -> str:
+        return "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in self.lines)
+
+    def save(self, path) -> Path:
+        path = Path(path)
+        path.write_text(self.dumps(), encoding="utf-8")
+        return path
+
+
+# ------------------------------------------------------------------------------ replay
+def read_record(path) -> list[tuple[int, dict]]:
+    """The record's lines as (line number, object); RecordError on unreadable JSON."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read record {path}: {exc}") from None
+    out = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}: line {n} is not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise RecordError(f"{path}: line {n} must be a JSON object, got {type(obj).__name__}")
+        out.append((n, obj))
+    if not out:
+        raise RecordError(f"{path}: the record is empty (no header line)")
+    return out
+
+
+def _check_header(path, n: int, head: dict, cards: CardDB) -> tuple[RulesConfig, int]:
+    where = f"{path}: line {n} (header)"
+    if head.get("format") != FORMAT:
+        raise RecordError(f"{where}: unknown format {head.get('format')!r}; expected {FORMAT!r}")
+    if head.get("version") != VERSION:
+        raise RecordError(
+            f"{where}: unsupported record version {head.get('version')!r}; this package reads version {VERSION}"
+        )
+    missing = [k for k in ("rules", "cards_digest", "seed", "players") if k not in head]
+    if missing:
+        raise RecordError(f"{where}: missing field(s) {', '.join(missing)}")
+    if head["cards_digest"] != cards.digest:
+        raise RecordError(
+            f"{where}: the record was made with a different card database "
+            f"(digest {str(head['cards_digest'])[:12]}..., current {cards.digest[:12]}...); "
+            "it cannot be replayed with these cards"
+        )
+    try:
+        rules = RulesConfig.from_dict(head["rules"])
+    except ConfigError as exc:
+        raise RecordError(f"{where}: bad rules: {exc}") from None
+    seed = head["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise RecordError(f"{where}: seed must be a non-negative integer, got {seed!r}")
+    if head["players"] != rules.num_players:
+        raise RecordError(
+            f"{where}: players={head['players']!r} disagrees with rules.num_players={rules.num_players}"
+        )
+    return rules, seed
+
+
+def _kind(obj: dict) -> str | None:
+    if "step" in obj:
+        return "action"
+    if "round" in obj:
+        return "round"
+    if "result" in obj:
+        return "result"
+    return None
+
+
+def _diff(expected: dict, found: dict) -> str:
+    keys = sorted(set(expected) | set(found))
+    parts = [
+        f"{k}: recorded {found.get(k, '(missing)')!r}, replayed {expected.get(k, '(missing)')!r}"
+        for k in keys
+        if expected.get(k, "(missing)") != found.get(k, "(missing)")
+    ]
+    return "; ".join(parts)
+
+
+def _what(obj: dict) -> str:
+    k = _kind(obj)
+    if k == "round":
+        return f"the summary of round {obj['round']}"
+    if k == "result":
+        return "the result line"
+    return f"step {obj.get('step')}"
+
+
+def replay(path, cards: CardDB | None = None,
+           on_line: Callable[[int, dict, Engine], None] | None = None) -> Engine:
+    """Re-create the game of a record and verify it; returns the one-game Engine.
+
+    ``on_line(line_number, obj, engine)`` is called for every verified line (header
+    included), after the action it describes has been taken.
+    """
+    cards = cards if cards is not None else default_cards()
+    lines = read_record(path)
+    n0, head = lines[0]
+    rules, seed = _check_header(path, n0, head, cards)
+    rec = Recorder.new(rules, seed, cards=cards)
+    if on_line is not None:
+        on_line(n0, head, rec.engine)
+    pending: list[dict] = []  # lines the replay produced that the record must show next
+    pos = len(rec.lines)
+    for n, obj in lines[1:]:
+        where = f"{path}: line {n}"
+        kind = _kind(obj)
+        if kind is None:
+            raise RecordError(f"{where}: not a record line (expected a step, round or result object)")
+        if kind == "action":
+            if pending:
+                raise RecordError(f"{where}: expected {_what(pending[0])} before step {obj.get('step')}")
+            for key in ("seat", "action"):
+                if not isinstance(obj.get(key), int) or isinstance(obj.get(key), bool):
+                    raise RecordError(f"{where}: field {key!r} must be an integer, got {obj.get(key)!r}")
+            if obj["step"] != rec.num_steps:
+                raise RecordError(f"{where}: step {obj['step']!r} out of order; expected step {rec.num_steps}")
+            if rec.done:
+                raise RecordError(f"{where}: step {obj['step']} comes after the end of the game")
+            actor = int(rec.engine.current_player()[0])
+            if obj["seat"] != actor:
+                raise RecordError(
+                    f"{where}: step {obj['step']} is recorded for seat {obj['seat']} "
+                    f"but seat {actor} decides here"
+                )
+            try:
+                rec.step(obj["action"])
+            except IllegalActionError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+            produced = rec.lines[pos:]
+            pos = len(rec.lines)
+            if produced[0] != obj:
+                raise RecordError(f"{where}: step {obj['step']} differs: {_diff(produced[0], obj)}")
+            pending = produced[1:]
+        else:
+            if not pending:
+                if kind == "round":
+                    raise RecordError(
+                        f"{where}: a summary of round {obj['round']!r} is recorded here, "
+                        "but the replayed game did not resolve a round at this point"
+                    )
+                raise RecordError(f"{where}: a result is recorded here, but the replayed game has not ended")
+            expected = pending.pop(0)
+            if expected != obj:
+                if _kind(expected) != kind:
+                    raise RecordError(f"{where}: expected {_what(expected)}, found {_what(obj)}")
+                raise RecordError(f"{where}: {_what(obj)} does not match the replay: {_diff(expected, obj)}")
+        if on_line is not None:
+            on_line(n, obj, rec.engine)
+    if pending:
+        raise RecordError(f"{path}: the record ends early: {_what(pending[0])} is missing")
+    return rec.engine

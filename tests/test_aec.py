@@ -1,0 +1,365 @@
+"""The PettingZoo AEC env: PettingZoo's own conformance tests, then the game-specific
+conventions (Ghosts keep acting, rewards at the end on the right agents, illegal actions)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, performance_benchmark, render_test, seed_test
+
+import ripmarket_env
+from ripmarket_env import aec
+from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.engine.state import PHASE_NAMES
+
+COUNTS = (2, 3, 6, 10)
+
+
+def play_random(e, rng, max_steps=100_000, on_step=None):
+    """Play one game to the end with random legal actions through the AEC loop.
+
+    Returns {agent: reward seen by last() when the agent was terminated}.
+    """
+    final = {}
+    for n, agent in enumerate(e.agent_iter()):
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            final[agent] = rew
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        a = int(legal[rng.integers(len(legal))])
+        if on_step is not None:
+            on_step(e, agent, a, info)
+        e.step(a)
+        assert n < max_steps
+    return final
+
+
+# ------------------------------------------------------------------ PettingZoo's tests
+@pytest.mark.parametrize("n", COUNTS)
+def test_pettingzoo_api(n):
+    api_test(ripmarket_env.env(num_players=n), num_cycles=1000, verbose_progress=False)
+
+
+def test_pettingzoo_api_raw_env():
+    api_test(ripmarket_env.raw_env(num_players=4), num_cycles=1000, verbose_progress=False)
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_pettingzoo_seed(n):
+    seed_test(functools.partial(ripmarket_env.env, num_players=n), num_cycles=500)
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_pettingzoo_render(n, capsys):
+    render_test(functools.partial(ripmarket_env.env, num_players=n))
+    out = capsys.readouterr().out
+    assert "R.I.P. Market" in out  # "human" printed the table
+
+
+def test_pettingzoo_performance_benchmark(capsys):
+    performance_benchmark(ripmarket_env.env(num_players=6))
+    out = capsys.readouterr().out
+    turns = float(re.search(r"([0-9.]+) turns per second", out).group(1))
+    assert turns > 100
+
+
+# ------------------------------------------------------------------ construction
+def test_metadata_agents_and_spaces():
+    e = ripmarket_env.raw_env(num_players=5)
+    assert e.metadata["name"] == "ripmarket_v0"
+    assert e.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
+    assert e.metadata["is_parallelizable"] is False
+    assert e.possible_agents == [f"player_{i}" for i in range(5)]
+    eng = e.engine
+    for a in e.possible_agents:
+        sp = e.observation_space(a)
+        assert sp["observation"].shape == (eng.obs_size,)
+        assert sp["observation"].dtype == np.float32
+        assert sp["action_mask"].shape == (eng.num_actions,)
+        assert sp["action_mask"].dtype == np.int8
+        assert e.action_space(a).n == eng.num_actions
+    low = e.observation_space("player_0")["observation"].low
+    high = e.observation_space("player_0")["observation"].high
+    assert (low < high).all()
+    lay = eng.obs_layout
+    assert (low[lay.slice("last_score")] < 0).all()  # scores can be negative
+
+
+def test_rules_arguments():
+    e = ripmarket_env.raw_env(num_players=2, tie_rule="earliest")
+    assert e.rules == RulesConfig(num_players=2, tie_rule="earliest")
+    e = ripmarket_env.raw_env(rules=RulesConfig(num_players=7))
+    assert len(e.possible_agents) == 7
+    e = ripmarket_env.raw_env(rules={"num_players": 3, "reward_mode": "placement"})
+    assert e.rules.reward_mode == "placement"
+    with pytest.raises(ValueError, match="not both"):
+        ripmarket_env.raw_env(rules=RulesConfig(num_players=3), tie_rule="earliest")
+    with pytest.raises(ValueError, match="disagrees"):
+        ripmarket_env.raw_env(num_players=4, rules=RulesConfig(num_players=3))
+    with pytest.raises(ValueError, match="num_players"):
+        ripmarket_env.raw_env(num_players=11)
+    with pytest.raises(ValueError, match="render_mode"):
+        ripmarket_env.raw_env(render_mode="video")
+
+
+def test_doc_page_sections():
+    doc = aec.__doc__
+    for section in ("## Description", "## Specs", "## Observation", "## Actions", "## Rewards",
+                    "## Termination", "## Illegal actions", "## Version History", "docs/ENV.md"):
+        assert section in doc, section
+
+
+def out_of_bounds(o, sp, lay) -> list[str]:
+    bad = []
+    for p in lay.pieces:
+        for seat in range(10 if p.scope == "seat" else 1):
+            sl = lay.slice(p.name, seat)
+            if (o[sl] < sp.low[sl]).any() or (o[sl] > sp.high[sl]).any():
+                bad.append(f"{p.name}[{seat}]: {o[sl].min()}..{o[sl].max()}")
+    return bad
+
+
+def test_every_observation_piece_has_sound_bounds():
+    """Pieces not named in observation_bounds must really be fractions in [0, 1]."""
+    e = ripmarket_env.raw_env(num_players=10)
+    sp = e.observation_space("player_0")["observation"]
+    rng = np.random.default_rng(3)
+    for seed in range(3):
+        e.reset(seed=seed)
+        for _ in range(400):
+            if all(e.terminations.values()):
+                break
+            for a in e.possible_agents:
+                o = e.observe(a)["observation"]
+                assert sp.contains(o), out_of_bounds(o, sp, e.engine.obs_layout)
+            legal = e.infos[e.agent_selection]["legal_moves"]
+            e.step(legal[rng.integers(len(legal))])
+
+
+# ------------------------------------------------------------------ turns, Ghosts, infos
+def test_agent_selection_follows_the_engine_and_turns_take_several_steps():
+    e = ripmarket_env.raw_env(num_players=4)
+    e.reset(seed=5)
+    rng = np.random.default_rng(0)
+    repeats = 0
+    prev = None
+    while not all(e.terminations.values()):
+        seat = int(e.engine.state[0]["actor"])
+        assert e.agent_selection == f"player_{seat}"
+        if e.agent_selection == prev:
+            repeats += 1
+        prev = e.agent_selection
+        legal = e.infos[e.agent_selection]["legal_moves"]
+        e.step(legal[rng.integers(len(legal))])
+    assert repeats > 0  # acquire then play: the same agent decides twice in a row
+
+
+def test_infos_phase_ghost_and_legal_moves():
+    e = ripmarket_env.raw_env(num_players=3)
+    e.reset(seed=2)
+    rng = np.random.default_rng(1)
+    while not all(e.terminations.values()):
+        st = e.engine.state[0]
+        for i, a in enumerate(e.possible_agents):
+            info = e.infos[a]
+            assert info["phase"] == PHASE_NAMES[int(st["phase"])]
+            assert info["is_ghost"] == (not bool(st["alive"][i]))
+            if a == e.agent_selection:
+                assert info["legal_moves"] == e.engine.legal_actions(0)
+                assert info["legal_moves"] == np.flatnonzero(e.observe(a)["action_mask"]).tolist()
+            else:
+                assert info["legal_moves"] == []
+                assert not e.observe(a)["action_mask"].any()
+        legal = e.infos[e.agent_selection]["legal_moves"]
+        e.step(legal[rng.integers(len(legal))])
+    assert all(info["phase"] == "game_over" for info in e.infos.values())
+
+
+def test_ghosts_stay_in_agents_and_act():
+    rng = np.random.default_rng(7)
+    ghost_steps = 0
+    for seed in range(10):
+        e = ripmarket_env.env(num_players=6)
+        e.reset(seed=seed)
+
+        def check(env, agent, action, info):
+            nonlocal ghost_steps
+            ghosts = [a for a in env.agents if env.infos[a]["is_ghost"]]
+            assert len(env.agents) == 6  # nobody leaves before the end
+            assert not any(env.terminations.values())
+            if info["is_ghost"]:
+                assert info["phase"] in ("ghost", "choose_victim")
+                ghost_steps += 1
+            assert set(ghosts) <= set(env.agents)
+
+        play_random(e, rng, on_step=check)
+        if ghost_steps >= 5:
+            break
+    assert ghost_steps >= 5
+
+
+def test_observe_any_agent_sees_own_hand_only():
+    e = ripmarket_env.raw_env(num_players=4)
+    e.reset(seed=9)
+    lay = e.engine.obs_layout
+    st = e.engine.state[0]
+    for i, a in enumerate(e.possible_agents):
+        o = e.observe(a)["observation"]
+        np.testing.assert_allclose(o[lay.slice("hand")], st["hand"][i] / 3.0, rtol=1e-6)
+        expected = e.engine.observe([i])[0]
+        np.testing.assert_array_equal(o, expected)
+
+
+# ------------------------------------------------------------------ rewards, termination
+@pytest.mark.parametrize("n", (2, 5, 10))
+def test_rewards_sum_to_zero_and_land_on_the_right_agents(n):
+    rng = np.random.default_rng(n)
+    for seed in range(3):
+        e = ripmarket_env.env(num_players=n)
+        e.reset(seed=seed)
+        raw = e.unwrapped
+        actions = []
+        final = play_random(e, rng, on_step=lambda env, agent, a, info: actions.append(a))
+        assert set(final) == set(raw.possible_agents)
+        engine_rewards = raw.engine.rewards()[0]
+        for i, a in enumerate(raw.possible_agents):
+            assert final[a] == pytest.approx(float(engine_rewards[i]))
+        assert sum(final.values()) == pytest.approx(0.0, abs=1e-5)
+        assert e.agents == []
+        # The same seed and actions through the Engine facade give the same game.
+        eng = Engine(RulesConfig(num_players=n), batch_size=1)
+        eng.reset([seed])
+        for a in actions:
+            eng.step(np.array([a]))
+        assert eng.terminated[0]
+        np.testing.assert_array_equal(eng.rewards(), raw.engine.rewards())
+        for field in ("hp", "alive", "winners", "round_num", "steps"):
+            np.testing.assert_array_equal(eng.state[field], raw.engine.state[field])
+
+
+def test_rewards_are_zero_before_the_end():
+    e = ripmarket_env.raw_env(num_players=3)
+    e.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while True:
+        legal = e.infos[e.agent_selection]["legal_moves"]
+        e.step(legal[rng.integers(len(legal))])
+        if all(e.terminations.values()):
+            break
+        assert all(r == 0 for r in e.rewards.values())
+        assert all(r == 0 for r in e._cumulative_rewards.values())
+    assert not any(e.truncations.values())
+    assert sum(e.rewards.values()) == pytest.approx(0.0, abs=1e-5)
+    # Dead steps: None removes each agent in turn.
+    with pytest.raises(ValueError):
+        e.step(0)
+    while e.agents:
+        e.step(None)
+    assert e.rewards == {} and e.infos == {}
+
+
+# ------------------------------------------------------------------ illegal actions
+def test_raw_env_illegal_action_raises_and_changes_nothing():
+    e = ripmarket_env.raw_env(num_players=4)
+    e.reset(seed=4)
+    legal = set(e.infos[e.agent_selection]["legal_moves"])
+    illegal = next(a for a in range(e.engine.num_actions) if a not in legal)
+    before = e.engine.state.tobytes()
+    agent = e.agent_selection
+    infos = {a: dict(i) for a, i in e.infos.items()}
+    for bad in (illegal, -1, e.engine.num_actions, 10_000, 2.5, "x"):
+        with pytest.raises(IllegalActionError, match="illegal action") as exc:
+            e.step(bad)
+        assert "legal actions" in str(exc.value)
+        assert e.engine.state.tobytes() == before
+        assert e.agent_selection == agent
+        assert e.infos == infos
+    with pytest.raises(IllegalActionError):
+        e.step(None)  # a live agent must act
+    assert e.engine.state.tobytes() == before
+    e.step(min(legal))  # the game goes on
+    assert e.engine.state.tobytes() != before
+
+
+def test_wrapped_env_illegal_action_terminates_with_minus_one():
+    e = ripmarket_env.env(num_players=4)
+    e.reset(seed=4)
+    e.last()
+    offender = e.agent_selection
+    obs = e.observe(offender)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    e.step(illegal)
+    assert all(e.terminations.values())
+    rewards = {}
+    for agent in e.agent_iter():
+        _, rew, term, trunc, _ = e.last()
+        assert term
+        rewards[agent] = rew
+        e.step(None)
+    assert rewards[offender] == -1
+    assert all(r == 0 for a, r in rewards.items() if a != offender)
+    assert set(rewards) == set(e.possible_agents)
+
+
+def test_wrapped_env_out_of_bounds_action_asserts():
+    e = ripmarket_env.env(num_players=3)
+    e.reset(seed=0)
+    with pytest.raises(AssertionError):
+        e.step(e.unwrapped.engine.num_actions)
+
+
+# ------------------------------------------------------------------ seeding, records, render
+def test_seeding():
+    a = ripmarket_env.raw_env(num_players=5)
+    b = ripmarket_env.raw_env(num_players=5)
+    a.reset(seed=123)
+    b.reset(seed=123)
+    assert a.engine.state.tobytes() == b.engine.state.tobytes()
+    assert a.game_seed == 123
+    a.reset()
+    b.reset()
+    assert a.game_seed != b.game_seed  # fresh random seeds
+    with pytest.raises(ValueError):
+        a.reset(seed=-1)
+
+
+def test_save_record_replays_to_the_same_game(tmp_path):
+    from ripmarket_env.record import replay
+
+    e = ripmarket_env.env(num_players=4)
+    e.reset(seed=31)
+    rng = np.random.default_rng(2)
+    for _ in range(30):  # mid-game record
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+    path = e.unwrapped.save_record(tmp_path / "mid.jsonl")
+    eng = replay(path)
+    for field in ("hp", "alive", "hand", "market", "played", "round_num", "steps", "actor", "phase"):
+        np.testing.assert_array_equal(eng.state[field], e.unwrapped.engine.state[field])
+    play_random(e, rng)
+    eng = replay(e.unwrapped.save_record(tmp_path / "full.jsonl"))
+    assert eng.terminated[0]
+    np.testing.assert_array_equal(eng.rewards(), e.unwrapped.engine.rewards())
+
+
+def test_render_modes_return_what_pettingzoo_expects(capsys):
+    e = ripmarket_env.env(num_players=3, render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    assert isinstance(text, str) and "player_2" in text
+    assert "Hands (god view)" not in text
+    e.unwrapped.render_god = True
+    assert "Hands (god view)" in e.render()
+    e = ripmarket_env.env(num_players=3, render_mode="rgb_array")
+    e.reset(seed=0)
+    img = e.render()
+    assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+    e = ripmarket_env.env(num_players=3, render_mode="human")
+    e.reset(seed=0)
+    assert e.render() is None
+    assert "R.I.P. Market" in capsys.readouterr().out
