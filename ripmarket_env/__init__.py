@@ -7,6 +7,10 @@ first use, so ``import ripmarket_env.engine`` stays light.
 
 __version__ = "0.1.0"
 
+from ._jitcache import configure as _configure_jit_cache
+
+_configure_jit_cache()
+
 __all__ = ["__version__", "env", "raw_env"]
 
 

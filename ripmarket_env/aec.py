@@ -121,7 +121,6 @@ the game, not a time limit).
 
 from __future__ import annotations
 
-import hashlib
 import operator
 import secrets
 from pathlib import Path
@@ -130,7 +129,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from numba import njit
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -146,7 +144,7 @@ from .cards.registry import (
 from .engine import kernels as K
 from .engine.config import C_P, RulesConfig
 from .engine.core import Engine, IllegalActionError, _k, seed_to_u32
-from .engine.observation import encode_obs
+from .engine.observation import encode_serial
 from .engine.state import MAX_ATTACHED, MAX_SEATS, PH_OVER, PHASE_NAMES
 
 __all__ = ["env", "raw_env", "observation_bounds"]
@@ -163,57 +161,17 @@ def env(num_players: int | None = None, render_mode: str | None = None, rules: R
 
 
 # ------------------------------------------------------------------------------ kernels
-# One-game drivers that call the engine's per-game kernels directly. The Engine facade
-# runs batch kernels (parallel loops): for batch size 1 their thread launch costs more
-# than the game step itself. numba's cache is keyed on THIS file only, so every call also
-# passes ``_STAMP``, an empty record whose field name is a digest of the engine's source:
-# a change to the rules changes the signature and these drivers recompile.
-_KERNEL_SOURCES = ("engine/kernels.py", "engine/observation.py", "engine/state.py", "engine/config.py",
-                   "cards/registry.py")
+# One-game drivers: the engine's single-game kernels (no thread start-up per step).
+def _reset_one(S, TB, c, seed32):
+    return K.reset_one(S, TB, c, 0, seed32)
 
 
-def _engine_digest() -> str:
-    here = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for name in _KERNEL_SOURCES:
-        h.update(name.encode())
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:16]
+def _step_one(S, TB, c, a):
+    return K.step_one(S, TB, c, 0, a)
 
 
-_STAMP = np.zeros(1, dtype=np.dtype([(f"engine_{_engine_digest()}", np.int8)]))
-
-
-@njit(cache=True, nogil=True)
-def _status(r, P):
-    """(done, actor, phase, bitmask of living seats): what the env needs after a change."""
-    alive = 0
-    for p in range(P):
-        if r.alive[p]:
-            alive |= 1 << p
-    return r.done, r.actor, r.phase, alive
-
-
-@njit(cache=True, nogil=True)
-def _reset_one(S, TB, c, seed32, stamp):
-    K.reset_game(S[0], TB[0], c, seed32)
-    return _status(S[0], c[C_P])
-
-
-@njit(cache=True, nogil=True)
-def _step_one(S, TB, c, a, stamp):
-    K.step_game(S[0], TB[0], c, a)
-    return _status(S[0], c[C_P])
-
-
-@njit(cache=True, nogil=True)
-def _read_status(S, c, stamp):
-    return _status(S[0], c[C_P])
-
-
-@njit(cache=True, nogil=True)
-def _observe_one(S, TB, c, viewer, offs, out, stamp):
-    encode_obs(S[0], TB[0], c, viewer, offs, out)
+def _read_status(S, c):
+    return K.status_one(S, c, 0)
 
 
 # ------------------------------------------------------------------------------ spaces
@@ -345,6 +303,7 @@ class raw_env(AECEnv, EzPickle):
         self._cfg = self.engine.cfg
         self._offs = self.engine._offs
         self._no_mask = np.zeros(self._na, np.int8)
+        self._viewer = np.zeros(1, np.int64)
         self._status = (True, 0, PH_OVER, 0)
 
     # ---------------------------------------------------------------- spaces
@@ -366,7 +325,7 @@ class raw_env(AECEnv, EzPickle):
         s32 = seed_to_u32(seed)  # raises on a negative seed
         if self.engine.state is not self._state_ref:
             self._bind()
-        self._status = _reset_one(self._S, self._TB, self._cfg, s32, _STAMP)
+        self._status = _reset_one(self._S, self._TB, self._cfg, s32)
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []
@@ -394,7 +353,7 @@ class raw_env(AECEnv, EzPickle):
     def refresh(self) -> None:
         """Re-read the engine after changing ``self.engine.state`` from outside the env."""
         self._bind()
-        self._status = _read_status(self._S, self._cfg, _STAMP)
+        self._status = _read_status(self._S, self._cfg)
         self._sync()
 
     # ---------------------------------------------------------------- step
@@ -417,7 +376,7 @@ class raw_env(AECEnv, EzPickle):
         if not (0 <= a < self._na and self._mask[a]):
             raise self._illegal(a)
         self._cumulative_rewards[agent] = 0.0
-        self._status = _step_one(self._S, self._TB, self._cfg, a, _STAMP)
+        self._status = _step_one(self._S, self._TB, self._cfg, a)
         self._history.append(a)
         if self._status[0]:
             r = self._step_rewards
@@ -436,7 +395,8 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         obs = np.empty(self._obs_size, np.float32)
-        _observe_one(self._S, self._TB, self._cfg, seat, self._offs, obs, _STAMP)
+        self._viewer[0] = seat
+        encode_serial(self._S[0:1], self._TB, self._cfg, self._viewer, self._offs, obs[None, :])
         if self._status[1] == seat and not self._status[0]:
             mask = self._mask.copy()
         else:

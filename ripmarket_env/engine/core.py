@@ -23,7 +23,7 @@ from ..cards.loader import CardDB, default_cards
 from . import kernels as K
 from .actions import ActionTable
 from .config import RulesConfig
-from .observation import encode_batch, layout
+from .observation import encode_batch, encode_serial, layout
 from .state import PHASE_NAMES, allocate, tables_from_db
 
 try:  # plain-Python mode (NUMBA_DISABLE_JIT=1) reads records by attribute via recarray views
@@ -34,6 +34,11 @@ except ImportError:  # pragma: no cover
 
 def _k(arr: np.ndarray) -> np.ndarray:
     return arr.view(np.recarray) if _NO_JIT else arr
+
+
+#: Below this batch size the kernels run on one thread: starting threads costs more than
+#: the work (a single game steps about 10x faster this way).
+SERIAL_BELOW = 32
 
 
 class IllegalActionError(ValueError):
@@ -106,7 +111,9 @@ class Engine:
         if len(idx) and (idx.min() < 0 or idx.max() >= self.batch_size):
             raise ValueError(f"game index out of range 0..{self.batch_size - 1}")
         s32 = np.array([seed_to_u32(x) for x in seeds], dtype=np.int64)
-        K.reset_batch(_k(self.state), _k(self.tables), self.cfg, idx, s32)
+        (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
+            _k(self.state), _k(self.tables), self.cfg, idx, s32
+        )
         self.seeds[idx] = seeds
 
     # ------------------------------------------------------------------ queries
@@ -155,7 +162,9 @@ class Engine:
                 int(bad), int(a[bad]), self.legal_actions(int(bad)), PHASE_NAMES[self.state["phase"][bad]],
                 lambda x: self.actions.describe(x, self.cards),
             )
-        K.step_batch(_k(self.state), _k(self.tables), self.cfg, a)
+        (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(
+            _k(self.state), _k(self.tables), self.cfg, a
+        )
         return self.state["step_rewards"][:, : self.num_players], self.state["done"]
 
     # ------------------------------------------------------------------ observe
@@ -174,7 +183,9 @@ class Engine:
                 raise ValueError(f"viewer seats must be in 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
-        encode_batch(_k(self.state), _k(self.tables), self.cfg, v, self._offs, out)
+        (encode_serial if self.batch_size < SERIAL_BELOW else encode_batch)(
+            _k(self.state), _k(self.tables), self.cfg, v, self._offs, out
+        )
         return out
 
     # ------------------------------------------------------------------ clone

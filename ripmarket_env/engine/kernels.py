@@ -1156,6 +1156,49 @@ def reset_batch(S, TB, c, idx, seeds32):
 
 
 @njit(cache=True)
+def reset_serial(S, TB, c, idx, seeds32):
+    """``reset_batch`` without threads (small batches: no thread start-up cost)."""
+    for i in range(idx.shape[0]):
+        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+
+
+@njit(cache=True)
+def step_serial(S, TB, c, actions):
+    """``step_batch`` without threads (small batches)."""
+    for g in range(actions.shape[0]):
+        step_game(S[g], TB[0], c, actions[g])
+
+
+@njit(**JIT)
+def status(r, P):
+    """(done, actor, phase, bitmask of living seats) of one game."""
+    alive = 0
+    for p in range(P):
+        if r.alive[p]:
+            alive |= 1 << p
+    return r.done, r.actor, r.phase, alive
+
+
+@njit(cache=True)
+def reset_one(S, TB, c, g, seed32):
+    """Reset game g alone and return its ``status`` (single-game environments)."""
+    reset_game(S[g], TB[0], c, seed32)
+    return status(S[g], c[C_P])
+
+
+@njit(cache=True)
+def step_one(S, TB, c, g, a):
+    """Step game g alone (``a`` must be legal) and return its ``status``."""
+    step_game(S[g], TB[0], c, a)
+    return status(S[g], c[C_P])
+
+
+@njit(cache=True)
+def status_one(S, c, g):
+    return status(S[g], c[C_P])
+
+
+@njit(cache=True)
 def first_illegal(S, actions):
     """Index of the first game whose action is illegal, or -1 (R-12.2).
 

@@ -211,3 +211,10 @@ def encode_obs(r, T, c, viewer, offs, out):
 def encode_batch(S, TB, c, viewers, offs, out):
     for g in prange(out.shape[0]):
         encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
+
+
+@njit(cache=True)
+def encode_serial(S, TB, c, viewers, offs, out):
+    """``encode_batch`` without threads (small batches)."""
+    for g in range(out.shape[0]):
+        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
