@@ -113,6 +113,109 @@ def tournament(
 app.command("tournament")(tournament)
 
 
+def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
+    """Parse "2,4,6" into [2, 4, 6], failing with a message on anything else."""
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(v < lo or (hi is not None and v > hi) for v in vals):
+        allowed = f"integers from {lo} to {hi}" if hi is not None else f"integers >= {lo}"
+        fail(f"{option} {text!r} is not allowed; give a comma-separated list of {allowed}")
+    return vals
+
+
+def bench(
+    as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
+    players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
+    batch: str = typer.Option("1,256,4096", "--batch", metavar="LIST", help="Batch sizes (games at once), comma-separated."),
+    seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
+) -> None:
+    """Measure agent steps per second of random legal play, without and with observations."""
+    ps = _int_list(players, "--players", 2, 10)
+    bs = _int_list(batch, "--batch", 1, 1 << 20)
+    if not seconds > 0:
+        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ripmarket_env import bench as B
+
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, refresh_per_second=4,
+    ) as progress:
+        task = progress.add_task("compiling / loading kernels", total=2 * len(ps) * len(bs))
+        report = B.run_bench(
+            ps, bs, seconds, on_config=lambda label: progress.update(task, advance=1, description=label)
+        )
+    text = B.to_json(report)
+    if out is not None:
+        try:
+            out.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {out}: {exc}")
+        err.print(f"wrote {out}")
+    if as_json:
+        typer.echo(text)
+    else:
+        Console().print(B.render_rich(report))
+
+
+app.command("bench")(bench)
+
+
+def envdoc(
+    write: Optional[Path] = typer.Option(None, "--write", metavar="PATH", help="Write the Markdown to PATH (e.g. docs/ENV.md)."),
+    check: Optional[Path] = typer.Option(
+        None, "--check", metavar="PATH", help="Exit 1 if PATH differs from the generated text."
+    ),
+) -> None:
+    """Print the environment reference (docs/ENV.md): spaces, tables, rewards, API."""
+    from ripmarket_env.envdoc import REGEN_COMMAND, render_env_markdown
+
+    text = render_env_markdown()
+    if check is not None:
+        try:
+            current = check.read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot read {check}: {exc}")
+        if current != text:
+            fail(f"{check} is stale: run `{REGEN_COMMAND}`", code=1)
+        typer.echo(f"{check} is up to date", err=True)
+        return
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    typer.echo(text, nl=False)
+
+
+app.command("envdoc")(envdoc)
+
+
+def demo(
+    seeds: str = typer.Option("1", "--seeds", metavar="LIST", help="One game per seed and player count."),
+    players: str = typer.Option("4,6", "--players", metavar="LIST", help="Player counts, comma-separated."),
+) -> None:
+    """Play a few seeded games between random agents and print them round by round."""
+    from rich.console import Console
+
+    from ripmarket_env.demo import run_demo
+
+    run_demo(
+        _int_list(players, "--players", 2, 10), _int_list(seeds, "--seeds", 0), Console()
+    )
+
+
+app.command("demo")(demo)
+
+
 def replay(
     file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
     god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),

@@ -1,0 +1,100 @@
+"""The bench, demo and help commands, and the observation-encoding bench loop."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from typer.testing import CliRunner
+
+from ripmarket_env import bench as B
+from ripmarket_env.cli import app
+from ripmarket_env.engine import Engine, RulesConfig
+from ripmarket_env.engine import kernels as K
+
+runner = CliRunner()
+
+
+def test_help_lists_commands():
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0, res.output
+    for cmd in ("bench", "demo", "envdoc", "cards"):
+        assert cmd in res.output
+
+
+def test_bench_json(tmp_path):
+    out = tmp_path / "bench.json"
+    res = runner.invoke(
+        app, ["bench", "--json", "--players", "4", "--batch", "1,8", "--seconds", "0.2", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert json.loads(out.read_text()) == report
+    results = report["results"]
+    configs = {(r["players"], r["batch"], r["observations"]) for r in results}
+    assert configs == {(4, 1, False), (4, 1, True), (4, 8, False), (4, 8, True)}
+    assert len(results) == 4
+    for r in results:
+        assert r["steps_per_sec"] > 0 and r["agent_steps"] > 0 and r["seconds"] > 0
+        assert r["games_per_sec"] > 0 and r["mean_steps_per_game"] > 1
+        assert r["state_bytes"] == r["batch"] * report["memory"]["state_bytes_per_game"]
+        assert (r["obs_buffer_bytes"] > 0) == r["observations"]
+    comp = report["compile"]
+    assert set(comp["kernels"]) == {"reset_batch", "random_play", "random_play_obs"}
+    assert comp["compile_seconds"] > 0 and isinstance(comp["numba_cache_warm"], bool)
+    assert report["memory"]["maxrss_mb"] > 0
+    env = report["environment"]
+    assert env["cpu_count"] >= 1 and env["numba_threads"] >= 1 and env["numba"]
+    assert report["targets"] == []  # 6 players x 4096 is not in this grid
+
+
+def test_bench_rejects_bad_lists():
+    res = runner.invoke(app, ["bench", "--players", "4,11"])
+    assert res.exit_code == 2
+    assert "--players" in res.output
+    res = runner.invoke(app, ["bench", "--batch", "x"])
+    assert res.exit_code == 2
+
+
+def test_random_play_obs_encodes_the_deciding_seat_and_plays_the_same_games():
+    eng = Engine(RulesConfig(num_players=5), batch_size=16)
+    eng.reset(list(range(16)))
+    twin = eng.clone()
+    rng_a = np.arange(16, dtype=np.int64) + 99
+    rng_b = rng_a.copy()
+    out = np.zeros((16, eng.obs_size), np.float32)
+    for _ in range(40):
+        expected = eng.observe()  # the deciding seat's view before the step
+        B.random_play_obs(eng.state, eng.tables, eng.cfg, 1, rng_a, eng._offs, out)
+        K.random_play(twin.state, twin.tables, twin.cfg, 1, rng_b)
+        started_over = eng.state["steps"] <= 1
+        np.testing.assert_array_equal(out[~started_over], expected[~started_over])
+    fin_a = B.random_play_obs(eng.state, eng.tables, eng.cfg, 300, rng_a, eng._offs, out)
+    fin_b = K.random_play(twin.state, twin.tables, twin.cfg, 300, rng_b)
+    np.testing.assert_array_equal(fin_a, fin_b)
+    assert fin_a.sum() > 0
+    for name in eng.state.dtype.names:  # field by field (alignment padding is not state)
+        np.testing.assert_array_equal(eng.state[name], twin.state[name], err_msg=name)
+
+
+def test_demo_names_a_winner():
+    res = runner.invoke(app, ["demo"])
+    assert res.exit_code == 0, res.output
+    assert "winner" in res.output
+    assert "4 players" in res.output and "6 players" in res.output
+    assert "Round 1" in res.output
+
+
+def test_run_demo_results():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ripmarket_env.demo import run_demo
+
+    games = run_demo([4], [3, 4], Console(file=StringIO(), width=100))
+    assert len(games) == 2
+    for g in games:
+        assert g["winners"] and all(0 <= q < 4 for q in g["winners"])
+        assert abs(sum(g["rewards"])) < 1e-5
+        assert g["rounds"] >= 1 and g["steps"] >= g["rounds"]
