@@ -17,7 +17,6 @@ Each configuration is warmed up for about one game per row before it is timed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -71,58 +70,6 @@ def random_play_obs(S, TB, c, steps_per_game, bench_rng, offs, out):
     for g in prange(B):
         _play_obs_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished, offs, out[g])
     return finished
-
-
-# numba's on-disk cache is keyed on this file only: a change to the rules kernels or the
-# observation encoder would otherwise leave a stale compiled loop in the cache.
-_DEPENDENCIES = (
-    "engine/kernels.py",
-    "engine/observation.py",
-    "engine/state.py",
-    "engine/config.py",
-    "cards/registry.py",
-)
-_STAMP = Path(__file__).resolve().parent / "__pycache__" / "bench.random_play_obs.deps"
-
-
-def _dependency_fingerprint() -> str:
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for rel in _DEPENDENCIES:
-        try:
-            h.update((root / rel).read_bytes())
-        except OSError:
-            h.update(rel.encode())
-    return h.hexdigest()
-
-
-def _drop_stale_cache() -> bool:
-    """Flush the cached ``random_play_obs`` if the code it inlines has changed.
-
-    Returns True if the cache was flushed."""
-    fp = _dependency_fingerprint()
-    try:
-        old = _STAMP.read_text().strip()
-    except OSError:
-        old = None
-    if old == fp:
-        return False
-    for fn in (random_play_obs, _play_obs_one):
-        cache = getattr(fn, "_cache", None)
-        if cache is not None and hasattr(cache, "flush"):
-            try:
-                cache.flush()
-            except OSError:  # pragma: no cover - read-only install
-                pass
-    try:
-        _STAMP.parent.mkdir(parents=True, exist_ok=True)
-        _STAMP.write_text(fp + "\n")
-    except OSError:  # pragma: no cover - read-only install
-        pass
-    return True
-
-
-STALE_CACHE_FLUSHED = _drop_stale_cache()
 
 
 # ----------------------------------------------------------------------------------
@@ -264,9 +211,10 @@ def _compile(players: int) -> dict:
     kernels["random_play_obs"] = {
         "first_call_seconds": time.perf_counter() - t0,
         **_kernel_stats(random_play_obs),
-        "stale_cache_flushed": STALE_CACHE_FLUSHED,
     }
     warm = all(k["cache_misses"] == 0 and k["cache_hits"] > 0 for k in kernels.values())
+    import numba
+
     return {
         "compile_seconds": sum(k["first_call_seconds"] for k in kernels.values()),
         "numba_cache_warm": warm,
@@ -274,6 +222,7 @@ def _compile(players: int) -> dict:
             "first-call time of each kernel in this process: numba compile when the on-disk "
             "cache was cold, a cache load when it was warm"
         ),
+        "cache_dir": numba.config.CACHE_DIR or None,
         "kernels": kernels,
     }
 
