@@ -712,7 +712,7 @@ def _factory(style: str) -> Callable[..., HeuristicAgent]:
 
 for _name, _cls in LIVING.items():
     register(_name, _factory(_name),
-             f"{_cls.description} (Ghost style: ghost_style=spiteful|kingmaker|chaotic, default {DEFAULT_GHOST[_name]})")
+             f"{_cls.description} Default Ghost style: {DEFAULT_GHOST[_name]} (ghost_style= to change).")
 
 __all__ = ["CardInfo", "GhostStyle", "HeuristicAgent", "LivingStyle", "RoundModel", "GHOST", "LIVING",
            "DEFAULT_GHOST"]

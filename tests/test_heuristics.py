@@ -228,3 +228,83 @@ def test_greedy_beats_random():
     rewards, _, _ = run_games(seat_agents, 4, range(400))
     win_rate = float((rewards[:, 0] > 0).mean())
     assert win_rate > 0.35, win_rate
+
+
+# ---------------------------------------------------------------------------------
+# Behaviour in arranged situations (state written directly, then observed)
+# ---------------------------------------------------------------------------------
+
+
+def _arranged(num_players=4, *, actor_hand=(), played=None, rule=0, phase=1, hp=None, hand_n=None,
+              shadow_hand=(), alive=None, acted=None, pend_shadow=-1):
+    """An engine whose game 0 is arranged for seat 0 to decide; returns (engine, db)."""
+    # phase codes: 1 play, 5 ghost, 6 choose_victim (ripmarket_env.engine.state.PHASE_NAMES)
+    eng = Engine(RulesConfig(num_players=num_players), batch_size=1)
+    eng.reset([1])
+    db = eng.cards
+    r = eng.state[0]
+    r["order"][:num_players] = np.arange(num_players)
+    r["first_player"] = 0
+    r["actor"] = 0
+    r["phase"] = phase
+    r["rule"] = rule
+    r["hand"][0] = 0
+    for name in actor_hand:
+        r["hand"][0, db.by_name(name).id] += 1
+    r["hand_n"][0] = len(actor_hand)
+    r["shadow_hand"][0] = 0
+    for name in shadow_hand:
+        r["shadow_hand"][0, db.by_name(name).id] += 1
+    r["shadow_n"][0] = len(shadow_hand)
+    r["pend_shadow"] = -1 if pend_shadow == -1 else db.by_name(pend_shadow).id
+    for q, name in (played or {}).items():
+        r["played"][q] = db.by_name(name).id
+        r["acted"][q] = 1
+        r["acquired"][q] = 1
+    for q, v in (hp or {}).items():
+        r["hp"][q] = v
+    for q, v in (hand_n or {}).items():
+        r["hand_n"][q] = v
+    for q, v in (alive or {}).items():
+        r["alive"][q] = v
+    for q, v in (acted or {}).items():
+        r["acted"][q] = v
+    r["acted"][0] = 1
+    r["acquired"][0] = 1 if phase == 1 else 0
+    return eng, db
+
+
+def _act(name, eng, mask_actions, **kw):
+    mask = np.zeros(eng.num_actions, bool)
+    mask[mask_actions] = True
+    return agents.make(name, seed=0, **kw).act(eng.observe([0])[0], mask)
+
+
+def test_greedy_plays_high_survivor_saves_strong_cards():
+    hand = ("Stockpile", "Closer", "Tycoon")
+    played = {1: "Merchant", 2: "Market Crash", 3: "Black Market Deal"}  # 6, 5, 4: I play last
+    eng, db = _arranged(actor_hand=hand, played=played)
+    card = {n: eng.actions.encode("card", db.by_name(n).id) for n in hand}
+    legal = list(card.values())
+    assert _act("greedy", eng, legal) == card["Tycoon"]  # 8 beats Closer's 5 + 2
+    assert _act("survivor", eng, legal) == card["Closer"]  # 7 is safe above 4; Tycoon is saved
+    eng, db = _arranged(actor_hand=hand, played=played, rule=1)  # Low Tide: lowest wins
+    assert _act("greedy", eng, legal) == card["Stockpile"]
+    assert _act("survivor", eng, legal) == card["Stockpile"]
+
+
+def test_ghost_styles_pick_shadow_and_victim():
+    common = dict(alive={0: 0}, hp={0: 0, 1: 2, 2: 1, 3: 2}, hand_n={1: 3, 2: 3, 3: 5},
+                  acted={1: 0, 2: 0, 3: 0})
+    eng, db = _arranged(phase=5, shadow_hand=("Possession", "Blessing of the Meek"), **common)
+    at = eng.actions
+    poss = at.encode("shadow", db.by_name("Possession").id)
+    bless = at.encode("shadow", db.by_name("Blessing of the Meek").id)
+    legal = [at.encode("pass"), poss, bless]
+    assert _act("greedy", eng, legal, ghost_style="spiteful") == poss
+    assert _act("greedy", eng, legal, ghost_style="kingmaker") == bless
+    victims = [at.encode("target", k) for k in (1, 2, 3)]
+    eng, _ = _arranged(phase=6, shadow_hand=("Blessing of the Meek",), pend_shadow="Possession", **common)
+    assert _act("greedy", eng, victims, ghost_style="spiteful") == at.encode("target", 3)  # the leader
+    eng, _ = _arranged(phase=6, shadow_hand=("Possession",), pend_shadow="Blessing of the Meek", **common)
+    assert _act("greedy", eng, victims, ghost_style="kingmaker") == at.encode("target", 2)  # the weakest
