@@ -367,6 +367,7 @@ def run_tournament(
         if workers == 1:
             results = [play_chunk(t, report=bar.advance) for t in tasks]
         else:
+            _warm_up(players, rules)
             results = _run_parallel(tasks, workers, bar, start_method)
     elapsed = time.perf_counter() - t0
     records = sorted((g for chunk in results for g in chunk), key=lambda g: g["game"])
@@ -378,6 +379,17 @@ def run_tournament(
         result.out = Path(out)
         write_report(result, result.out)
     return result
+
+
+def _warm_up(players: int, rules: dict[str, Any] | None) -> None:
+    """Compile (or load) the engine kernels once here, so that a stale on-disk numba cache
+    is rebuilt by this process instead of by every worker at the same time."""
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    eng = Engine(RulesConfig(num_players=players, **dict(rules or {})), batch_size=1)
+    eng.reset([0])
+    eng.observe()
+    eng.step([int(np.flatnonzero(eng.legal_mask()[0])[0])])
 
 
 def _run_parallel(tasks, workers: int, bar: "_Progress", start_method: str):
@@ -420,6 +432,7 @@ class _Progress:
 
     def __enter__(self) -> "_Progress":
         if self.enabled:
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -436,6 +449,7 @@ class _Progress:
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
+                console=Console(stderr=True),
                 transient=False,
             )
             self._p.__enter__()
