@@ -2,5 +2,6 @@
 
 from .base import Agent, BaseAgent, RandomAgent, describe, make, names, register
 from . import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
+from . import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "names", "register"]

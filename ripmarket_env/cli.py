@@ -294,5 +294,46 @@ def replay(
 app.command("replay")(replay)
 
 
+def train(
+    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ppo_6p.yaml."),
+    out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
+    total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
+) -> None:
+    """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
+    try:
+        from train.config import ConfigError, config_from_dict, load_config
+        from train.selfplay import train as run_training
+    except ImportError as exc:
+        fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    try:
+        cfg = load_config(config)
+        if total_timesteps is not None or seed is not None:
+            d = cfg.to_dict()
+            if total_timesteps is not None:
+                d["total_timesteps"] = total_timesteps
+            if seed is not None:
+                d["seed"] = seed
+            cfg = config_from_dict(d)
+    except ConfigError as exc:
+        fail(str(exc))
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    summary = run_training(cfg, out, console=console)
+    console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
+                  f"({summary['steps_per_s']:,.0f} steps/s; env {summary['time_env_s']:.0f} s, policy "
+                  f"{summary['time_policy_s']:.0f} s, update {summary['time_update_s']:.0f} s)")
+    console.print(f"checkpoint: {summary['checkpoint']}")
+    fe = summary.get("final_eval")
+    if fe:
+        lo, hi = fe["wilson95"]
+        console.print(f"final evaluation vs the zoo: {fe['wins']:.0f}/{fe['games']} wins = {fe['win_rate']:.1%} "
+                      f"(95% Wilson {lo:.1%}..{hi:.1%})")
+
+
+app.command("train")(train)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,0 +1,92 @@
+"""Trained policies as agents: ``PolicyAgent`` wraps a MaskablePPO policy network.
+
+Shipped checkpoints in ``agents/checkpoints/*.zip`` are registered under their file
+stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is built.
+
+    >>> import agents
+    >>> bot = agents.make("ppo-6p")                    # deterministic (most likely action)
+    >>> bot = agents.make("ppo-6p", deterministic=False, seed=0)
+    >>> from agents.policy import load_agent
+    >>> bot = load_agent("checkpoints/<run>/best.zip")  # any checkpoint (CheckpointError if unusable)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .base import BaseAgent, register
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+class PolicyAgent(BaseAgent):
+    """Acts with a (Maskable) actor-critic policy: masked logits, then argmax
+    (``deterministic``) or a sample drawn with the agent's own seeded generator."""
+
+    def __init__(self, policy, deterministic: bool = True, seed: int | None = None, name: str = "policy",
+                 metadata: dict | None = None):
+        self.policy = policy
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self._seed = seed
+        self.name = name
+        self.metadata = metadata or {}
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        self.rng = np.random.default_rng(self._seed)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            feats = self.policy.extract_features(obs, self.policy.pi_features_extractor)
+            latent = self.policy.mlp_extractor.forward_actor(feats)
+            return self.policy.action_net(latent).numpy()
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        m = np.asarray(action_masks, dtype=bool)
+        if len(m) == 0:
+            return np.zeros(0, np.int64)
+        z = self.logits(observations).astype(np.float64)
+        if not self.deterministic:
+            z = z + self.rng.gumbel(size=z.shape)
+        z[~m] = -np.inf
+        a = z.argmax(axis=1).astype(np.int64)
+        a[~m.any(axis=1)] = -1  # no legal action: a finished game
+        return a
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+def load_agent(path: str | Path, deterministic: bool = True, seed: int | None = None,
+               name: str | None = None) -> PolicyAgent:
+    """A ``PolicyAgent`` from a checkpoint file (``train.checkpoint.CheckpointError`` if unusable)."""
+    from train.checkpoint import load_policy
+
+    policy, meta = load_policy(path)
+    return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=name or Path(path).stem, metadata=meta)
+
+
+def _factory(path: Path):
+    def make(deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+        return load_agent(path, deterministic=deterministic, seed=seed, name=path.stem)
+
+    make.__name__ = f"make_{path.stem.replace('-', '_')}"
+    return make
+
+
+def _register_shipped() -> None:
+    if not CHECKPOINT_DIR.is_dir():
+        return
+    for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
+        register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
+                                      f"(checkpoint agents/checkpoints/{p.name}).")
+
+
+_register_shipped()

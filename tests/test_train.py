@@ -1,0 +1,223 @@
+"""Self-play training: config validation, a tiny ``ripmarket train`` run, the checkpoint
+loaded back as an agent, and checkpoint error cases (layout mismatch, corrupt files)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from train.checkpoint import CheckpointError, read_metadata  # noqa: E402
+from train.config import ConfigError, config_from_dict, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----------------------------------------------------------------------------- config
+def test_shipped_configs_load():
+    for name in ("smoke", "ppo_6p"):
+        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert cfg.exp_name
+        assert cfg.run_name(now=5).startswith(f"{cfg.env_id}__{cfg.exp_name}__{cfg.seed}__")
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"n_envz": 3}, ["n_envz", "allowed keys", "n_envs"]),
+    ({"policy": {"arch": "transformer"}}, ["policy.arch", "mlp", "seat"]),
+    ({"policy": {"widht": 3}}, ["policy.widht", "net_arch"]),
+    ({"league": {"mix": {"self": 1, "bots": 1}}}, ["league.mix.bots", "zoo", "random"]),
+    ({"league": {"zoo": ["greedy", "nobody"]}}, ["league.zoo", "nobody", "survivor"]),
+    ({"num_players": 11}, ["num_players", "<= 10"]),
+    ({"reward_mode": "money"}, ["reward_mode", "win", "placement"]),
+    ({"n_envs": 32, "n_steps": 32, "batch_size": 1000}, ["batch_size", "1024"]),
+    ({"gamma": 1.5}, ["gamma"]),
+    ({"progress": "yes"}, ["progress", "true or false"]),
+])
+def test_config_errors_name_key_and_allowed_values(data, words):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict(data)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_config_yaml_errors(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("seed: [1\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(p)
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_cli_rejects_bad_config(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(yaml.safe_dump({"policy": {"arch": "cnn"}}))
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "train", str(p), "--out", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2
+    assert "policy.arch" in r.stderr and "seat" in r.stderr and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- smoke run
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("smoke")
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "train", str(ROOT / "configs/smoke.yaml"),
+                        "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (run_dir,) = (out / "checkpoints").iterdir()
+    return out, run_dir
+
+
+def test_smoke_run_writes_logs_and_checkpoints(smoke_run):
+    out, run_dir = smoke_run
+    name = run_dir.name
+    env, exp, seed, stamp = name.split("__")
+    assert (env, exp, seed) == ("ripmarket", "smoke", "1") and stamp.isdigit()
+    for tag in ("latest", "best", "final"):
+        assert (run_dir / f"{tag}.zip").is_file()
+    events = list((out / "runs" / name).glob("events.out.tfevents.*"))
+    assert events
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(out / "runs" / name))
+    ea.Reload()
+    tags = ea.Tags()["scalars"]
+    assert "charts/win_rate_vs_zoo" in tags and "charts/SPS" in tags
+    assert any(t.startswith("losses/") for t in tags)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["steps"] >= 2048 and summary["final_eval"]["games"] == 4
+
+
+def test_checkpoint_metadata(smoke_run):
+    _, run_dir = smoke_run
+    meta = read_metadata(run_dir / "final.zip")
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    eng = Engine(RulesConfig(num_players=4))
+    assert meta["card_digest"] == eng.cards.digest
+    assert meta["obs_size"] == eng.obs_size and meta["num_actions"] == eng.num_actions
+    assert meta["num_players"] == [4] and meta["training_steps"] >= 2048
+    assert meta["config"]["exp_name"] == "smoke" and meta["package_version"]
+
+
+def test_checkpoint_plays_as_agent(smoke_run):
+    _, run_dir = smoke_run
+    from agents.policy import load_agent
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    bot = load_agent(run_dir / "final.zip", deterministic=False, seed=3)
+    eng = Engine(RulesConfig(num_players=4), batch_size=3)
+    eng.reset([1, 2, 3])
+    for _ in range(2000):
+        if eng.terminated.all():
+            break
+        obs = eng.observe()
+        acts = bot.act_batch(obs, eng.legal_mask())
+        eng.step(np.where(eng.terminated, -1, acts))  # illegal actions would raise
+    assert eng.terminated.all()
+    # deterministic agents repeat themselves
+    det = load_agent(run_dir / "final.zip")
+    o, m = eng.observe(), np.ones((3, eng.num_actions), bool)
+    np.testing.assert_array_equal(det.act_batch(o, m), det.act_batch(o, m))
+
+
+def test_resume_with_sb3(smoke_run):
+    _, run_dir = smoke_run
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run_dir / "final.zip", device="cpu")
+    assert model.num_timesteps >= 2048
+
+
+# ----------------------------------------------------------------------------- errors
+def _rewrite_meta(src: Path, dst: Path, change) -> None:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "ripmarket.json":
+                meta = json.loads(data)
+                change(meta)
+                data = json.dumps(meta).encode()
+            zout.writestr(item, data)
+
+
+def test_layout_mismatch_names_the_part(smoke_run, tmp_path):
+    from agents.policy import load_agent
+
+    _, run_dir = smoke_run
+
+    def grow_hand(meta):
+        meta["layout"] = [[n, s + 1 if n == "hand" else s, sc] for n, s, sc in meta["layout"]]
+        meta["layout_digest"] = "0000"
+
+    bad = tmp_path / "layout.zip"
+    _rewrite_meta(run_dir / "final.zip", bad, grow_hand)
+    with pytest.raises(CheckpointError, match=r"observation layout differs.*hand"):
+        load_agent(bad)
+
+    def other_cards(meta):
+        meta["card_digest"] = "ab" * 32
+
+    bad2 = tmp_path / "cards.zip"
+    _rewrite_meta(run_dir / "final.zip", bad2, other_cards)
+    with pytest.raises(CheckpointError, match="card database differs"):
+        load_agent(bad2)
+
+    def fewer_actions(meta):
+        meta["num_actions"] -= 1
+
+    bad3 = tmp_path / "actions.zip"
+    _rewrite_meta(run_dir / "final.zip", bad3, fewer_actions)
+    with pytest.raises(CheckpointError, match="action count differs"):
+        load_agent(bad3)
+
+
+def test_corrupt_and_truncated_checkpoints(smoke_run, tmp_path):
+    from agents.policy import load_agent
+
+    _, run_dir = smoke_run
+    raw = (run_dir / "final.zip").read_bytes()
+    cases = {
+        "truncated.zip": raw[: len(raw) // 2],
+        "garbage.zip": b"not a zip at all" * 10,
+        "empty.zip": b"",
+        "flipped.zip": raw[:200] + bytes(b ^ 0xFF for b in raw[200:400]) + raw[400:],
+    }
+    for name, data in cases.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        with pytest.raises(CheckpointError):
+            load_agent(p)
+    with pytest.raises(CheckpointError, match="not found"):
+        load_agent(tmp_path / "missing.zip")
+    plain = tmp_path / "plain.zip"
+    with zipfile.ZipFile(plain, "w") as z:
+        z.writestr("data", "{}")
+    with pytest.raises(CheckpointError, match="not a ripmarket checkpoint"):
+        load_agent(plain)
+
+
+# ----------------------------------------------------------------------------- shipped bot
+def test_shipped_bot_registered_and_plays():
+    import agents
+
+    if not (ROOT / "agents" / "checkpoints" / "ppo-6p.zip").is_file():
+        pytest.skip("no shipped checkpoint")
+    assert "ppo-6p" in agents.names()
+    assert (ROOT / "agents" / "checkpoints" / "ppo-6p.zip").stat().st_size < 5 * 1024 * 1024
+    bot = agents.make("ppo-6p")
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=2)
+    eng.reset([5, 6])
+    a = bot.act_batch(eng.observe(), eng.legal_mask())
+    assert eng.legal_mask()[np.arange(2), a].all()

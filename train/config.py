@@ -1,0 +1,254 @@
+"""Training configuration: one dataclass, one docstring per field, loaded from YAML.
+
+``load_config(path)`` reads a YAML mapping whose keys are the fields below (the
+``league`` and ``policy`` sections are nested mappings). Unknown keys and bad values
+raise ``ConfigError`` naming the key and what it accepts. Fields derived at run time
+(``run_name``, ``batch_size`` checks) are computed by ``TrainConfig.derived()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+POLICY_ARCHS = ("mlp", "seat")
+REWARD_MODES = ("win", "placement")
+LEAGUE_KINDS = ("self", "zoo", "random")
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used (names the key and the allowed values)."""
+
+
+@dataclass
+class PolicyConfig:
+    arch: str = "mlp"
+    """Policy network: "mlp" (SB3's MLP over the flat observation) or "seat" (a per-seat
+    encoder shared across the 10 seat blocks, pooled, plus an MLP over the global pieces)."""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value heads (after the features extractor)."""
+    seat_hidden: int = 64
+    """arch="seat": width of the shared per-seat encoder (two layers)."""
+    global_hidden: int = 128
+    """arch="seat": width of the MLP over the global pieces."""
+
+
+@dataclass
+class LeagueConfig:
+    mix: dict[str, float] = field(default_factory=lambda: {"self": 0.6, "random": 0.3, "zoo": 0.1})
+    """Chance that an opponent seat of a new episode is a frozen past learner ("self"), a
+    zoo heuristic ("zoo") or the random agent ("random"); normalised. Before the first
+    snapshot, the "self" share goes to the current policy's initial snapshot."""
+    zoo: list[str] = field(default_factory=lambda: ["greedy", "survivor", "shark", "hoarder", "trickster"])
+    """Registered agent names drawn (uniformly) for "zoo" seats and used by evaluations."""
+    snapshot_every: int = 100_000
+    """Learner steps between snapshots of the policy into the frozen pool (K)."""
+    pool_size: int = 8
+    """Most recent snapshots kept in the pool (older ones are dropped)."""
+    latest_share: float = 0.5
+    """Of the "self" seats, the share given to the most recent snapshot (the rest uniform
+    over the pool: fictitious self-play)."""
+    deterministic_opponents: bool = False
+    """Frozen policies play their most likely action (True) or sample (False)."""
+
+
+@dataclass
+class TrainConfig:
+    exp_name: str = "ppo"
+    """Experiment name (the ``exp`` part of the run name ``env__exp__seed__time``)."""
+    env_id: str = "ripmarket"
+    """Environment name in the run name."""
+    seed: int = 1
+    """Seeds torch, numpy, Python, the env's deals and the league draws."""
+    num_players: int = 6
+    """Players per game (2..10)."""
+    reward_mode: str = "win"
+    """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
+    total_timesteps: int = 1_000_000
+    """Learner decisions to train for."""
+    n_envs: int = 256
+    """Games in the batched vector env."""
+    n_steps: int = 64
+    """Rollout length per env (a rollout is n_envs * n_steps learner steps)."""
+    batch_size: int = 4096
+    """Minibatch size of the PPO update (must divide n_envs * n_steps)."""
+    n_epochs: int = 2
+    """PPO epochs per rollout."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over total_timesteps."""
+    gamma: float = 0.995
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    torch_threads: int = 1
+    """torch intra-op threads (1 is fastest on a busy 2-core machine)."""
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    """Policy network (see PolicyConfig)."""
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    """Opponent league (see LeagueConfig)."""
+    eval_every: int = 200_000
+    """Learner steps between in-process evaluations (charts/win_rate_vs_zoo); 0 = never."""
+    eval_games: int = 32
+    """Games per in-process evaluation (learner in one seat, zoo agents in the others)."""
+    checkpoint_every: int = 200_000
+    """Learner steps between checkpoints (the latest and the best by evaluation are kept)."""
+    final_eval_games: int = 200
+    """Games of the final evaluation against the zoo; 0 = skip."""
+    progress: bool = True
+    """Show a rich progress bar."""
+
+    # ------------------------------------------------------------------ derived
+    def run_name(self, now: float | None = None) -> str:
+        """``env__exp__seed__time`` (CleanRL's convention)."""
+        return f"{self.env_id}__{self.exp_name}__{self.seed}__{int(now if now is not None else time.time())}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _allowed(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _check_keys(data: dict, cls, where: str) -> None:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where or 'config'}: expected a mapping of keys to values, got {type(data).__name__}")
+    allowed = _allowed(cls)
+    for k in data:
+        if k not in allowed:
+            raise ConfigError(f"unknown key '{where}{k}'; allowed keys: {', '.join(allowed)}")
+
+
+def _bad(key: str, value, allowed: str) -> ConfigError:
+    return ConfigError(f"bad value for {key!r}: {value!r}; allowed: {allowed}")
+
+
+def _int(d: dict, key: str, lo: int, hi: int | None = None, where: str = "") -> None:
+    v = d.get(key)
+    if v is None:
+        return
+    ok = isinstance(v, int) and not isinstance(v, bool) and v >= lo and (hi is None or v <= hi)
+    if not ok:
+        raise _bad(where + key, v, f"an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
+
+
+def _float(d: dict, key: str, lo: float, hi: float, where: str = "", lo_open: bool = False) -> None:
+    v = d.get(key)
+    if v is None:
+        return
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and (v > lo if lo_open else v >= lo) and v <= hi
+    if not ok:
+        raise _bad(where + key, v, f"a number in {'(' if lo_open else '['}{lo}, {hi}]")
+
+
+def _bool(d: dict, key: str, where: str = "") -> None:
+    if key in d and not isinstance(d[key], bool):
+        raise _bad(where + key, d[key], "true or false")
+
+
+def _choice(d: dict, key: str, choices, where: str = "") -> None:
+    if key in d and d[key] not in choices:
+        raise _bad(where + key, d[key], " | ".join(choices))
+
+
+def config_from_dict(data: dict | None) -> TrainConfig:
+    """A validated ``TrainConfig`` from a plain mapping (YAML contents)."""
+    data = dict(data or {})
+    _check_keys(data, TrainConfig, "")
+    pol = data.pop("policy", None) or {}
+    lea = data.pop("league", None) or {}
+    _check_keys(pol, PolicyConfig, "policy.")
+    _check_keys(lea, LeagueConfig, "league.")
+
+    for k in ("exp_name", "env_id"):
+        if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
+            raise _bad(k, data[k], "a non-empty string without '__' or '/'")
+    _int(data, "seed", 0)
+    _int(data, "num_players", 2, 10)
+    _choice(data, "reward_mode", REWARD_MODES)
+    for k in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads"):
+        _int(data, k, 1)
+    for k in ("eval_every", "checkpoint_every", "final_eval_games"):
+        _int(data, k, 0)
+    _int(data, "eval_games", 1)
+    _float(data, "learning_rate", 0.0, 1.0, lo_open=True)
+    _float(data, "gamma", 0.0, 1.0)
+    _float(data, "gae_lambda", 0.0, 1.0)
+    _float(data, "clip_range", 0.0, 1.0, lo_open=True)
+    for k in ("ent_coef", "vf_coef"):
+        _float(data, k, 0.0, 100.0)
+    _float(data, "max_grad_norm", 0.0, 1e6, lo_open=True)
+    for k in ("anneal_lr", "progress"):
+        _bool(data, k)
+
+    _choice(pol, "arch", POLICY_ARCHS, "policy.")
+    if "net_arch" in pol:
+        v = pol["net_arch"]
+        if not (isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v)):
+            raise _bad("policy.net_arch", v, "a list of positive integers, e.g. [256, 256]")
+    _int(pol, "seat_hidden", 1, where="policy.")
+    _int(pol, "global_hidden", 1, where="policy.")
+
+    if "mix" in lea:
+        mix = lea["mix"]
+        if not isinstance(mix, dict):
+            raise _bad("league.mix", mix, f"a mapping of {' | '.join(LEAGUE_KINDS)} to weights")
+        for k, w in mix.items():
+            if k not in LEAGUE_KINDS:
+                raise ConfigError(f"unknown key 'league.mix.{k}'; allowed keys: {', '.join(LEAGUE_KINDS)}")
+            if not (isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0):
+                raise _bad(f"league.mix.{k}", w, "a number >= 0")
+        if sum(mix.values()) <= 0:
+            raise _bad("league.mix", mix, "weights with a positive sum")
+    if "zoo" in lea:
+        import agents
+
+        z = lea["zoo"]
+        known = agents.names()
+        if not (isinstance(z, list) and z and all(isinstance(x, str) for x in z)):
+            raise _bad("league.zoo", z, "a non-empty list of agent names: " + " | ".join(known))
+        for x in z:
+            if x not in known:
+                raise _bad("league.zoo", x, " | ".join(known))
+    _int(lea, "snapshot_every", 1, where="league.")
+    _int(lea, "pool_size", 1, where="league.")
+    _float(lea, "latest_share", 0.0, 1.0, "league.")
+    _bool(lea, "deterministic_opponents", "league.")
+
+    cfg = TrainConfig(**data, policy=PolicyConfig(**pol), league=LeagueConfig(**lea))
+    if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
+        raise _bad("batch_size", cfg.batch_size,
+                   f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
+    if "mix" in lea:
+        cfg.league.mix = {k: float(lea["mix"].get(k, 0.0)) for k in LEAGUE_KINDS}
+    return cfg
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and validate a YAML training config."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    try:
+        return config_from_dict(data)
+    except ConfigError as e:
+        raise ConfigError(f"{p}: {e}") from None

@@ -1,0 +1,481 @@
+"""Self-play training: MaskablePPO on the batched vector env against an opponent league.
+
+    ripmarket train configs/ppo_6p.yaml [--out DIR]
+
+* **League.** Every opponent seat of every new episode is drawn per ``league.mix``: a
+  frozen past learner (``self``), a zoo heuristic (``zoo``) or the random agent. Every
+  ``league.snapshot_every`` learner steps the current policy is copied into a ring of
+  ``pool_size`` frozen snapshots (fictitious self-play: ``latest_share`` of the self
+  seats go to the newest snapshot, the rest uniformly over the pool). The learner plays
+  every phase, Living and Ghost, from a seat drawn per episode.
+* **Policies.** ``policy.arch: mlp`` (SB3's MLP) or ``seat`` (``SeatExtractor``: one small
+  encoder shared by the 10 relative seat blocks of the observation, its outputs
+  concatenated in seat order, plus an MLP over the global pieces).
+* **Logs.** TensorBoard under ``<out>/runs/<run_name>`` (``charts/``: episodic return and
+  length, SPS, time split, win rate vs the zoo; ``losses/``: SB3's PPO losses); checkpoints
+  under ``<out>/checkpoints/<run_name>/`` (``latest.zip``, ``best.zip``, ``final.zip``);
+  the final evaluation against the zoo in ``<out>/checkpoints/<run_name>/final_eval.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.vec_env import VecEnv
+from gymnasium import spaces
+
+from .config import PolicyConfig, TrainConfig
+from .checkpoint import make_metadata, save_checkpoint
+
+
+# ----------------------------------------------------------------------------- networks
+class SeatExtractor(BaseFeaturesExtractor):
+    """Features: MLP(global pieces) ++ [shared seat encoder(seat block k) for k in 0..9].
+
+    The seat blocks are relative to the viewer (block 0 = me), so concatenating the
+    encodings in block order keeps who-is-where, while the encoder weights are shared."""
+
+    def __init__(self, observation_space: spaces.Box, seat_start: int, seat_size: int, n_seats: int,
+                 seat_hidden: int = 64, global_hidden: int = 128):
+        super().__init__(observation_space, global_hidden + n_seats * seat_hidden)
+        self.seat_start, self.seat_size, self.n_seats = seat_start, seat_size, n_seats
+        self.seat = nn.Sequential(nn.Linear(seat_size, seat_hidden), nn.ReLU(),
+                                  nn.Linear(seat_hidden, seat_hidden), nn.ReLU())
+        self.glob = nn.Sequential(nn.Linear(seat_start, global_hidden), nn.ReLU())
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        g = self.glob(obs[:, : self.seat_start])
+        s = obs[:, self.seat_start: self.seat_start + self.n_seats * self.seat_size]
+        s = self.seat(s.reshape(-1, self.n_seats, self.seat_size)).flatten(1)
+        return torch.cat([g, s], dim=1)
+
+
+def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
+    """SB3 ``policy_kwargs`` for a ``PolicyConfig``."""
+    kw: dict[str, Any] = {"net_arch": list(p.net_arch)}
+    if p.arch == "seat":
+        from ripmarket_env.cards.loader import default_cards
+        from ripmarket_env.engine.observation import layout
+        from ripmarket_env.engine.state import MAX_SEATS
+
+        db = default_cards()
+        lay = layout(db.n_living, db.n_shadow)
+        kw["features_extractor_class"] = SeatExtractor
+        kw["features_extractor_kwargs"] = dict(seat_start=lay.seat_start, seat_size=lay.seat_size,
+                                               n_seats=MAX_SEATS, seat_hidden=p.seat_hidden,
+                                               global_hidden=p.global_hidden)
+    return kw
+
+
+# ----------------------------------------------------------------------------- league
+class League:
+    """The opponent pool: random, the zoo, and a ring of frozen learner snapshots."""
+
+    def __init__(self, cfg: TrainConfig, policy_template=None, seed: int = 0):
+        import agents
+        from agents.policy import PolicyAgent
+
+        lc = cfg.league
+        self.mix = np.array([lc.mix.get(k, 0.0) for k in ("self", "zoo", "random")], float)
+        self.mix /= self.mix.sum()
+        self.latest_share = lc.latest_share
+        self.rng = np.random.default_rng(np.random.SeedSequence([seed, 0x1EA6]))
+        self.agents: list = [agents.make("random", seed=seed)]
+        self.names: list[str] = ["random"]
+        self.zoo_ids = []
+        for z in lc.zoo:
+            self.zoo_ids.append(len(self.agents))
+            self.agents.append(agents.make(z))
+            self.names.append(z)
+        self.snap_ids: list[int] = []
+        self.snap_steps: list[int] = []
+        self.latest = -1
+        self.pool_size = lc.pool_size
+        self._template = policy_template
+        self._det = lc.deterministic_opponents
+        self._PolicyAgent = PolicyAgent
+        self._seed = seed
+
+    def add_snapshot(self, policy, steps: int) -> None:
+        """Freeze a copy of ``policy`` into the pool (replacing the oldest when full)."""
+        import copy
+
+        state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        if len(self.snap_ids) < self.pool_size:
+            frozen = copy.deepcopy(policy)
+            frozen.set_training_mode(False)
+            agent = self._PolicyAgent(frozen, deterministic=self._det, seed=self._seed + len(self.agents),
+                                      name=f"snapshot@{steps}")
+            self.snap_ids.append(len(self.agents))
+            self.snap_steps.append(steps)
+            self.agents.append(agent)
+            self.names.append(agent.name)
+            self.latest = len(self.snap_ids) - 1
+        else:
+            slot = int(np.argmin(self.snap_steps))
+            agent = self.agents[self.snap_ids[slot]]
+            agent.policy.load_state_dict(state)
+            agent.name = f"snapshot@{steps}"
+            self.snap_steps[slot] = steps
+            self.latest = slot
+
+    def draw(self, shape) -> np.ndarray:
+        """Agent ids for a (games, opponent seats) block of new episodes."""
+        n = int(np.prod(shape))
+        mix = self.mix.copy()
+        if not self.snap_ids:
+            mix[0] = 0.0
+            if mix.sum() == 0:
+                mix[2] = 1.0
+            mix /= mix.sum()
+        kind = self.rng.choice(3, size=n, p=mix)
+        out = np.zeros(n, np.int64)
+        k_self = kind == 0
+        if k_self.any():
+            m = int(k_self.sum())
+            latest = self.rng.random(m) < self.latest_share
+            pick = self.rng.integers(0, len(self.snap_ids), m)
+            pick[latest] = self.latest
+            out[k_self] = np.asarray(self.snap_ids)[pick]
+        k_zoo = kind == 1
+        if k_zoo.any():
+            if not self.zoo_ids:
+                out[k_zoo] = 0
+            else:
+                out[k_zoo] = np.asarray(self.zoo_ids)[self.rng.integers(0, len(self.zoo_ids), int(k_zoo.sum()))]
+        return out.reshape(shape)
+
+
+def _league_batch_class():
+    from ripmarket_env.engine import kernels as K
+    from ripmarket_env.engine.core import _k
+    from ripmarket_env.vector_env import LearnerBatch, _after_step, _gather, _waiting
+
+    class LeagueBatch(LearnerBatch):
+        """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``."""
+
+        def __init__(self, league: League, *args, **kwargs):
+            self.league = league
+            super().__init__(*args, **kwargs)
+            self.lineup = np.zeros((self.num_envs, self.num_players - 1), np.int64)
+            self.env_time = 0.0
+
+        def _deal(self, games: np.ndarray) -> None:
+            super()._deal(games)
+            self.lineup[games] = self.league.draw((len(games), self.num_players - 1))
+
+        def _play_opponents(self, games, acc) -> None:
+            eng = self.engine
+            S, TB, cfg, offs = _k(eng.state), _k(eng.tables), eng.cfg, eng._offs
+            seat, P, acts = self.seat, self.num_players, self._acts
+            buf_a, buf_b = self._rows_a, self._rows_b
+            rows = self._arange if games is None else games
+            n = _waiting(S, rows, seat, buf_a)
+            use_acc = acc is not None
+            acc = acc if use_acc else self.rewards
+            agents = self.league.agents
+            while n:
+                idx = buf_a[:n]
+                viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
+                _gather(S, TB, cfg, idx, offs, viewers, obs, masks)
+                rel = (viewers - seat[idx]) % P - 1
+                who = self.lineup[idx, rel]
+                chosen = np.empty(n, np.int64)
+                for a in np.unique(who):
+                    sel = np.flatnonzero(who == a)
+                    chosen[sel] = agents[a].act_batch(obs[sel], masks[sel])
+                self._check_opponent_actions(idx, chosen, masks)
+                acts[idx] = chosen
+                K.step_batch(S, TB, cfg, acts)
+                acts[idx] = -1
+                n = _after_step(S, idx, seat, acc, use_acc, buf_b)
+                buf_a, buf_b = buf_b, buf_a
+
+        def step(self, actions):
+            t = time.perf_counter()
+            out = super().step(actions)
+            self.env_time += time.perf_counter() - t
+            return out
+
+    return LeagueBatch
+
+
+def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
+    """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat)."""
+    from ripmarket_env.engine import RulesConfig
+    from ripmarket_env.vector_env import RipMarketVecEnv
+
+    LeagueBatch = _league_batch_class()
+
+    class LeagueVecEnv(RipMarketVecEnv):
+        def __init__(self):
+            self.batch = LeagueBatch(league, cfg.n_envs, None, "random", "random",
+                                     RulesConfig(num_players=cfg.num_players, reward_mode=cfg.reward_mode), seed)
+            self.render_mode = None
+            self.num_players = self.batch.num_players
+            self._actions = None
+            VecEnv.__init__(self, self.batch.num_envs, self.batch.observation_space,
+                            spaces.Discrete(self.batch.num_actions))
+
+    env = LeagueVecEnv()
+    env.seed(seed)
+    return env
+
+
+# ----------------------------------------------------------------------------- evaluation
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (float(c - h), float(c + h))
+
+
+def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
+                    batch: int = 256, progress=None) -> dict[str, Any]:
+    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
+
+    Plays ``games`` games with the engine directly, in batches; a win is a positive final
+    reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
+    rate with its 95% Wilson interval and the per-opponent-kind counts."""
+    import agents as zoo_reg
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
+    opp = [zoo_reg.make(z) for z in zoo]
+    wins = 0.0
+    played = 0
+    rewards = []
+    while played < games:
+        B = min(batch, games - played)
+        eng = Engine(RulesConfig(num_players=num_players), batch_size=B)
+        eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, B)])
+        bot_seat = (np.arange(B) + played) % num_players
+        who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
+        who[np.arange(B), bot_seat] = -1
+        while not eng.terminated.all():
+            actor = eng.current_player()
+            live = actor >= 0
+            obs = eng.observe(np.maximum(actor, 0))
+            masks = eng.legal_mask().copy()
+            acts = np.full(B, -1, np.int64)
+            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -2)
+            for a in np.unique(agent_of):
+                if a == -2:
+                    continue
+                sel = np.flatnonzero(agent_of == a)
+                pol = agent if a == -1 else opp[a]
+                acts[sel] = pol.act_batch(obs[sel], masks[sel])
+            eng.step(acts)
+        r = eng.rewards()[np.arange(B), bot_seat]
+        rewards.extend(r.tolist())
+        wins += float((r > 0).sum())
+        played += B
+        if progress is not None:
+            progress(played)
+    lo, hi = wilson(wins, played)
+    return {"games": played, "wins": wins, "win_rate": wins / played, "wilson95": [lo, hi],
+            "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
+
+
+# ----------------------------------------------------------------------------- logging
+class _Renamer(KVWriter):
+    """SB3's ``train/*`` keys go to ``losses/*`` and ``time/fps`` to ``charts/SPS``."""
+
+    def __init__(self, inner: KVWriter):
+        self.inner = inner
+
+    def write(self, key_values, key_excluded, step=0):
+        kv, ex = {}, {}
+        for k, v in key_values.items():
+            nk = k
+            if k.startswith("train/"):
+                nk = "losses/" + k[len("train/"):]
+            elif k == "time/fps":
+                nk = "charts/SPS_sb3"
+            kv[nk] = v
+            ex[nk] = key_excluded.get(k, ())
+        self.inner.write(kv, ex, step)
+
+    def close(self):
+        self.inner.close()
+
+
+class LeagueCallback(BaseCallback):
+    """Snapshots, evaluations, checkpoints, episode statistics, timing and the progress bar."""
+
+    def __init__(self, cfg: TrainConfig, league: League, ckpt_dir: Path, run_name: str, console=None):
+        super().__init__()
+        self.cfg, self.league, self.ckpt_dir, self.run_name = cfg, league, ckpt_dir, run_name
+        self.next_snap = cfg.league.snapshot_every
+        self.next_eval = cfg.eval_every if cfg.eval_every else None
+        self.next_ckpt = cfg.checkpoint_every if cfg.checkpoint_every else None
+        self.best = -1.0
+        self.history: list[dict] = []
+        self.t_rollout = self.t_train = 0.0
+        self._t0 = self._t_roll_start = self._t_roll_end = None
+        self._ret = None
+        self._len = None
+        self._done_ret: list[float] = []
+        self._done_len: list[int] = []
+        self.progress = None
+        self.console = console
+        self.start_steps = 0
+
+    def _on_training_start(self) -> None:
+        n = self.training_env.num_envs
+        self._ret = np.zeros(n)
+        self._len = np.zeros(n, np.int64)
+        self._t0 = time.perf_counter()
+        self.start_steps = self.model.num_timesteps
+        if self.cfg.progress:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+            self.progress = Progress(TextColumn("[bold]train[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=self.console)
+            self.progress.start()
+            self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
+        self.league.add_snapshot(self.model.policy, 0)
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self._t_roll_end is not None:
+            self.t_train += now - self._t_roll_end
+        self._t_roll_start = now
+
+    def _on_step(self) -> bool:
+        r, d = self.locals["rewards"], self.locals["dones"]
+        self._ret += r
+        self._len += 1
+        if d.any():
+            ix = np.flatnonzero(d)
+            self._done_ret.extend(self._ret[ix].tolist())
+            self._done_len.extend(self._len[ix].tolist())
+            self._ret[ix] = 0
+            self._len[ix] = 0
+        return True
+
+    def _on_rollout_end(self) -> None:
+        now = time.perf_counter()
+        self.t_rollout += now - self._t_roll_start
+        self._t_roll_end = now
+        steps = self.model.num_timesteps
+        lg = self.logger
+        if self._done_ret:
+            lg.record("charts/episodic_return", float(np.mean(self._done_ret)))
+            lg.record("charts/episodic_length", float(np.mean(self._done_len)))
+            lg.record("charts/episodes", len(self._done_ret))
+            self._done_ret, self._done_len = [], []
+        elapsed = now - self._t0
+        env_t = self.training_env.batch.env_time
+        lg.record("charts/SPS", (steps - self.start_steps) / max(elapsed, 1e-9))
+        lg.record("charts/time_env_s", env_t)
+        lg.record("charts/time_policy_s", self.t_rollout - env_t)
+        lg.record("charts/time_update_s", self.t_train)
+        lg.record("charts/pool_size", len(self.league.snap_ids))
+        if steps >= self.next_snap:
+            self.league.add_snapshot(self.model.policy, steps)
+            self.next_snap = steps + self.cfg.league.snapshot_every
+        if self.next_eval is not None and steps >= self.next_eval:
+            wr = self.evaluate()
+            lg.record("charts/win_rate_vs_zoo", wr)
+            self.history.append({"steps": steps, "win_rate_vs_zoo": wr, "time_s": elapsed})
+            if wr > self.best:
+                self.best = wr
+                self.save("best", {"eval_win_rate_vs_zoo": wr, "eval_games": self.cfg.eval_games})
+            self.next_eval = steps + self.cfg.eval_every
+        if self.next_ckpt is not None and steps >= self.next_ckpt:
+            self.save("latest")
+            self.next_ckpt = steps + self.cfg.checkpoint_every
+        if self.progress is not None:
+            self.progress.update(self.task, completed=min(steps, self.cfg.total_timesteps),
+                                 description=f"{self.run_name}  {(steps - self.start_steps) / max(elapsed, 1e-9):,.0f} steps/s"
+                                 + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
+
+    def evaluate(self) -> float:
+        from agents.policy import PolicyAgent
+
+        self.model.policy.set_training_mode(False)
+        agent = PolicyAgent(self.model.policy, deterministic=True, name="learner")
+        res = evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.zoo,
+                              seed=self.cfg.seed + len(self.history) + 1)
+        return float(res["win_rate"])
+
+    def save(self, tag: str, extra: dict | None = None) -> Path:
+        meta = make_metadata(self.cfg.to_dict(), [self.cfg.num_players], self.model.num_timesteps,
+                             {"run_name": self.run_name, "tag": tag, **(extra or {})})
+        return save_checkpoint(self.model, self.ckpt_dir / f"{tag}.zip", meta)
+
+    def _on_training_end(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+# ----------------------------------------------------------------------------- train
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, Any]:
+    """Run one training (see the module docstring); returns a summary dict."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import PolicyAgent
+
+    out = Path(out)
+    seed_everything(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    run_name = cfg.run_name()
+    log_dir = out / "runs" / run_name
+    ckpt_dir = out / "checkpoints" / run_name
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    (ckpt_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1))
+
+    league = League(cfg, seed=cfg.seed)
+    env = make_league_vec_env(cfg, league, cfg.seed)
+    lr = cfg.learning_rate
+    lr_sched = (lambda f: f * lr) if cfg.anneal_lr else lr
+    model = MaskablePPO(
+        "MlpPolicy", env, learning_rate=lr_sched, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
+    )
+    log_dir.mkdir(parents=True, exist_ok=True)
+    model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
+    cb = LeagueCallback(cfg, league, ckpt_dir, run_name, console)
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=cfg.total_timesteps, callback=cb, log_interval=1)
+    wall = time.perf_counter() - t0
+    final = cb.save("final")
+    if cb.best < 0:
+        cb.save("best")
+    summary: dict[str, Any] = {
+        "run_name": run_name, "steps": int(model.num_timesteps), "wall_s": wall,
+        "steps_per_s": model.num_timesteps / wall,
+        "time_env_s": env.batch.env_time, "time_policy_s": cb.t_rollout - env.batch.env_time,
+        "time_update_s": cb.t_train + max(0.0, wall - cb.t_rollout - cb.t_train),
+        "evals": cb.history, "checkpoint": str(final), "log_dir": str(log_dir),
+    }
+    if cfg.final_eval_games:
+        agent = PolicyAgent(model.policy, deterministic=True, name=run_name)
+        res = evaluate_vs_zoo(agent, cfg.num_players, cfg.final_eval_games, cfg.league.zoo, seed=cfg.seed + 10_000)
+        summary["final_eval"] = res
+    (ckpt_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    env.close()
+    return summary
