@@ -1,0 +1,354 @@
+"""RipMarket-v0, the single-agent Gymnasium env: API conformance, phases, rewards, seeding."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import agents
+from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.engine.observation import named_view
+from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction, _piece_bounds, _render_fn
+
+PHASES = ("acquire", "play", "choose_target", "choose_market_slot", "choose_replacement", "ghost",
+          "choose_victim", "game_over")
+GHOST_PHASES = {"ghost", "choose_victim"}
+
+
+def same_state(a: np.ndarray, b: np.ndarray) -> bool:
+    """Engine states equal field by field (copies of the record array leave padding undefined)."""
+    return all(np.array_equal(a[name], b[name]) for name in a.dtype.names)
+
+
+def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def run_episode(env: RipMarketEnv, seed: int, rng: np.random.Generator):
+    """Random learner actions; yields (obs, reward, terminated, info) per step, after the reset."""
+    obs, info = env.reset(seed=seed)
+    steps = [(obs, 0.0, False, info)]
+    terminated = False
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(pick(env.action_masks(), rng))
+        assert truncated is False
+        steps.append((obs, reward, terminated, info))
+    return steps
+
+
+class SeatSpy:
+    """Random opponent that checks it is only ever shown its own seat's view."""
+
+    name = "seat_spy"
+
+    def __init__(self, env: RipMarketEnv, offset: int | None, seed: int = 0):
+        self.env = env
+        self.offset = offset  # seats clockwise from the learner it must sit, None = any
+        self.inner = agents.RandomAgent(seed)
+        self.calls = 0
+
+    def act(self, observation, action_mask):
+        eng = self.env.engine
+        actor = int(eng.state["actor"][0])
+        assert actor != self.env.learner_seat
+        if self.offset is not None:
+            assert (actor - self.env.learner_seat) % self.env.num_players == self.offset
+        np.testing.assert_array_equal(observation, eng.observe([actor])[0])
+        np.testing.assert_array_equal(action_mask, eng.legal_mask()[0])
+        view = named_view(observation, eng.obs_layout)
+        assert view["is_actor"][0] == 1.0
+        self.calls += 1
+        return self.inner.act(observation, action_mask)
+
+    def act_batch(self, observations, action_masks):  # pragma: no cover - the single env uses act
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)])
+
+
+# ---------------------------------------------------------------------------------------
+# Conformance
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.parametrize("seat", [0, "random"])
+def test_gymnasium_and_sb3_env_checkers(players, seat):
+    env = RipMarketEnv(num_players=players, learner_seat=seat)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the checkers warn about anything doubtful
+        warnings.filterwarnings("ignore", message=".*render modes.*spec.*")  # no spec without gym.make
+        gym_check_env(env.unwrapped)
+        sb3_check_env(env)
+
+
+def test_registered_id_and_checker_through_make():
+    env = gymnasium.make(ENV_ID, num_players=4, learner_seat="random")
+    assert env.spec.id == ENV_ID
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(env.unwrapped)
+    obs, info = env.reset(seed=5)
+    mask = env.unwrapped.action_masks()
+    assert env.get_wrapper_attr("action_masks")().tolist() == mask.tolist()
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+    assert obs in env.observation_space
+
+
+def test_spaces_and_info():
+    env = RipMarketEnv(num_players=5)
+    obs, info = env.reset(seed=1)
+    assert isinstance(env.action_space, spaces.Discrete)
+    assert env.action_space.n == env.engine.num_actions
+    assert obs.shape == (env.engine.obs_size,) and obs.dtype == np.float32
+    assert obs in env.observation_space
+    assert info["action_mask"].dtype == bool and info["action_mask"].shape == (env.engine.num_actions,)
+    np.testing.assert_array_equal(info["action_mask"], env.action_masks())
+    assert info["learner_seat"] == 0 and info["game_seed"] == 1
+    assert info["phase"] in PHASES
+
+
+def test_every_observation_piece_has_a_bound():
+    eng = Engine(RulesConfig(num_players=4))
+    unbounded = [p.name for p in eng.obs_layout.pieces
+                 if not np.isfinite(_piece_bounds(p.name, eng.cards)).all()]
+    assert unbounded == [], f"add bounds for these observation pieces in gym_env._piece_bounds: {unbounded}"
+
+
+@pytest.mark.parametrize("rules", [
+    dict(num_players=2), dict(num_players=2, epilogue=True), dict(num_players=3, reward_mode="placement"),
+    dict(num_players=7, ghost_phase="first"), dict(num_players=10),
+])
+def test_observations_stay_in_the_space_under_random_play(rules):
+    env = RipMarketEnv(rules=rules, learner_seat="random")
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        for obs, _, _, _ in run_episode(env, seed, rng):
+            assert obs in env.observation_space, "observation outside the declared Box bounds"
+
+
+def test_action_space_sample_is_legal_and_pickles_as_discrete():
+    env = RipMarketEnv(num_players=4)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    for _ in range(50):
+        a = env.action_space.sample()
+        assert isinstance(a, SampledAction)
+        assert env.action_masks()[a]
+        _, _, terminated, _, _ = env.step(a)
+        if terminated:
+            env.reset()
+    plain = pickle.loads(pickle.dumps(env.action_space))
+    assert type(plain) is spaces.Discrete and plain == env.action_space
+    # With an explicit mask it is gymnasium's sampler.
+    m = np.zeros(env.action_space.n, np.int8)
+    m[3] = 1
+    assert env.action_space.sample(mask=m) == 3
+
+
+def test_sampled_action_drawn_earlier_is_redrawn_legally():
+    env = RipMarketEnv(num_players=4)
+    env.reset(seed=0)
+    a = SampledAction(env.engine.num_actions - 1, 0.99)  # illegal at the first decision
+    obs, *_ = env.step(a)
+    assert obs in env.observation_space
+
+
+# ---------------------------------------------------------------------------------------
+# Illegal actions
+# ---------------------------------------------------------------------------------------
+def test_illegal_action_raises_and_changes_nothing():
+    env = RipMarketEnv(num_players=4)
+    env.reset(seed=2)
+    mask = env.action_masks()
+    illegal = int(np.flatnonzero(~mask)[0])
+    before = env.engine.state.copy()
+    with pytest.raises(ValueError) as err:
+        env.step(illegal)
+    assert isinstance(err.value, IllegalActionError)
+    msg = str(err.value)
+    assert f"illegal action {illegal}" in msg
+    for a in np.flatnonzero(mask):
+        assert str(int(a)) in msg
+    assert same_state(env.engine.state, before)
+    for bad in (-1, env.engine.num_actions, 10_000):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    assert same_state(env.engine.state, before)
+    env.step(int(np.flatnonzero(mask)[0]))  # still playable
+
+
+def test_step_before_reset_and_after_the_end():
+    env = RipMarketEnv(num_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    run_episode(env, 0, np.random.default_rng(0))
+    assert env.action_masks().all()  # nothing to decide once the game is over
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_constructor_errors():
+    with pytest.raises(ValueError, match="learner_seat"):
+        RipMarketEnv(num_players=4, learner_seat=4)
+    with pytest.raises(ValueError, match="learner_seat"):
+        RipMarketEnv(num_players=4, learner_seat="first")
+    with pytest.raises(ValueError, match="opponents"):
+        RipMarketEnv(num_players=4, opponents=["random", "random"])
+    with pytest.raises(KeyError, match="unknown agent"):
+        RipMarketEnv(num_players=4, opponents="nobody")
+    with pytest.raises(TypeError, match="opponent"):
+        RipMarketEnv(num_players=4, opponents=[object()])
+    with pytest.raises(ValueError, match="contradicts"):
+        RipMarketEnv(num_players=4, rules=RulesConfig(num_players=5))
+
+
+# ---------------------------------------------------------------------------------------
+# The learner plays every phase; rewards; opponents' views
+# ---------------------------------------------------------------------------------------
+def test_learner_decides_as_living_player_and_as_ghost():
+    env = RipMarketEnv(num_players=4, learner_seat="random")
+    rng = np.random.default_rng(1)
+    seen: dict[str, int] = {}
+    ghost_obs = []
+    for seed in range(60):
+        for obs, _, terminated, info in run_episode(env, seed, rng):
+            if terminated:
+                assert info["phase"] == "game_over"
+                continue
+            seen[info["phase"]] = seen.get(info["phase"], 0) + 1
+            view = named_view(obs, env.engine.obs_layout)
+            assert view["is_actor"][0] == 1.0  # every decision the learner sees is its own
+            assert view["actor"][0, 0] == 1.0
+            if info["phase"] in GHOST_PHASES:
+                ghost_obs.append(view)
+        if len(ghost_obs) >= 5 and {"acquire", "play"} <= set(seen):
+            break
+    assert {"acquire", "play"} <= set(seen)
+    assert ghost_obs, f"the learner never decided as a Ghost; phases seen: {seen}"
+    for view in ghost_obs:
+        assert view["alive"][0, 0] == 0.0  # seat block 0 is the learner: a Ghost
+        assert view["hp"][0, 0] == 0.0
+
+
+def test_ghost_decisions_for_a_fixed_seat():
+    """Seat 2 is made a Ghost by play: the game is replayed until seat 2 dies, then the
+    env keeps asking seat 2 for Ghost decisions (pass or a Shadow card)."""
+    env = RipMarketEnv(num_players=3, learner_seat=2)
+    rng = np.random.default_rng(7)
+    for seed in range(200):
+        steps = run_episode(env, seed, rng)
+        ghost = [info for _, _, term, info in steps if not term and info["phase"] in GHOST_PHASES]
+        if ghost:
+            mask = ghost[0]["action_mask"]
+            table = env.engine.actions
+            kinds = {table.decode(int(a))[0] for a in np.flatnonzero(mask)}
+            assert kinds <= {"pass", "shadow", "target"}
+            return
+    pytest.fail("seat 2 never decided as a Ghost in 200 games")
+
+
+@pytest.mark.parametrize("players,mode", [(2, "win"), (4, "win"), (5, "placement"), (8, "win")])
+def test_episode_reward_is_the_engine_final_reward_of_the_learner(players, mode):
+    env = RipMarketEnv(rules=dict(num_players=players, reward_mode=mode), learner_seat="random")
+    rng = np.random.default_rng(players)
+
+    for seed in range(6):
+        steps = run_episode(env, seed, rng)
+        rewards = [r for _, r, _, _ in steps[1:]]
+        assert all(r == 0.0 for r in rewards[:-1]), "rewards are paid only when the game ends (R-11.3)"
+        final = env.engine.rewards()[0]
+        assert sum(rewards) == pytest.approx(float(final[env.learner_seat]))
+        assert float(final.sum()) == pytest.approx(0.0, abs=1e-5)
+
+
+def test_opponents_see_only_their_own_seat():
+    env = RipMarketEnv(num_players=4, learner_seat="random")
+    spies = [SeatSpy(env, offset=k + 1, seed=k) for k in range(3)]
+    env.opponents = spies
+    env._shared = False
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        run_episode(env, seed, rng)
+    assert all(s.calls > 0 for s in spies)
+
+
+def test_shared_opponent_and_opponents_by_name():
+    env = RipMarketEnv(num_players=4, opponents="random")
+    assert len(env.opponents) == 1
+    env = RipMarketEnv(num_players=4, opponents=["random", agents.make("random", seed=1), "random"])
+    assert len(env.opponents) == 3
+    spy_env = RipMarketEnv(num_players=5)
+    spy = SeatSpy(spy_env, offset=None)
+    spy_env.opponents = [spy]
+    run_episode(spy_env, 0, np.random.default_rng(0))
+    assert spy.calls > 0
+
+
+# ---------------------------------------------------------------------------------------
+# Seeding
+# ---------------------------------------------------------------------------------------
+def _trajectory(env, seed, actions_seed=0):
+    rng = np.random.default_rng(actions_seed)
+    return [(o.tobytes(), r, t) for o, r, t, _ in run_episode(env, seed, rng)]
+
+
+def test_same_seed_same_episode_whatever_the_global_rng():
+    env = RipMarketEnv(num_players=4, learner_seat="random")
+    a = _trajectory(env, 11)
+    np.random.seed(123)  # global RNG noise must not matter
+    np.random.random(100)
+    b = _trajectory(env, 11)
+    assert a == b
+    assert _trajectory(env, 12) != a
+
+
+def test_reset_seed_deals_the_engine_game_of_that_seed():
+    env = RipMarketEnv(num_players=4, learner_seat=0, opponents=FirstLegal())
+    env.reset(seed=42)
+    eng = Engine(RulesConfig(num_players=4))
+    eng.reset([42])
+    while eng.current_player()[0] != 0:
+        eng.step([int(np.flatnonzero(eng.legal_mask()[0])[0])])
+    assert same_state(eng.state, env.engine.state)
+
+
+def test_unseeded_resets_follow_the_seeded_generator():
+    env = RipMarketEnv(num_players=4, learner_seat="random")
+    env.reset(seed=3)
+    first = [env.reset()[0].tobytes() for _ in range(3)]
+    env.reset(seed=3)
+    assert [env.reset()[0].tobytes() for _ in range(3)] == first
+
+
+class FirstLegal:
+    """Deterministic opponent: the lowest legal action."""
+
+    name = "first_legal"
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+    def act_batch(self, observations, action_masks):
+        return np.asarray(action_masks).argmax(axis=1)
+
+
+# ---------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------
+@pytest.mark.skipif(_render_fn() is None, reason="ripmarket_env.render is not available")
+def test_render_ansi_shows_the_learner_view():
+    env = RipMarketEnv(num_players=3, learner_seat=1, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and text
+
+
+@pytest.mark.skipif(_render_fn() is not None, reason="ripmarket_env.render is available")
+def test_render_modes_need_the_renderer():  # pragma: no cover - depends on the tree
+    assert RipMarketEnv(num_players=3).metadata["render_modes"] == []
+    with pytest.raises(ValueError, match="render"):
+        RipMarketEnv(num_players=3, render_mode="ansi")
