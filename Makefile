@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test soak bench demo clean
+.PHONY: venv test soak bench demo clean browser-deps
 
 venv: $(STAMP)
 
@@ -16,7 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -e ".[all]"
 	touch $(STAMP)
 
-test: venv
+# Debian's Chromium, for the browser test of the web page (tests/test_browser.py).
+browser-deps:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+test: venv browser-deps
 	$(BIN)/python -m pytest -q -n 2
 
 soak: venv

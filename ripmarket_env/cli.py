@@ -294,6 +294,66 @@ def replay(
 app.command("replay")(replay)
 
 
+def play(
+    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (2-10)."),
+    seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
+    opponents: Optional[str] = typer.Option(
+        None, "--opponents", metavar="LIST",
+        help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
+        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
+    ),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
+    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+) -> None:
+    """Play a game in the terminal against the bots (numbered choices at every decision)."""
+    from ripmarket_env.play import SetupError, agent_registry, assign_opponents, play_terminal
+
+    if opponents is None:
+        names = ["greedy", "survivor", "shark", "hoarder", "trickster"][: max(players - 1, 1)]
+    else:
+        names = [n.strip() for n in opponents.split(",") if n.strip()]
+    if seed is not None and seed < 0:
+        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+    try:
+        assign_opponents(players, seat, names, agent_registry().names())
+    except SetupError as exc:
+        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
+        fail(f"{option}: {exc}")
+    if save is not None and save.is_dir():
+        fail(f"--save {save} is a directory; give a file name")
+    try:
+        play_terminal(players, seat, names, seed=seed, save=save, out=typer.echo)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted", err=True)
+        raise typer.Exit(130)
+
+
+app.command("play")(play)
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Interface to listen on (default: loopback only)."),
+    port: int = typer.Option(8000, "--port", metavar="PORT", help="TCP port."),
+    max_games: int = typer.Option(64, "--max-games", metavar="N", help="Games held at once; more get HTTP 429."),
+) -> None:
+    """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn)."""
+    if not 0 <= port <= 65535:
+        fail(f"--port {port} is not allowed; allowed: 0 to 65535")
+    if max_games < 1:
+        fail(f"--max-games {max_games} is not allowed; allowed: positive integers")
+    try:
+        import uvicorn
+
+        from ripmarket_env.server.app import create_app
+    except ImportError as exc:
+        fail(f"the server needs the serve extra ({exc}); install it with: pip install -e '.[serve]'")
+    typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs)", err=True)
+    uvicorn.run(create_app(max_games=max_games), host=host, port=port, log_level="info")
+
+
+app.command("serve")(serve)
+
+
 def train(
     config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ppo_6p.yaml."),
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
