@@ -221,3 +221,17 @@ def test_shipped_bot_registered_and_plays():
     eng.reset([5, 6])
     a = bot.act_batch(eng.observe(), eng.legal_mask())
     assert eng.legal_mask()[np.arange(2), a].all()
+
+
+def test_export_policy_strips_optimizer(smoke_run, tmp_path):
+    from agents.policy import load_agent
+    from train.checkpoint import export_policy
+
+    _, run_dir = smoke_run
+    dst = export_policy(run_dir / "final.zip", tmp_path / "small.zip")
+    assert dst.stat().st_size < (run_dir / "final.zip").stat().st_size
+    assert read_metadata(dst)["optimizer_stripped"] is True
+    a, b = load_agent(run_dir / "final.zip"), load_agent(dst)
+    obs = np.random.default_rng(0).random((4, a.metadata["obs_size"]), dtype=np.float32)
+    masks = np.ones((4, a.metadata["num_actions"]), bool)
+    np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))

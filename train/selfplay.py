@@ -325,7 +325,7 @@ class LeagueCallback(BaseCallback):
         self.next_ckpt = cfg.checkpoint_every if cfg.checkpoint_every else None
         self.best = -1.0
         self.history: list[dict] = []
-        self.t_rollout = self.t_train = 0.0
+        self.t_rollout = self.t_train = self.t_callback = 0.0
         self._t0 = self._t_roll_start = self._t_roll_end = None
         self._ret = None
         self._len = None
@@ -371,7 +371,13 @@ class LeagueCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         now = time.perf_counter()
         self.t_rollout += now - self._t_roll_start
-        self._t_roll_end = now
+        try:
+            self._rollout_end_work(now)
+        finally:
+            self._t_roll_end = time.perf_counter()
+            self.t_callback += self._t_roll_end - now
+
+    def _rollout_end_work(self, now: float) -> None:
         steps = self.model.num_timesteps
         lg = self.logger
         if self._done_ret:
@@ -385,6 +391,7 @@ class LeagueCallback(BaseCallback):
         lg.record("charts/time_env_s", env_t)
         lg.record("charts/time_policy_s", self.t_rollout - env_t)
         lg.record("charts/time_update_s", self.t_train)
+        lg.record("charts/time_eval_checkpoint_s", self.t_callback)
         lg.record("charts/pool_size", len(self.league.snap_ids))
         if steps >= self.next_snap:
             self.league.add_snapshot(self.model.policy, steps)
@@ -459,6 +466,11 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
     log_dir.mkdir(parents=True, exist_ok=True)
     model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
     cb = LeagueCallback(cfg, league, ckpt_dir, run_name, console)
+    t_setup = time.perf_counter()
+    env.reset()  # first deal: compiles the env's uncached kernels once, outside the timings
+    b = env.batch
+    b._encode(np.zeros(1, np.int64), b.seat[:1], np.empty((1, b.obs_size), np.float32))  # terminal-obs kernel
+    setup_s = time.perf_counter() - t_setup
     t0 = time.perf_counter()
     model.learn(total_timesteps=cfg.total_timesteps, callback=cb, log_interval=1)
     wall = time.perf_counter() - t0
@@ -469,7 +481,8 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
         "run_name": run_name, "steps": int(model.num_timesteps), "wall_s": wall,
         "steps_per_s": model.num_timesteps / wall,
         "time_env_s": env.batch.env_time, "time_policy_s": cb.t_rollout - env.batch.env_time,
-        "time_update_s": cb.t_train + max(0.0, wall - cb.t_rollout - cb.t_train),
+        "time_update_s": cb.t_train, "time_eval_checkpoint_s": cb.t_callback,
+        "time_other_s": max(0.0, wall - cb.t_rollout - cb.t_train - cb.t_callback), "setup_s": setup_s,
         "evals": cb.history, "checkpoint": str(final), "log_dir": str(log_dir),
     }
     if cfg.final_eval_games:
