@@ -184,6 +184,7 @@ def _league_batch_class():
             use_acc = acc is not None
             acc = acc if use_acc else self.rewards
             agents = self.league.agents
+            k_step = getattr(self, "_k_step", K.step_batch)  # the serial kernel when numba_threads == 1
             while n:
                 idx = buf_a[:n]
                 viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
@@ -196,7 +197,7 @@ def _league_batch_class():
                     chosen[sel] = agents[a].act_batch(obs[sel], masks[sel])
                 self._check_opponent_actions(idx, chosen, masks)
                 acts[idx] = chosen
-                K.step_batch(S, TB, cfg, acts)
+                k_step(S, TB, cfg, acts)
                 acts[idx] = -1
                 n = _after_step(S, idx, seat, acc, use_acc, buf_b)
                 buf_a, buf_b = buf_b, buf_a
