@@ -58,12 +58,31 @@ class IllegalActionError(ValueError):
         )
 
 
+def _as_int(x, what: str, allowed: str) -> int:
+    """``x`` as a Python int, or a ValueError naming ``what`` and the allowed values."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{what} must be {allowed}, got {x!r}")
+    return int(x)
+
+
 def seed_to_u32(seed: int) -> int:
-    """Fold any integer seed into the engine's 32-bit game seed (stable across runs)."""
-    seed = int(seed)
+    """Fold any non-negative integer seed into the engine's 32-bit game seed (stable across runs)."""
+    seed = _as_int(seed, "seed", "a non-negative integer")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     return int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0])
+
+
+def _raw(state: np.ndarray) -> np.ndarray:
+    """The state's bytes, one row per game (padding included)."""
+    return state.view(np.uint8).reshape(len(state), -1)
+
+
+def _copy_rows(state: np.ndarray, idx) -> np.ndarray:
+    """Copy game rows byte for byte, so a clone's bytes equal the original's."""
+    out = np.empty(len(idx), dtype=state.dtype)
+    _raw(out)[:] = _raw(state)[idx]
+    return out
 
 
 class Engine:
@@ -74,7 +93,8 @@ class Engine:
             rules = RulesConfig()
         if not isinstance(rules, RulesConfig):
             raise TypeError(f"rules must be a RulesConfig, got {type(rules).__name__}")
-        if int(batch_size) < 1:
+        batch_size = _as_int(batch_size, "batch_size", "an integer of at least 1")
+        if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.rules = rules
         self.cards = cards if cards is not None else default_cards()
@@ -86,7 +106,7 @@ class Engine:
         self.obs_layout = layout(self.cards.n_living, self.cards.n_shadow)
         self._offs = self.obs_layout.offset_array()
         self.state: np.ndarray = allocate(self.batch_size, self.cards)
-        self.seeds = np.full(self.batch_size, -1, dtype=np.int64)
+        self.seeds = np.full(self.batch_size, -1, dtype=object)  # Python ints: any size
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -105,12 +125,13 @@ class Engine:
             seeds = [seeds] if len(idx) == 1 else None
             if seeds is None:
                 raise ValueError("reset needs one seed per game")
-        seeds = [int(x) for x in seeds]
+        seeds = list(seeds)
         if len(seeds) != len(idx):
             raise ValueError(f"reset got {len(seeds)} seeds for {len(idx)} games; give one seed per game")
         if len(idx) and (idx.min() < 0 or idx.max() >= self.batch_size):
             raise ValueError(f"game index out of range 0..{self.batch_size - 1}")
-        s32 = np.array([seed_to_u32(x) for x in seeds], dtype=np.int64)
+        s32 = np.array([seed_to_u32(x) for x in seeds], dtype=np.int64)  # validates every seed first
+        seeds = [int(x) for x in seeds]
         (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
             _k(self.state), _k(self.tables), self.cfg, idx, s32
         )
@@ -148,6 +169,10 @@ class Engine:
         Raises ``IllegalActionError`` (and changes nothing) if any action is illegal.
         """
         a = np.asarray(actions)
+        if a.dtype.kind not in "iuf":
+            raise ValueError(
+                f"actions must be integers (one per game, -1 to skip a game), got {list(np.ravel(a))!r}"
+            )
         if a.shape != (self.batch_size,):
             raise ValueError(
                 f"step needs one action per game: expected shape ({self.batch_size},), got {a.shape}"
@@ -176,7 +201,10 @@ class Engine:
         if viewers is None:
             v = np.maximum(self.state["actor"].astype(np.int64), 0)
         else:
-            v = np.asarray(viewers, dtype=np.int64).reshape(-1)
+            v = np.asarray(viewers).reshape(-1)
+            if v.dtype.kind not in "iu":
+                raise ValueError(f"viewer seats must be integers in 0..{self.num_players - 1}, got {v.tolist()!r}")
+            v = v.astype(np.int64)
             if v.shape != (self.batch_size,):
                 raise ValueError(f"observe needs one viewer seat per game ({self.batch_size})")
             if v.min() < 0 or v.max() >= self.num_players:
@@ -194,14 +222,15 @@ class Engine:
         idx = np.arange(self.batch_size) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
         twin = Engine.__new__(Engine)
         twin.__dict__.update(self.__dict__)
-        twin.state = self.state[idx].copy()
+        twin.state = _copy_rows(self.state, idx)
         twin.seeds = self.seeds[idx].copy()
         twin.batch_size = len(idx)
         return twin
 
     def copy_from(self, other: "Engine", dst_games, src_games=slice(None)) -> None:
         """Overwrite some of this engine's games with games of ``other`` (same rules)."""
-        self.state[dst_games] = other.state[src_games]
+        rows = np.arange(len(other.state))[src_games]
+        self.state.view(np.uint8).reshape(len(self.state), -1)[dst_games] = _raw(other.state)[rows]
 
     def describe_action(self, action: int) -> str:
         return self.actions.describe(int(action), self.cards)
