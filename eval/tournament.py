@@ -141,30 +141,10 @@ def import_agent_modules(modules: Sequence[str]) -> None:
 
 
 def agent_registry():
-    """The ``agents`` package with its registry (``names``, ``make``, ``describe``).
-
-    An editable install made before ``agents/__init__.py`` existed maps ``agents`` as a
-    namespace package, whose ``__init__`` (and so the agents it registers) never runs;
-    in that case the package's ``__init__.py`` is loaded explicitly.
-    """
-    import importlib.util
-    import sys
-
+    """The ``agents`` package (its registry: ``make``, ``names``, ``describe``)."""
     import agents
 
-    if hasattr(agents, "names"):
-        return agents
-    for base in list(getattr(agents, "__path__", [])):
-        init = Path(base) / "__init__.py"
-        if init.is_file():
-            spec = importlib.util.spec_from_file_location("agents", init, submodule_search_locations=[str(base)])
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules["agents"] = mod
-            spec.loader.exec_module(mod)
-            return mod
-    import agents.base as fallback  # pragma: no cover
-
-    return fallback  # pragma: no cover
+    return agents
 
 
 def _make_agent(name: str, seed: int):

@@ -43,9 +43,8 @@ def _round_table(eng: Engine, cards: dict, round_num: int, title: str) -> Table:
 
 def play_game(num_players: int, seed: int, console: Console, agent: str = "random") -> dict:
     """Play one game (one agent per seat) and print every resolved round; returns the result."""
-    from eval.tournament import agent_registry  # the ``agents`` package, even from a stale editable install
+    import agents
 
-    agents = agent_registry()
     eng = Engine(RulesConfig(num_players=num_players), batch_size=1)
     eng.reset([seed])
     seats = [agents.make(agent, seed=1000 * seed + q) for q in range(num_players)]

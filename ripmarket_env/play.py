@@ -106,29 +106,10 @@ def assign_opponents(players: int, seat: int, opponents: Sequence[str], known: S
 
 
 def agent_registry():
-    """The ``agents`` package with its registry (``names``, ``make``, ``describe``).
-
-    An editable install made before ``agents/__init__.py`` existed maps ``agents`` as a
-    namespace package whose ``__init__`` never runs; its ``__init__.py`` is then loaded
-    explicitly (as ``eval.tournament.agent_registry`` does).
-    """
-    import importlib.util
-
+    """The ``agents`` package (its registry: ``make``, ``names``, ``describe``)."""
     import agents
 
-    if hasattr(agents, "names"):
-        return agents
-    for base in list(getattr(agents, "__path__", [])):
-        init = Path(base) / "__init__.py"
-        if init.is_file():
-            spec = importlib.util.spec_from_file_location("agents", init, submodule_search_locations=[str(base)])
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules["agents"] = mod
-            spec.loader.exec_module(mod)
-            return mod
-    import agents.base as fallback  # pragma: no cover
-
-    return fallback  # pragma: no cover
+    return agents
 
 
 def _make_bot(name: str, seed: int, rules: RulesConfig):
