@@ -15,7 +15,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import agents
 from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
 from ripmarket_env.engine.observation import named_view
-from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction, _piece_bounds, _render_fn
+from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction, _piece_bounds
 
 PHASES = ("acquire", "play", "choose_target", "choose_market_slot", "choose_replacement", "ghost",
           "choose_victim", "game_over")
@@ -339,16 +339,8 @@ class FirstLegal:
 # ---------------------------------------------------------------------------------------
 # Rendering
 # ---------------------------------------------------------------------------------------
-@pytest.mark.skipif(_render_fn() is None, reason="ripmarket_env.render is not available")
 def test_render_ansi_shows_the_learner_view():
     env = RipMarketEnv(num_players=3, learner_seat=1, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and text
-
-
-@pytest.mark.skipif(_render_fn() is not None, reason="ripmarket_env.render is available")
-def test_render_modes_need_the_renderer():  # pragma: no cover - depends on the tree
-    assert RipMarketEnv(num_players=3).metadata["render_modes"] == []
-    with pytest.raises(ValueError, match="render"):
-        RipMarketEnv(num_players=3, render_mode="ansi")
