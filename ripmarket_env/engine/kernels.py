@@ -135,37 +135,33 @@ def rand_below(r, n):
 # Decks, hands, Market (R-10)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def reshuffle_living(r):
+def shuffle_discard_into(r, deck, discard):
+    """Move every card of ``discard`` (counts per design) into ``deck`` and shuffle it
+    with the game's RNG; returns the new deck size."""
     n = 0
-    for d in range(r.discard.shape[0]):
-        for _ in range(r.discard[d]):
-            r.deck[n] = d
+    for d in range(discard.shape[0]):
+        for _ in range(discard[d]):
+            deck[n] = d
             n += 1
-        r.discard[d] = 0
-    r.discard_n = 0
+        discard[d] = 0
     for i in range(n - 1, 0, -1):
         j = rand_below(r, i + 1)
-        t = r.deck[i]
-        r.deck[i] = r.deck[j]
-        r.deck[j] = t
-    r.deck_n = n
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    return n
+
+
+@njit(**JIT)
+def reshuffle_living(r):
+    r.deck_n = shuffle_discard_into(r, r.deck, r.discard)
+    r.discard_n = 0
 
 
 @njit(**JIT)
 def reshuffle_shadow(r):
-    n = 0
-    for d in range(r.shadow_discard.shape[0]):
-        for _ in range(r.shadow_discard[d]):
-            r.shadow_deck[n] = d
-            n += 1
-        r.shadow_discard[d] = 0
+    r.shadow_deck_n = shuffle_discard_into(r, r.shadow_deck, r.shadow_discard)
     r.shadow_discard_n = 0
-    for i in range(n - 1, 0, -1):
-        j = rand_below(r, i + 1)
-        t = r.shadow_deck[i]
-        r.shadow_deck[i] = r.shadow_deck[j]
-        r.shadow_deck[j] = t
-    r.shadow_deck_n = n
 
 
 @njit(**JIT)
