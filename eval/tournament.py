@@ -165,6 +165,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
 
     import_agent_modules(task.get("agent_modules") or ())
+    observer_factory = _resolve(task["observer"]) if task.get("observer") else None
     if report is None and _PROGRESS_QUEUE is not None:
         queue = _PROGRESS_QUEUE
         report = queue.put
@@ -187,6 +188,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     eng = Engine(rules, batch_size=B)
     eng.reset(seeds)
     pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i)) for i, n in enumerate(names)]
+    observer = observer_factory(eng) if observer_factory is not None else None
     rows = np.arange(B)
     steps = np.zeros(B, dtype=np.int64)
     done_before = 0
@@ -214,6 +216,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
                 )
             actions[sel] = out
         steps += live
+        if observer is not None:
+            observer.before_step(eng, actor, actions)
         try:
             eng.step(actions)
         except IllegalActionError as exc:
@@ -248,7 +252,17 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
                 "rewards": [round(float(x), 6) for x in rewards[g]],
             }
         )
+        if observer is not None:
+            records[-1].update(observer.game_record(eng, g))
     return records
+
+
+def _resolve(path: str):
+    """The object named by ``"package.module:attribute"``."""
+    import importlib
+
+    module, _, attr = str(path).partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 # ----------------------------------------------------------------------------- the tournament
@@ -283,6 +297,8 @@ def run_tournament(
     rules: dict[str, Any] | None = None,
     start_method: str = "spawn",
     agent_modules: Sequence[str] = (),
+    observer: str | None = None,
+    label: str = "tournament",
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -290,6 +306,10 @@ def run_tournament(
     random streams: results depend on it, never on ``workers``). ``rules``: extra
     ``RulesConfig`` fields. ``agent_modules``: modules imported (here and in every worker)
     before the agents are looked up, for agents registered outside the ``agents`` package.
+    ``observer``: ``"module:factory"``; in every chunk ``factory(engine)`` returns an object
+    whose ``before_step(engine, actor, actions)`` sees every step before it is applied and
+    whose ``game_record(engine, game)`` returns extra fields for that game's record (the
+    balance analysis records the cards played this way). ``label``: the progress bar text.
     """
     from .ratings import summarize
 
@@ -326,6 +346,7 @@ def run_tournament(
                 "seed": seed,
                 "rules": dict(rules or {}),
                 "agent_modules": agent_modules,
+                "observer": observer,
             }
         )
     workers = min(workers, len(tasks))
@@ -343,7 +364,7 @@ def run_tournament(
         "agent_modules": agent_modules,
     }
     t0 = time.perf_counter()
-    with _Progress(total, progress, f"tournament ({workers} worker{'s' if workers > 1 else ''})") as bar:
+    with _Progress(total, progress, f"{label} ({workers} worker{'s' if workers > 1 else ''})") as bar:
         if workers == 1:
             results = [play_chunk(t, report=bar.advance) for t in tasks]
         else:

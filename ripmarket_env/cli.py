@@ -113,6 +113,46 @@ def tournament(
 app.command("tournament")(tournament)
 
 
+def balance(
+    players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
+    games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
+    agents_: str = typer.Option(
+        "greedy,survivor,shark,hoarder,trickster", "--agents", metavar="LIST",
+        help="Registered agent names, comma-separated: the players whose games are analysed.",
+    ),
+    seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
+    out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
+    workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    from eval.balance import print_summary, run_balance, validate_balance
+    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
+
+    counts = _int_list(players, "--players", MIN_PLAYERS, MAX_PLAYERS)
+    if len(set(counts)) != len(counts):
+        fail(f"--players {players!r} lists a player count twice; list each count once")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    if games < 1:
+        fail(f"--games {games} is not allowed; allowed: positive integers")
+    if seed < 0:
+        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+    if workers is not None and workers < 1:
+        fail(f"--workers {workers} is not allowed; allowed: positive integers")
+    try:
+        validate_balance(names, counts, games)
+    except ValueError as exc:
+        fail(f"--agents: {exc}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet)
+    print_summary(result)
+    typer.echo(f"report: {out / 'balance.md'}")
+
+
+app.command("balance")(balance)
+
+
 def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
     """Parse "2,4,6" into [2, 4, 6], failing with a message on anything else."""
     try:
@@ -397,3 +437,45 @@ app.command("train")(train)
 
 if __name__ == "__main__":  # pragma: no cover
     app()
+def distill(
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per recorded game (2-10)."),
+    games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record (about 80 decisions each at 6 players)."),
+    seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
+    epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
+    workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
+    out: Path = typer.Option(Path("agents/checkpoints/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo."),
+    recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
+) -> None:
+    """Fit one network imitating every zoo heuristic (fast batch opponents for training)."""
+    try:
+        from train import distill as D
+    except ImportError as exc:
+        fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    if not 2 <= players <= 10:
+        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
+    for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
+        if v < 1:
+            fail(f"{name} {v} is not allowed; allowed: positive integers")
+    if seed < 0:
+        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if recording is not None and recording.is_file():
+        try:
+            data = D.load_decisions(recording)
+        except Exception as exc:
+            fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
+    else:
+        data = D.collect(players, games, seed=seed, workers=workers)
+        if recording is not None:
+            D.save_decisions(data, recording)
+    net, info = D.fit(data, seed=seed, epochs=epochs)
+    info.update({"num_players": players, "games": games, "seed": seed, "decisions": len(data)})
+    D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
+    acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
+    console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
+    console.print(f"distilled zoo: {out}")
+
+
+app.command("distill")(distill)
