@@ -138,6 +138,7 @@ def _write_markdown(result, path: Path) -> Path:
         f"; {st['games_requested']} requested, rounded up to whole sets)",
         f"- seed: {st['seed']}; chunks: {st['chunks']} of up to {st['chunk_sets']} sets; workers: {st['workers']}",
         f"- rules overrides: {st['rules'] or 'none (rulebook defaults)'}",
+        *([f"- agent settings: {st['agent_kwargs']}"] if st.get("agent_kwargs") else []),
         f"- run time: {result.elapsed:.1f} s",
         "",
         "Each deal is replayed with the lineup rotated through every seat (duplicate set). Ratings: "

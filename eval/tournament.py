@@ -147,12 +147,13 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None):
     registry = agent_registry()
+    kwargs = dict(kwargs or {})
     try:
-        return registry.make(name, seed=seed)
+        return registry.make(name, seed=seed, **kwargs)
     except TypeError:  # an agent without a seed argument (deterministic)
-        return registry.make(name)
+        return registry.make(name, **kwargs)
 
 
 def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
@@ -187,7 +188,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     rules = RulesConfig(num_players=P, **dict(task.get("rules") or {}))
     eng = Engine(rules, batch_size=B)
     eng.reset(seeds)
-    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i)) for i, n in enumerate(names)]
+    extra = task.get("agent_kwargs") or {}
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n)) for i, n in enumerate(names)]
     observer = observer_factory(eng) if observer_factory is not None else None
     rows = np.arange(B)
     steps = np.zeros(B, dtype=np.int64)
@@ -299,6 +301,7 @@ def run_tournament(
     agent_modules: Sequence[str] = (),
     observer: str | None = None,
     label: str = "tournament",
+    agent_kwargs: dict[str, dict[str, Any]] | None = None,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -310,6 +313,8 @@ def run_tournament(
     whose ``before_step(engine, actor, actions)`` sees every step before it is applied and
     whose ``game_record(engine, game)`` returns extra fields for that game's record (the
     balance analysis records the cards played this way). ``label``: the progress bar text.
+    ``agent_kwargs``: extra constructor arguments per agent name (e.g.
+    ``{"search": {"budget": 64}}``), recorded in the settings.
     """
     from .ratings import summarize
 
@@ -326,6 +331,9 @@ def run_tournament(
     RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
     if int(chunk_sets) < 1:
         raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")
+    stray = sorted(set(agent_kwargs or {}) - set(names))
+    if stray:
+        raise ValueError(f"agent_kwargs names {stray[0]!r}, which is not in the tournament; allowed: {', '.join(names)}")
     if workers is None:
         workers = os.cpu_count() or 1
     workers = max(1, int(workers))
@@ -347,6 +355,7 @@ def run_tournament(
                 "rules": dict(rules or {}),
                 "agent_modules": agent_modules,
                 "observer": observer,
+                "agent_kwargs": dict(agent_kwargs or {}),
             }
         )
     workers = min(workers, len(tasks))
@@ -363,6 +372,8 @@ def run_tournament(
         "rules": dict(rules or {}),
         "agent_modules": agent_modules,
     }
+    if agent_kwargs:
+        settings["agent_kwargs"] = {k: dict(v) for k, v in agent_kwargs.items()}
     t0 = time.perf_counter()
     with _Progress(total, progress, f"{label} ({workers} worker{'s' if workers > 1 else ''})") as bar:
         if workers == 1:

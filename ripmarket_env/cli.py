@@ -240,17 +240,34 @@ app.command("envdoc")(envdoc)
 
 
 def demo(
-    seeds: str = typer.Option("1", "--seeds", metavar="LIST", help="One game per seed and player count."),
-    players: str = typer.Option("4,6", "--players", metavar="LIST", help="Player counts, comma-separated."),
+    games: int = typer.Option(150, "--games", metavar="N", help="Games of the demo tournament (rounded up to whole duplicate sets)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    budget: int = typer.Option(64, "--budget", metavar="N", help="The search agent's simulations per decision."),
+    out: Path = typer.Option(Path("reports/demo"), "--out", metavar="DIR", help="Directory of the tournament report."),
+    workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count)."),
+    rounds: bool = typer.Option(False, "--rounds", help="Instead: play seeded games between random agents and print them round by round."),
+    seeds: str = typer.Option("1", "--seeds", metavar="LIST", help="With --rounds: one game per seed and player count."),
+    round_players: str = typer.Option("4,6", "--round-players", metavar="LIST", help="With --rounds: player counts, comma-separated."),
 ) -> None:
-    """Play a few seeded games between random agents and print them round by round."""
+    """A short tournament of the agent zoo (random, the heuristics, search): leaderboard and report."""
     from rich.console import Console
 
-    from ripmarket_env.demo import run_demo
+    from ripmarket_env.demo import run_demo, run_tournament_demo
 
-    run_demo(
-        _int_list(players, "--players", 2, 10), _int_list(seeds, "--seeds", 0), Console()
-    )
+    if rounds:
+        run_demo(_int_list(round_players, "--round-players", 2, 10), _int_list(seeds, "--seeds", 0), Console())
+        return
+    if not 2 <= players <= 10:
+        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
+    if games < 1:
+        fail(f"--games {games} is not allowed; allowed: positive integers")
+    if budget < 1:
+        fail(f"--budget {budget} is not allowed; allowed: positive integers")
+    if workers is not None and workers < 1:
+        fail(f"--workers {workers} is not allowed; allowed: positive integers")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    run_tournament_demo(out, games, players, budget, workers=workers, console=Console())
 
 
 app.command("demo")(demo)

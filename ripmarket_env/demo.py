@@ -1,7 +1,13 @@
-"""``ripmarket demo``: a few seeded games between random agents, printed round by round.
+"""``ripmarket demo``: a short tournament of the agent zoo, or games printed round by round.
+
+:func:`run_tournament_demo` (the default of ``ripmarket demo``) plays a short seeded
+tournament of every heuristic style, the random agent and the search agent at a small
+budget (``eval.tournament``: duplicate deals, seat rotation, worker processes), prints
+the leaderboard and writes the full report. :func:`run_demo` (``ripmarket demo --rounds``)
+plays a few seeded games and prints each resolved round.
 
 Each agent sees only what its seat sees (``Engine.observe`` and ``Engine.legal_mask``);
-the printout is the omniscient referee's view of each resolved round.
+the round printout is the omniscient referee's view of each resolved round.
 """
 
 from __future__ import annotations
@@ -92,3 +98,44 @@ def run_demo(players=(4, 6), seeds=(1,), console: Console | None = None) -> list
     """One game per player count and seed."""
     console = console or Console()
     return [play_game(P, s, console) for P in players for s in seeds]
+
+
+#: The zoo of the demo tournament: the random agent, every heuristic style and search.
+DEMO_AGENTS = ("random", "greedy", "survivor", "shark", "hoarder", "trickster", "search")
+DEMO_PLAYERS = 6
+DEMO_GAMES = 150
+DEMO_BUDGET = 64
+
+
+def run_tournament_demo(
+    out="reports/demo",
+    games: int = DEMO_GAMES,
+    players: int = DEMO_PLAYERS,
+    budget: int = DEMO_BUDGET,
+    agents=DEMO_AGENTS,
+    seed: int = 1,
+    workers: int | None = None,
+    console: Console | None = None,
+    progress: bool = True,
+):
+    """Play a short tournament of the zoo (search at ``budget`` simulations per decision),
+    print the leaderboard and the report's location; returns the ``TournamentResult``."""
+    from pathlib import Path
+
+    from eval.report import print_table
+    from eval.tournament import run_tournament
+
+    console = console or Console()
+    names = list(agents)
+    kwargs = {"search": {"budget": int(budget)}} if "search" in names else None
+    console.print(
+        f"[bold]Demo tournament[/]: {', '.join(names)}; {players} players, {games} games, "
+        f"search budget {budget} simulations per decision"
+    )
+    result = run_tournament(
+        names, players, games, seed, workers=workers, out=Path(out), progress=progress,
+        chunk_sets=max(1, -(-games // (players * 2 * (workers or 2)))), agent_kwargs=kwargs, label="demo",
+    )
+    print_table(result, console)
+    console.print(f"[bold]report:[/] {Path(out) / 'report.md'}")
+    return result

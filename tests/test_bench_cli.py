@@ -78,7 +78,7 @@ def test_random_play_obs_encodes_the_deciding_seat_and_plays_the_same_games():
 
 
 def test_demo_names_a_winner():
-    res = runner.invoke(app, ["demo"])
+    res = runner.invoke(app, ["demo", "--rounds"])
     assert res.exit_code == 0, res.output
     assert "winner" in res.output
     assert "4 players" in res.output and "6 players" in res.output
