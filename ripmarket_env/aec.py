@@ -25,7 +25,10 @@ cards. The last living player wins. The full rules are in `docs/RULES.md` (rule 
 
 `env(num_players=4, render_mode=None, rules=None, **rules_kwargs)` builds `raw_env` and
 wraps it in PettingZoo's standard wrappers for classic games (`TerminateIllegalWrapper`
-with `illegal_reward=-1`, `AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`). Rule
+with `illegal_reward=-1`, `AssertOutOfBoundsWrapper`, `OrderEnforcingWrapper`), as
+subclasses that read the game-state attributes (`agents`, `agent_selection`,
+`terminations`, `truncations`, `infos`, `rewards`) straight from the raw env instead of
+through one `__getattr__` per wrapper level; they behave as PettingZoo's own. Rule
 variants are `RulesConfig` fields, given either as `rules=RulesConfig(...)` or as keywords
 (`env(num_players=6, tie_rule="earliest")`).
 
@@ -154,24 +157,94 @@ def env(num_players: int | None = None, render_mode: str | None = None, rules: R
         **rules_kwargs) -> AECEnv:
     """``raw_env`` in PettingZoo's standard wrappers for classic games."""
     e = raw_env(num_players=num_players, render_mode=render_mode, rules=rules, **rules_kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
 
 
-# ------------------------------------------------------------------------------ kernels
-# One-game drivers: the engine's single-game kernels (no thread start-up per step).
-def _reset_one(S, TB, c, seed32):
-    return K.reset_one(S, TB, c, 0, seed32)
+# ------------------------------------------------------------------------------ wrappers
+# PettingZoo's BaseWrapper forwards every attribute it does not hold through __getattr__,
+# one call per wrapper level, and the AEC loop reads agent_selection, agents,
+# terminations, truncations, infos and _cumulative_rewards several times per step. These
+# subclasses of PettingZoo's wrappers read (and write) those attributes straight on the
+# raw env; everything else is PettingZoo's code.
+_STATE_ATTRS = ("agents", "agent_selection", "terminations", "truncations", "infos", "rewards",
+                "_cumulative_rewards")
 
 
-def _step_one(S, TB, c, a):
-    return K.step_one(S, TB, c, 0, a)
+def _direct(name: str) -> property:
+    get = operator.attrgetter(f"_raw_env.{name}")
+
+    def put(self, value):
+        setattr(self._raw_env, name, value)
+
+    return property(get, put)
 
 
-def _read_status(S, c):
-    return K.status_one(S, c, 0)
+def _direct_after_reset(name: str) -> property:
+    get = operator.attrgetter(f"_raw_env.{name}")
+
+    def fetch(self):
+        if self._has_reset:
+            return get(self)
+        return self.__getattr__(name)  # OrderEnforcingWrapper: "cannot be accessed before reset"
+
+    def put(self, value):
+        setattr(self._raw_env, name, value)
+
+    return property(fetch, put)
+
+
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    __doc__ = wrappers.TerminateIllegalWrapper.__doc__
+
+    def __init__(self, env, illegal_reward: float):
+        self._raw_env = env.unwrapped
+        super().__init__(env, illegal_reward)
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    __doc__ = wrappers.AssertOutOfBoundsWrapper.__doc__
+
+    def __init__(self, env):
+        self._raw_env = env.unwrapped
+        super().__init__(env)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    __doc__ = wrappers.OrderEnforcingWrapper.__doc__
+
+    def __init__(self, env):
+        self._raw_env = env.unwrapped
+        super().__init__(env)
+
+
+for _name in _STATE_ATTRS:
+    setattr(TerminateIllegalWrapper, _name, _direct(_name))
+    setattr(AssertOutOfBoundsWrapper, _name, _direct(_name))
+    setattr(OrderEnforcingWrapper, _name, _direct_after_reset(_name))
+del _name
+
+
+class _Discrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers plain Python ints without numpy (the
+    same answer); it compares equal to, and pickles and copies as, a plain ``Discrete(n)``."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._size = int(n)
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return 0 <= x < self._size
+        return super().contains(x)
+
+    def __reduce__(self):
+        return (spaces.Discrete, (int(self.n), int(self.start)))
+
+    def __repr__(self) -> str:
+        return f"Discrete({self.n})"
 
 
 # ------------------------------------------------------------------------------ spaces
@@ -285,7 +358,7 @@ class raw_env(AECEnv, EzPickle):
             })
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(na) for a in self.possible_agents}
+        self.action_spaces = {a: _Discrete(na) for a in self.possible_agents}
         self.game_seed: int | None = None
         self._history: list[int] = []
         self._bind()
@@ -305,6 +378,7 @@ class raw_env(AECEnv, EzPickle):
         self._no_mask = np.zeros(self._na, np.int8)
         self._viewer = np.zeros(1, np.int64)
         self._status = (True, 0, PH_OVER, 0)
+        self._agent_bits = [(a, 1 << i) for i, a in enumerate(self.possible_agents)]
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -325,7 +399,7 @@ class raw_env(AECEnv, EzPickle):
         s32 = seed_to_u32(seed)  # raises on a negative seed
         if self.engine.state is not self._state_ref:
             self._bind()
-        self._status = _reset_one(self._S, self._TB, self._cfg, s32)
+        self._status = K.reset_one(self._S, self._TB, self._cfg, 0, s32)
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []
@@ -334,6 +408,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
+        self._rewards_paid = False
         self._skip_agent_selection = None
         self._sync()
 
@@ -342,8 +417,7 @@ class raw_env(AECEnv, EzPickle):
         done, actor, phase, alive = self._status
         name = PHASE_NAMES[PH_OVER if done else phase]
         self.infos = {
-            a: {"phase": name, "is_ghost": not (alive >> i) & 1, "legal_moves": []}
-            for i, a in enumerate(self.possible_agents)
+            a: {"phase": name, "is_ghost": not alive & bit, "legal_moves": []} for a, bit in self._agent_bits
         }
         if not done:
             agent = self.possible_agents[actor]
@@ -353,7 +427,7 @@ class raw_env(AECEnv, EzPickle):
     def refresh(self) -> None:
         """Re-read the engine after changing ``self.engine.state`` from outside the env."""
         self._bind()
-        self._status = _read_status(self._S, self._cfg)
+        self._status = K.status_one(self._S, self._cfg, 0)
         self._sync()
 
     # ---------------------------------------------------------------- step
@@ -376,17 +450,18 @@ class raw_env(AECEnv, EzPickle):
         if not (0 <= a < self._na and self._mask[a]):
             raise self._illegal(a)
         self._cumulative_rewards[agent] = 0.0
-        self._status = _step_one(self._S, self._TB, self._cfg, a)
+        self._status = K.step_one(self._S, self._TB, self._cfg, 0, a)
         self._history.append(a)
-        if self._status[0]:
+        if self._status[0]:  # the game ended: the only step that pays (R-11.3)
             r = self._step_rewards
             for i, ag in enumerate(self.possible_agents):
                 self.rewards[ag] = float(r[i])
                 self.terminations[ag] = True
-        else:
+            self._accumulate_rewards()
+        elif self._rewards_paid:
             for ag in self.rewards:
                 self.rewards[ag] = 0.0
-        self._accumulate_rewards()
+        self._rewards_paid = self._status[0]
         self._sync()
         if self.render_mode == "human":
             self.render()
@@ -394,14 +469,12 @@ class raw_env(AECEnv, EzPickle):
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        obs = np.empty(self._obs_size, np.float32)
+        obs = np.empty((1, self._obs_size), np.float32)
         self._viewer[0] = seat
-        encode_serial(self._S[0:1], self._TB, self._cfg, self._viewer, self._offs, obs[None, :])
-        if self._status[1] == seat and not self._status[0]:
-            mask = self._mask.copy()
-        else:
-            mask = self._no_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+        encode_serial(self._S, self._TB, self._cfg, self._viewer, self._offs, obs)
+        status = self._status
+        mask = self._mask.copy() if status[1] == seat and not status[0] else self._no_mask.copy()
+        return {"observation": obs[0], "action_mask": mask}
 
     # ---------------------------------------------------------------- render
     def render(self):

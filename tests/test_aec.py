@@ -363,3 +363,41 @@ def test_render_modes_return_what_pettingzoo_expects(capsys):
     e.reset(seed=0)
     assert e.render() is None
     assert "R.I.P. Market" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the wrappers
+def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
+    from gymnasium import spaces
+    from pettingzoo.utils import wrappers
+
+    e = ripmarket_env.env(num_players=4)
+    chain = []
+    w = e
+    while hasattr(w, "env"):
+        chain.append(type(w).__mro__[1])
+        w = w.env
+    assert chain == [wrappers.OrderEnforcingWrapper, wrappers.AssertOutOfBoundsWrapper,
+                     wrappers.TerminateIllegalWrapper]
+    for name in ("agents", "agent_selection", "terminations", "infos", "rewards"):
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            getattr(e, name)
+    e.reset(seed=3)
+    raw = e.unwrapped
+    inner = e.env
+    for name in aec._STATE_ATTRS:
+        assert getattr(e, name) is getattr(raw, name)
+        assert getattr(inner, name) is getattr(raw, name)
+    e.step(raw.infos[raw.agent_selection]["legal_moves"][0])
+    assert e.agent_selection == raw.agent_selection == f"player_{int(raw.engine.state[0]['actor'])}"
+    assert e.infos is raw.infos
+    with pytest.raises(AttributeError, match="private attribute"):
+        e._history  # PettingZoo's rule for private names still holds
+    # The action space answers exactly as Gymnasium's Discrete and stays one.
+    sp = e.action_space("player_0")
+    plain = spaces.Discrete(raw.engine.num_actions)
+    assert sp == plain and repr(sp) == repr(plain)
+    for x in (-1, 0, 5, sp.n - 1, sp.n, 10**30, True, np.int64(3), np.int8(-2), 2.0, "1", None, np.array(4)):
+        assert sp.contains(x) == plain.contains(x), x
+    import pickle
+
+    assert type(pickle.loads(pickle.dumps(sp))) is spaces.Discrete
