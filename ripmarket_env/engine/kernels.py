@@ -64,6 +64,46 @@ from .state import (
 
 JIT = dict(cache=True, nogil=True)
 
+# ----------------------------------------------------------------------------------
+# Event log: rows (kind, seat, a, b) of what each step did; events.py names the kinds
+# (its EVENT_KINDS table lists these codes and what seat, a and b mean).
+# ----------------------------------------------------------------------------------
+EV_FORCED = 1
+EV_ACQUIRE_DECK = 2
+EV_ACQUIRE_MARKET = 3
+EV_PLAY = 4
+EV_REPLACE = 5
+EV_TARGET = 6
+EV_ATTACK = 7
+EV_HIT = 8
+EV_MARKET_TAKE = 9
+EV_MARKET_DISCARD = 10
+EV_MARKET_FLUSH = 11
+EV_DRAW = 12
+EV_RULE = 13
+EV_EXORCISE = 14
+EV_TRIGGER = 15
+EV_DISCARD = 16
+EV_SKIP = 17
+EV_SHADOW_DRAW = 18
+EV_PASS = 19
+EV_HAUNT = 20
+EV_REVEAL = 21
+EV_SCORE = 22
+EV_NO_SCORE = 23
+EV_DEFLECT = 24
+EV_DAMAGE = 25
+EV_DEATH = 26
+EV_FIRST_PLAYER = 27
+EV_ROUND_START = 28
+EV_RESOLVE = 29
+EV_GAME_OVER = 30
+EV_PLACE = 31
+
+END_LAST_ALIVE = 0
+END_ALL_DIED = 1
+END_MAX_ROUNDS = 2
+
 RULE_LOW_TIDE = RULES["low_tide"]
 RULE_EARTHQUAKE = RULES["earthquake"]
 RULE_CULL = RULES["cull"]
@@ -111,6 +151,27 @@ def a_pass(DL):
 @njit(**JIT)
 def a_shadow0(DL):
     return 2 + MAX_MARKET + DL + MAX_SEATS - 1 + MAX_MARKET
+
+
+@njit(**JIT)
+def ev_push(r, kind, seat, a, b):
+    """Append one event row; a full log counts the row in ``ev_lost`` instead."""
+    n = r.ev_n
+    if n < r.ev.shape[0]:
+        r.ev[n, 0] = kind
+        r.ev[n, 1] = seat
+        r.ev[n, 2] = a
+        r.ev[n, 3] = b
+        r.ev_n = n + 1
+    else:
+        r.ev_lost += 1
+
+
+@njit(**JIT)
+def ev_clear(r):
+    """Start a new step's log (only the count is reset)."""
+    r.ev_n = 0
+    r.ev_round = r.round_num + (2 if r.epilogue else 1)
 
 
 # ----------------------------------------------------------------------------------
@@ -238,6 +299,7 @@ def draw_shadow_to_hand(r, p):
     if d >= 0:
         r.shadow_hand[p, d] += 1
         r.shadow_n[p] += 1
+        ev_push(r, EV_SHADOW_DRAW, p, d, 0)
 
 
 @njit(**JIT)
@@ -256,6 +318,7 @@ def discard_random_from_hand(r, p):
         if k < n_d:
             from_hand(r, p, d)
             to_discard(r, d)
+            ev_push(r, EV_DISCARD, p, d, 0)
             return
         k -= n_d
 
@@ -286,6 +349,7 @@ def die(r, c, p):
     r.alive[p] = False
     r.elim[p] = r.elim_counter
     r.death_round[p] = r.round_num
+    ev_push(r, EV_DEATH, p, r.elim_counter, 0)
     draw_shadow_to_hand(r, p)
     draw_shadow_to_hand(r, p)
 
@@ -308,6 +372,23 @@ def lose_hp(r, c, p, amount):
 # Game end and rewards (R-9, R-11)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
+def place2(r, c, p, k):
+    """Twice seat p's place (R-11.2: 1 = winner; ties share the average), k winners."""
+    if r.winners[p]:
+        return k + 1
+    better = k
+    tied = 0
+    for q in range(c[C_P]):
+        if r.winners[q]:
+            continue
+        if r.elim[q] > r.elim[p]:
+            better += 1
+        elif r.elim[q] == r.elim[p]:
+            tied += 1
+    return 2 * better + tied + 1
+
+
+@njit(**JIT)
 def compute_rewards(r, c):
     P = c[C_P]
     k = 0
@@ -324,19 +405,7 @@ def compute_rewards(r, c):
                 r.final_rewards[p] = -1.0 / (P - 1.0)
     else:  # "placement" (R-11.2)
         for p in range(P):
-            if r.winners[p]:
-                place = (k + 1) / 2.0
-            else:
-                better = k
-                tied = 0
-                for q in range(P):
-                    if r.winners[q]:
-                        continue
-                    if r.elim[q] > r.elim[p]:
-                        better += 1
-                    elif r.elim[q] == r.elim[p]:
-                        tied += 1
-                place = better + (tied + 1) / 2.0
+            place = place2(r, c, p, k) / 2.0
             r.final_rewards[p] = 1.0 - 2.0 * (place - 1.0) / (P - 1.0)
 
 
@@ -397,12 +466,22 @@ def begin_round(r, c):
     r.turn = 0
     r.rule = 0
     r.phase = PH_TURN_START
+    ev_push(r, EV_ROUND_START, fp, r.round_num + (2 if r.epilogue else 1), 1 if r.epilogue else 0)
 
 
 @njit(**JIT)
-def end_game(r, T, c):
-    """R-9: rewards from ``winners``; the 2-player epilogue round if enabled (R-9.4)."""
+def end_game(r, T, c, why):
+    """R-9: rewards from ``winners``; the 2-player epilogue round if enabled (R-9.4).
+    ``why`` (END_*) is logged with the placements."""
     compute_rewards(r, c)
+    P = c[C_P]
+    k = 0
+    for p in range(P):
+        if r.winners[p]:
+            k += 1
+    ev_push(r, EV_GAME_OVER, -1, why, k)
+    for p in range(P):
+        ev_push(r, EV_PLACE, p, place2(r, c, p, k), 1 if r.winners[p] else 0)
     # R-9.4: only after a game that ended with one living winner (not a draw or co-winners)
     if c[C_EPILOGUE] == 1 and not r.epilogue and living_count(r, c) == 1:
         r.epilogue = True
@@ -430,18 +509,22 @@ def base_cond(cond, arg, v):
 
 
 @njit(**JIT)
-def op_rule(r, rule):
+def op_rule(r, p, rule):
     r.rule = rule  # R-7.4: the most recent rule change overwrites the slot
+    ev_push(r, EV_RULE, p, rule, 0)
 
 
 @njit(**JIT)
 def op_draw(r, p, n):
     for _ in range(n):
-        draw_to_hand(r, p)
+        d = draw_to_hand(r, p)
+        if d >= 0:
+            ev_push(r, EV_DRAW, p, d, 0)
 
 
 @njit(**JIT)
-def op_market_flush(r, c):
+def op_market_flush(r, c, p):
+    ev_push(r, EV_MARKET_FLUSH, p, 0, 0)
     M = c[C_MARKET]
     for k in range(M):
         if r.market[k] >= 0:
@@ -452,13 +535,15 @@ def op_market_flush(r, c):
 
 
 @njit(**JIT)
-def op_market_discard(r, k):
+def op_market_discard(r, p, k):
+    ev_push(r, EV_MARKET_DISCARD, p, r.market[k], k)
     to_discard(r, r.market[k])
     refill_slot(r, k)
 
 
 @njit(**JIT)
 def op_market_take(r, p, k):
+    ev_push(r, EV_MARKET_TAKE, p, r.market[k], k)
     to_hand(r, p, r.market[k])
     refill_slot(r, k)
 
@@ -466,6 +551,7 @@ def op_market_take(r, p, k):
 @njit(**JIT)
 def op_exorcise(r, p):
     for i in range(r.attached_n[p]):
+        ev_push(r, EV_EXORCISE, p, r.attached[p, i], 0)
         to_shadow_discard(r, r.attached[p, i])
         r.attached[p, i] = -1
         r.fired[p, i] = False
@@ -474,6 +560,8 @@ def op_exorcise(r, p):
 
 @njit(**JIT)
 def op_damage_target(r, c, q, amount):
+    h = r.hp[q] - amount
+    ev_push(r, EV_HIT, q, amount, h if h > 0 else 0)
     if lose_hp(r, c, q, amount) and living_count(r, c) <= 1:
         r.ending = True  # R-9.1: finish this turn, then the game ends
 
@@ -510,11 +598,11 @@ def exec_when_played(r, T, c, p, d, k):
     """Primitives without a choice that act when the card is played (or revealed)."""
     code = T.ops[d, k, 0]
     if code == OP_RULE:
-        op_rule(r, T.ops[d, k, 1])
+        op_rule(r, p, T.ops[d, k, 1])
     elif code == OP_DRAW:
         op_draw(r, p, T.ops[d, k, 1])
     elif code == OP_MARKET_FLUSH:
-        op_market_flush(r, c)
+        op_market_flush(r, c, p)
     elif code == OP_EXORCISE:
         op_exorcise(r, p)
     # score_self, score_board, set_score act at resolution; face_down on the play itself.
@@ -537,7 +625,7 @@ def end_turn(r, T, c):
         r.ending = False
         for p in range(c[C_P]):
             r.winners[p] = r.alive[p]
-        end_game(r, T, c)
+        end_game(r, T, c, END_LAST_ALIVE)
         return
     r.turn += 1
     r.phase = PH_TURN_START
@@ -564,6 +652,7 @@ def turn_start(r, T, c):
         elif r.hand_n[p] > 0:
             r.phase = PH_PLAY
         else:  # R-4.3: nothing to acquire and nothing to play
+            ev_push(r, EV_SKIP, p, 0, 0)
             r.turn += 1
     else:
         if r.shadow_n[p] < c[C_CAP]:  # R-5.1
@@ -587,6 +676,7 @@ def fire_shadow_triggers(r, T, c, p):
             )
             if hit:
                 r.fired[p, i] = True
+                ev_push(r, EV_TRIGGER, p, sd, kind)
                 if kind == TK_DISCARD:
                     for _ in range(amount):
                         discard_random_from_hand(r, p)
@@ -651,6 +741,8 @@ def run_ops(r, T, c):
 
 @njit(**JIT)
 def put_on_table(r, T, c, p, d, face_up):
+    if not face_up:  # a replacement is logged by apply_action
+        ev_push(r, EV_PLAY, p, d, 1 if T.face_down[d] else 0)
     r.played[p] = d
     r.event += 1
     r.play_event[p] = r.event
@@ -753,10 +845,12 @@ def apply_action(r, T, c, a):
     p = r.actor
     if ph == PH_ACQUIRE:  # R-4.1
         if a == A_DECK:
-            draw_to_hand(r, p)
+            d = draw_to_hand(r, p)
+            ev_push(r, EV_ACQUIRE_DECK, p, d, 0)
             r.acquired[p] = ACQ_DECK
         else:
             k = a - A_MARKET0
+            ev_push(r, EV_ACQUIRE_MARKET, p, r.market[k], k)
             r.acq_card[p] = r.market[k]  # public: everyone saw which card was taken
             to_hand(r, p, r.market[k])
             refill_slot(r, k)
@@ -769,6 +863,7 @@ def apply_action(r, T, c, a):
         put_on_table(r, T, c, p, d, False)
     elif ph == PH_REPLACE:  # R-7.9
         d = a - a_play0()
+        ev_push(r, EV_REPLACE, p, d, r.played[p])
         from_hand(r, p, d)
         to_discard(r, r.played[p])
         r.replaced = True
@@ -779,8 +874,10 @@ def apply_action(r, T, c, a):
         k = r.pend_op
         code = T.ops[d, k, 0]
         if code == OP_DAMAGE_TARGET:
+            ev_push(r, EV_ATTACK, p, q, d)
             op_damage_target(r, c, q, T.ops[d, k, 1])
         else:
+            ev_push(r, EV_TARGET, p, q, d)
             r.target[p] = q
         r.pend_op = k + 1
         run_ops(r, T, c)
@@ -791,11 +888,12 @@ def apply_action(r, T, c, a):
         if code == OP_MARKET_TAKE:
             op_market_take(r, p, k)
         else:
-            op_market_discard(r, k)
+            op_market_discard(r, p, k)
         r.pend_op += 1
         run_ops(r, T, c)
     elif ph == PH_GHOST:
         if a == a_pass(DL):
+            ev_push(r, EV_PASS, p, 0, 0)
             end_turn(r, T, c)
         else:
             r.pend_shadow = a - a_shadow0(DL)
@@ -803,6 +901,7 @@ def apply_action(r, T, c, a):
     elif ph == PH_GHOST_TARGET:
         q = (p + a - a_target0(DL) + 1) % P
         sd = r.pend_shadow
+        ev_push(r, EV_HAUNT, p, q, sd)
         r.shadow_hand[p, sd] -= 1
         r.shadow_n[p] -= 1
         i = r.attached_n[q]
@@ -926,6 +1025,7 @@ def final_scores(r, T, c, score, with_shadows, seats):
 @njit(**JIT)
 def resolve_round(r, T, c):
     P = c[C_P]
+    ev_push(r, EV_RESOLVE, -1, r.round_num + (2 if r.epilogue else 1), 1 if r.epilogue else 0)
     # 1. Reveal face-down cards in turn order (R-7.8).
     for i in range(P):
         q = r.order[i]
@@ -934,6 +1034,7 @@ def resolve_round(r, T, c):
             r.event += 1
             r.play_event[q] = r.event
             d = r.played[q]
+            ev_push(r, EV_REVEAL, q, d, 1 if r.alive[q] else 0)
             if r.alive[q]:  # R-6.4: a Ghost's face-down card is revealed but does nothing
                 for k in range(T.nops[d]):
                     exec_when_played(r, T, c, q, d, k)
@@ -958,6 +1059,10 @@ def resolve_round(r, T, c):
         r.last_score[q] = score[q]
         r.last_competed[q] = compete[q]
         r.last_damage[q] = 0
+        if compete[q]:
+            ev_push(r, EV_SCORE, q, r.played[q], score[q])
+        elif r.played[q] >= 0:
+            ev_push(r, EV_NO_SCORE, q, r.played[q], 0)
     r.last_rule = rule
     if r.epilogue:  # R-9.4: display only
         cleanup(r, T, c)
@@ -988,6 +1093,7 @@ def resolve_round(r, T, c):
             if (d >= 0 and not spent[holder] and r.alive[holder] and t >= 0 and r.alive[t]
                     and has_op(T, d, OP_DEFLECT)):
                 spent[holder] = 1
+                ev_push(r, EV_DEFLECT, holder, t, 0)
                 holder = t
             else:
                 break
@@ -997,6 +1103,8 @@ def resolve_round(r, T, c):
         h = r.hp[q] - dmg[q]
         r.hp[q] = h if h > 0 else 0
         r.last_damage[q] = dmg[q]
+        if dmg[q] > 0:
+            ev_push(r, EV_DAMAGE, q, dmg[q], r.hp[q])
     fp = r.first_player
     first_death = True
     for i in range(P):
@@ -1012,7 +1120,7 @@ def resolve_round(r, T, c):
     if nl <= 1:
         for q in range(P):
             r.winners[q] = r.alive[q] if nl == 1 else (died[q] == 1)
-        end_game(r, T, c)
+        end_game(r, T, c, END_LAST_ALIVE if nl == 1 else END_ALL_DIED)
         return
     # 7. First Player token (R-8.6).
     best = -1
@@ -1033,6 +1141,7 @@ def resolve_round(r, T, c):
         q = (best + i) % P
         if r.alive[q]:
             r.first_player = q
+            ev_push(r, EV_FIRST_PLAYER, q, 0, 0)
             break
     # 8. Clean-up and Market refill (R-8.7, R-8.8); next round or the safety cap (R-9.3).
     cleanup(r, T, c)
@@ -1040,7 +1149,7 @@ def resolve_round(r, T, c):
     if r.round_num >= c[C_MAX_ROUNDS]:
         for q in range(P):
             r.winners[q] = r.alive[q]
-        end_game(r, T, c)
+        end_game(r, T, c, END_MAX_ROUNDS)
         return
     begin_round(r, c)
 
@@ -1068,6 +1177,7 @@ def advance(r, T, c):
         if n >= 2:
             return
         if n == 1:
+            ev_push(r, EV_FORCED, r.actor, last, 0)
             apply_action(r, T, c, last)
         else:  # cannot happen: every decision offers an option; end the turn defensively
             end_turn(r, T, c)
@@ -1122,6 +1232,9 @@ def reset_game(r, T, c, seed32):
     r.last_rule = 0
     r.shadow_swings = 0
     r.steps = 0
+    r.ev_n = 0
+    r.ev_round = 1
+    r.ev_lost = 0
     # Shuffle both decks: put every card in its discard, then reshuffle.
     for d in range(T.copies.shape[0]):
         r.discard[d] = T.copies[d]
@@ -1216,7 +1329,10 @@ def first_illegal(S, actions):
 def step_game(r, T, c, a):
     for p in range(r.step_rewards.shape[0]):
         r.step_rewards[p] = 0.0
-    if a < 0 or r.done:
+    if r.done:  # a finished game keeps the log of the step that ended it
+        return
+    ev_clear(r)
+    if a < 0:
         return
     r.steps += 1
     apply_action(r, T, c, a)
@@ -1277,5 +1393,6 @@ def restart_round(S, TB, c, g, first):
     """Start a fresh round of game g with ``first`` as First Player (hand-built states)."""
     r = S[g]
     r.first_player = first
+    ev_clear(r)
     begin_round(r, c)
     advance(r, TB[0], c)

@@ -15,6 +15,10 @@ import numpy as np
 MAX_SEATS = 10
 MAX_MARKET = 4
 MAX_ATTACHED = 9  # at most 9 Ghosts can haunt one player
+# Event log (engine/events.py): rows of (kind, seat, a, b) written during one step. A step
+# holds at most a round's turns plus one resolution (about 130 rows at 10 players in the
+# worst case); rows past the end are counted in ``ev_lost`` instead of written.
+MAX_EVENTS = 256
 
 # Decision phases (what the actor is asked).
 PH_ACQUIRE = 0
@@ -99,6 +103,13 @@ _FIELDS = (
     ("shadow_swings", "b", np.int16, 0),
     ("steps", "b", np.int32, 0),
     ("work", "bwp", np.int64, 0),  # scratch rows for round resolution
+    # Event log of the latest step (events.py): rows (kind, seat, a, b), ev_n of them;
+    # ev_round is the round number (1-based) the step began in; ev_lost counts rows that
+    # did not fit since the game's reset.
+    ("ev", "bEe", np.int16, 0),
+    ("ev_n", "b", np.int16, 0),
+    ("ev_round", "b", np.int16, 0),
+    ("ev_lost", "b", np.int32, 0),
 )
 
 FIELD_NAMES = tuple(f[0] for f in _FIELDS)
@@ -133,6 +144,8 @@ def _dims(db) -> dict:
         "A": num_actions(db.n_living, db.n_shadow),
         "k": db.living_ops.shape[1],
         "o": db.living_ops.shape[2],
+        "E": MAX_EVENTS,
+        "e": 4,
     }
 
 
