@@ -234,3 +234,13 @@ class Engine:
 
     def describe_action(self, action: int) -> str:
         return self.actions.describe(int(action), self.cards)
+
+    def events(self, game: int = 0) -> list:
+        """What game ``game``'s latest step (or reset) did, in order: a list of
+        ``events.Event`` (each with ``text_for(viewer)``; see ``engine/events.py``)."""
+        from .events import decode
+
+        game = _as_int(game, "game", f"a game index in 0..{self.batch_size - 1}")
+        if not 0 <= game < self.batch_size:
+            raise ValueError(f"game must be a game index in 0..{self.batch_size - 1}, got {game}")
+        return decode(self, game)
