@@ -81,9 +81,44 @@ def _factory(path: Path):
     return make
 
 
+#: The shipped distilled zoo (``ripmarket distill``): one network imitating every heuristic.
+DISTILLED_ZOO = CHECKPOINT_DIR / "zoo-bc.pt"
+DISTILLED_STYLES = ("greedy", "survivor", "shark", "hoarder", "trickster")
+_distilled_cache: dict = {}
+
+
+def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: bool = True,
+                   seed: int | None = None):
+    """The imitation of heuristic ``style`` from a distilled-zoo file (``train.distill``)."""
+    from train.checkpoint import CheckpointError
+    from train.distill import DistilledAgent, load
+
+    key = str(Path(path).resolve())
+    if key not in _distilled_cache:
+        _distilled_cache[key] = load(path)
+    net, meta = _distilled_cache[key]
+    if style not in meta["styles"]:
+        raise CheckpointError(f"{path} holds no imitation of {style!r}; it has: {', '.join(meta['styles'])}")
+    return DistilledAgent(net, meta["styles"].index(style), len(meta["styles"]), f"{style}-bc",
+                          deterministic=deterministic, seed=seed)
+
+
+def _distilled_factory(style: str):
+    def make(deterministic: bool = True, seed: int | None = None):
+        return load_distilled(style, DISTILLED_ZOO, deterministic=deterministic, seed=seed)
+
+    make.__name__ = f"make_{style}_bc"
+    return make
+
+
 def _register_shipped() -> None:
     if not CHECKPOINT_DIR.is_dir():
         return
+    if DISTILLED_ZOO.is_file():
+        for style in DISTILLED_STYLES:
+            register(f"{style}-bc", _distilled_factory(style),
+                     f"Network imitating the {style} heuristic (agents/checkpoints/{DISTILLED_ZOO.name}); "
+                     "fast batch opponent for training.")
     for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
         register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
                                       f"(checkpoint agents/checkpoints/{p.name}).")

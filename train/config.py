@@ -1,7 +1,7 @@
 """Training configuration: one dataclass, one docstring per field, loaded from YAML.
 
 ``load_config(path)`` reads a YAML mapping whose keys are the fields below (the
-``league`` and ``policy`` sections are nested mappings). Unknown keys and bad values
+``league``, ``policy`` and ``pretrain`` sections are nested mappings). Unknown keys and bad values
 raise ``ConfigError`` naming the key and what it accepts. Fields derived at run time
 (``run_name``, ``batch_size`` checks) are computed by ``TrainConfig.derived()``.
 """
@@ -45,7 +45,12 @@ class LeagueConfig:
     zoo heuristic ("zoo") or the random agent ("random"); normalised. Before the first
     snapshot, the "self" share goes to the current policy's initial snapshot."""
     zoo: list[str] = field(default_factory=lambda: ["greedy", "survivor", "shark", "hoarder", "trickster"])
-    """Registered agent names drawn (uniformly) for "zoo" seats and used by evaluations."""
+    """Registered agent names drawn (uniformly) for "zoo" seats, e.g. the heuristics or
+    their distilled imitations (``greedy-bc``, ..., see ``ripmarket distill``), which act
+    for a whole batch in one forward pass."""
+    eval_zoo: list[str] = field(default_factory=lambda: ["greedy", "survivor", "shark", "hoarder", "trickster"])
+    """Registered agent names the evaluations draw opponents from (charts/win_rate_vs_zoo
+    and the final evaluation)."""
     snapshot_every: int = 100_000
     """Learner steps between snapshots of the policy into the frozen pool (K)."""
     pool_size: int = 8
@@ -55,6 +60,23 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+
+
+@dataclass
+class PretrainConfig:
+    games: int = 0
+    """Zoo games to record for behaviour-cloning the learner before PPO starts (0 = no
+    pretraining). The games are played by the heuristics (``train.distill.collect``) at
+    the run's player count; the recording is cached under ``<out>/pretrain/``."""
+    seed: int = 7
+    """Seed of the recorded games."""
+    winners_only: bool = True
+    """Clone only the decisions of players who went on to win their game (the value head
+    always learns from every decision's final reward)."""
+    epochs: int = 4
+    """Passes over the recorded decisions."""
+    learning_rate: float = 1e-3
+    """Adam step size of the pretraining."""
 
 
 @dataclass
@@ -101,6 +123,8 @@ class TrainConfig:
     """Policy network (see PolicyConfig)."""
     league: LeagueConfig = field(default_factory=LeagueConfig)
     """Opponent league (see LeagueConfig)."""
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    """Behaviour-cloning warm start from recorded zoo games (see PretrainConfig)."""
     eval_every: int = 200_000
     """Learner steps between in-process evaluations (charts/win_rate_vs_zoo); 0 = never."""
     eval_games: int = 32
@@ -172,8 +196,15 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _check_keys(data, TrainConfig, "")
     pol = data.pop("policy", None) or {}
     lea = data.pop("league", None) or {}
+    pre = data.pop("pretrain", None) or {}
     _check_keys(pol, PolicyConfig, "policy.")
     _check_keys(lea, LeagueConfig, "league.")
+    _check_keys(pre, PretrainConfig, "pretrain.")
+    _int(pre, "games", 0, where="pretrain.")
+    _int(pre, "seed", 0, where="pretrain.")
+    _int(pre, "epochs", 1, where="pretrain.")
+    _bool(pre, "winners_only", "pretrain.")
+    _float(pre, "learning_rate", 0.0, 1.0, "pretrain.", lo_open=True)
 
     for k in ("exp_name", "env_id"):
         if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
@@ -215,22 +246,23 @@ def config_from_dict(data: dict | None) -> TrainConfig:
                 raise _bad(f"league.mix.{k}", w, "a number >= 0")
         if sum(mix.values()) <= 0:
             raise _bad("league.mix", mix, "weights with a positive sum")
-    if "zoo" in lea:
-        import agents
+    for key in ("zoo", "eval_zoo"):
+        if key in lea:
+            import agents
 
-        z = lea["zoo"]
-        known = agents.names()
-        if not (isinstance(z, list) and z and all(isinstance(x, str) for x in z)):
-            raise _bad("league.zoo", z, "a non-empty list of agent names: " + " | ".join(known))
-        for x in z:
-            if x not in known:
-                raise _bad("league.zoo", x, " | ".join(known))
+            z = lea[key]
+            known = agents.names()
+            if not (isinstance(z, list) and z and all(isinstance(x, str) for x in z)):
+                raise _bad(f"league.{key}", z, "a non-empty list of agent names: " + " | ".join(known))
+            for x in z:
+                if x not in known:
+                    raise _bad(f"league.{key}", x, " | ".join(known))
     _int(lea, "snapshot_every", 1, where="league.")
     _int(lea, "pool_size", 1, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
     _bool(lea, "deterministic_opponents", "league.")
 
-    cfg = TrainConfig(**data, policy=PolicyConfig(**pol), league=LeagueConfig(**lea))
+    cfg = TrainConfig(**data, policy=PolicyConfig(**pol), league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre))
     if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")

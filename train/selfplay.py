@@ -418,7 +418,7 @@ class LeagueCallback(BaseCallback):
 
         self.model.policy.set_training_mode(False)
         agent = PolicyAgent(self.model.policy, deterministic=True, name="learner")
-        res = evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.zoo,
+        res = evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.eval_zoo,
                               seed=self.cfg.seed + len(self.history) + 1)
         return float(res["win_rate"])
 
@@ -430,6 +430,27 @@ class LeagueCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+# ----------------------------------------------------------------------------- warm start
+def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
+    """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games (recorded
+    once per player count, game count and seed, then reused from ``<out>/pretrain/``)."""
+    from .distill import collect, load_decisions, pretrain_policy, save_decisions
+
+    p = cfg.pretrain
+    cache = out / "pretrain" / f"zoo{cfg.num_players}p_{p.games}games_seed{p.seed}.npz"
+    t0 = time.perf_counter()
+    if cache.is_file():
+        data = load_decisions(cache)
+    else:
+        data = collect(cfg.num_players, p.games, seed=p.seed, progress=cfg.progress)
+        save_decisions(data, cache)
+    t1 = time.perf_counter()
+    stats = pretrain_policy(policy, data, winners_only=p.winners_only, value=cfg.reward_mode == "win",
+                            epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress)
+    stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1, "recording": str(cache)})
+    return stats
 
 
 # ----------------------------------------------------------------------------- train
@@ -464,6 +485,9 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
         policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
     )
+    pre_stats = None
+    if cfg.pretrain.games:
+        pre_stats = warm_start(model.policy, cfg, out)
     log_dir.mkdir(parents=True, exist_ok=True)
     model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
     cb = LeagueCallback(cfg, league, ckpt_dir, run_name, console)
@@ -486,9 +510,11 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
         "time_other_s": max(0.0, wall - cb.t_rollout - cb.t_train - cb.t_callback), "setup_s": setup_s,
         "evals": cb.history, "checkpoint": str(final), "log_dir": str(log_dir),
     }
+    if pre_stats is not None:
+        summary["pretrain"] = pre_stats
     if cfg.final_eval_games:
         agent = PolicyAgent(model.policy, deterministic=True, name=run_name)
-        res = evaluate_vs_zoo(agent, cfg.num_players, cfg.final_eval_games, cfg.league.zoo, seed=cfg.seed + 10_000)
+        res = evaluate_vs_zoo(agent, cfg.num_players, cfg.final_eval_games, cfg.league.eval_zoo, seed=cfg.seed + 10_000)
         summary["final_eval"] = res
     (ckpt_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     env.close()

@@ -1,0 +1,110 @@
+"""The distilled zoo (train.distill): recording zoo games, behaviour cloning, files, warm start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from train import distill as D  # noqa: E402
+from train.checkpoint import CheckpointError  # noqa: E402
+from train.config import ConfigError, config_from_dict  # noqa: E402
+
+STYLES = ("greedy", "hoarder")
+
+
+@pytest.fixture(scope="module")
+def data() -> D.Decisions:
+    return D.collect(4, 6, styles=STYLES, seed=3, workers=1, chunk=3, progress=False)
+
+
+def test_recording_is_consistent(data):
+    n = len(data)
+    assert n > 50
+    assert data.obs.shape[0] == data.mask.shape[0] == data.style.shape[0] == n
+    # every recorded action is legal, and only real choices are recorded
+    assert data.mask[np.arange(n), data.action].all()
+    assert (data.mask.sum(axis=1) > 1).all()
+    assert set(np.unique(data.style)) <= {0, 1}
+    # R-11.1 win rewards: per game, the deciding seats' rewards are +1 or -1/3 (or co-winner shares)
+    for g in np.unique(data.game):
+        r = data.reward[data.game == g]
+        assert r.min() >= -1 / 3 - 1e-6 and r.max() <= 1 + 1e-6
+
+
+def test_recording_is_seeded(data):
+    again = D.collect(4, 6, styles=STYLES, seed=3, workers=1, chunk=3, progress=False)
+    assert np.array_equal(again.action, data.action) and np.array_equal(again.obs, data.obs)
+    other = D.collect(4, 6, styles=STYLES, seed=4, workers=1, chunk=3, progress=False)
+    assert len(other) != len(data) or not np.array_equal(other.action, data.action)
+
+
+def test_fit_save_load_and_agent(data, tmp_path):
+    net, info = D.fit(data, STYLES, hidden=(32,), epochs=3, batch=64, progress=False)
+    assert set(info["accuracy"]) == set(STYLES)
+    assert all(0.0 <= a <= 1.0 for a in info["accuracy"].values())
+    path = D.save(net, tmp_path / "zoo.pt", STYLES, (32,), info)
+    net2, meta = D.load(path)
+    assert meta["styles"] == list(STYLES) and meta["format"] == D.FORMAT
+    agent = D.DistilledAgent(net2, 1, len(STYLES), "hoarder-bc")
+    acts = agent.act_batch(data.obs[:200].astype(np.float32), data.mask[:200])
+    assert data.mask[np.arange(200), acts].all()
+    same = D.DistilledAgent(net, 1, len(STYLES), "hoarder-bc").act_batch(data.obs[:200].astype(np.float32), data.mask[:200])
+    assert np.array_equal(acts, same)
+    # no legal action (a finished game) gives -1
+    assert agent.act(data.obs[0].astype(np.float32), np.zeros(data.mask.shape[1], bool)) == -1
+
+
+def test_broken_files_give_clear_errors(data, tmp_path):
+    net, info = D.fit(data, STYLES, hidden=(16,), epochs=1, batch=256, progress=False)
+    path = D.save(net, tmp_path / "zoo.pt", STYLES, (16,), info)
+    raw = path.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        D.load(tmp_path / "cut.pt")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        D.load(tmp_path / "missing.pt")
+    import torch
+
+    blob = torch.load(path, weights_only=True)
+    blob["meta"]["layout_digest"] = "0" * 16
+    torch.save(blob, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="layout digest"):
+        D.load(tmp_path / "old.pt")
+
+
+def test_warm_start_raises_the_likelihood_of_winning_decisions(data):
+    from sb3_contrib import MaskablePPO
+
+    from ripmarket_env.vector_env import RipMarketVecEnv
+
+    env = RipMarketVecEnv(num_envs=2, num_players=4)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [32]}, seed=0,
+                        device="cpu")
+    won = np.flatnonzero(data.reward > 0)
+    import torch
+
+    def mean_logp():
+        with torch.no_grad():
+            _, logp, _ = model.policy.evaluate_actions(torch.as_tensor(data.obs[won].astype(np.float32)),
+                                                       torch.as_tensor(data.action[won].astype(np.int64)),
+                                                       action_masks=data.mask[won])
+        return float(logp.mean())
+
+    before = mean_logp()
+    stats = D.pretrain_policy(model.policy, data, epochs=6, batch=128, lr=3e-3, progress=False)
+    assert mean_logp() > before + 0.1
+    assert stats["cloned_decisions"] == len(won)
+    env.close()
+
+
+def test_pretrain_config_is_checked():
+    cfg = config_from_dict({"pretrain": {"games": 10, "epochs": 2}})
+    assert cfg.pretrain.games == 10 and cfg.pretrain.winners_only
+    with pytest.raises(ConfigError, match="pretrain.gamez"):
+        config_from_dict({"pretrain": {"gamez": 10}})
+    with pytest.raises(ConfigError, match="pretrain.epochs"):
+        config_from_dict({"pretrain": {"epochs": 0}})
+    with pytest.raises(ConfigError, match="league.eval_zoo"):
+        config_from_dict({"league": {"eval_zoo": ["nobody"]}})

@@ -1,0 +1,346 @@
+"""Distilled zoo: small networks that imitate the heuristic agents, for fast training opponents.
+
+The heuristics (``agents.heuristics``) decide in pure Python, a few milliseconds per
+decision: fine for tournaments, far too slow to fill the opponent seats of thousands of
+games per second. ``ripmarket distill`` plays games between zoo agents, records every
+decision (observation, mask, action, style) and fits one network to all styles by
+behaviour cloning: the observation and a one-hot of the style go in, masked logits over
+the action space come out. The result is an agent per style (``greedy-bc``,
+``hoarder-bc``, ...) that acts for a whole batch of games in one forward pass.
+
+    ripmarket distill --players 6 --games 4000 --out agents/checkpoints/zoo-bc.pt
+
+The file is a ``torch.save`` dict holding the weights and a metadata block in the
+checkpoint format's terms (observation layout digest, action count, card digest, styles,
+accuracy per style on held-out games); loading it against a different layout fails with
+a message naming what differs, like any checkpoint (``train.checkpoint``).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_STYLES = ("greedy", "survivor", "shark", "hoarder", "trickster")
+FORMAT = "ripmarket-distilled-zoo/1"
+
+
+# ----------------------------------------------------------------------------- data
+@dataclass
+class Decisions:
+    """Recorded decisions: one row each. ``obs`` is stored as float16 (the observation's
+    values are small counts and fractions; float16 keeps them to 3 significant digits)."""
+
+    obs: np.ndarray       # (n, obs_size) float16
+    mask: np.ndarray      # (n, num_actions) bool
+    action: np.ndarray    # (n,) int16
+    style: np.ndarray     # (n,) int8, index into the styles
+    game: np.ndarray      # (n,) int32, game number (for a held-out split by game)
+    reward: np.ndarray    # (n,) float32, the deciding seat's final reward in that game
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    @staticmethod
+    def concat(parts: list[Decisions]) -> Decisions:
+        return Decisions(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                           ("obs", "mask", "action", "style", "game", "reward")))
+
+
+def _collect_chunk(args) -> Decisions:
+    num_players, styles, games, seed, first_game = args
+    import agents
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, first_game, 0xD157]))
+    zoo = [agents.make(s, seed=int(rng.integers(2**31))) for s in styles]
+    eng = Engine(RulesConfig(num_players=num_players), batch_size=games)
+    eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, games)])
+    who = rng.integers(0, len(styles), (games, num_players))
+    rows = np.arange(games)
+    out: list[tuple] = []
+    while not eng.terminated.all():
+        actor = eng.current_player()
+        live = actor >= 0
+        obs = eng.observe(np.maximum(actor, 0))
+        masks = eng.legal_mask()
+        acts = np.full(games, -1, np.int64)
+        style_of = np.where(live, who[rows, np.maximum(actor, 0)], -1)
+        for s in np.unique(style_of[live]):
+            sel = np.flatnonzero(style_of == s)
+            acts[sel] = zoo[s].act_batch(obs[sel], masks[sel])
+        idx = np.flatnonzero(live)
+        # forced decisions (one legal action) teach nothing
+        choice = masks[idx].sum(axis=1) > 1
+        idx = idx[choice]
+        out.append((obs[idx].astype(np.float16), masks[idx].astype(bool), acts[idx].astype(np.int16),
+                    style_of[idx].astype(np.int8), (first_game + idx).astype(np.int32), actor[idx]))
+        eng.step(acts)
+    d = [np.concatenate([o[k] for o in out]) for k in range(6)]
+    final = eng.rewards()  # (games, seats)
+    reward = final[d[4] - first_game, d[5]].astype(np.float32)
+    return Decisions(*d[:5], reward)
+
+
+def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
+            chunk: int = 100, progress: bool = True) -> Decisions:
+    """Play ``games`` games between zoo agents (a style drawn per seat) and record every
+    decision with more than one legal action. Deterministic given the seed and chunk."""
+    from rich.progress import Progress
+
+    jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g) for g in range(0, games, chunk)]
+    parts: list[Decisions] = []
+    with Progress(disable=not progress, transient=False) as bar, ProcessPoolExecutor(workers) as pool:
+        task = bar.add_task(f"distill: playing {games} zoo games at {num_players} players", total=games)
+        for d, job in zip(pool.map(_collect_chunk, jobs), jobs):
+            parts.append(d)
+            bar.advance(task, job[2])
+    return Decisions.concat(parts)
+
+
+# ----------------------------------------------------------------------------- network
+def _net(obs_size: int, n_styles: int, num_actions: int, hidden: list[int]):
+    import torch.nn as nn
+
+    layers: list = []
+    width = obs_size + n_styles
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, num_actions))
+    return nn.Sequential(*layers)
+
+
+def _inputs(obs, style, n_styles: int):
+    import torch
+
+    x = torch.as_tensor(np.asarray(obs, dtype=np.float32))
+    oh = torch.zeros((len(x), n_styles))
+    oh[torch.arange(len(x)), torch.as_tensor(np.asarray(style, dtype=np.int64))] = 1.0
+    return torch.cat([x, oh], dim=1)
+
+
+def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int = 8, batch: int = 1024,
+        lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, progress: bool = True) -> tuple[Any, dict]:
+    """Behaviour cloning: cross-entropy of the masked logits against the recorded action.
+    Games are split into train and held-out sets; returns the network and per-style
+    held-out accuracy (how often the argmax equals the heuristic's choice)."""
+    import torch
+    from rich.progress import Progress
+
+    torch.manual_seed(seed)
+    n_styles, obs_size, num_actions = len(styles), data.obs.shape[1], data.mask.shape[1]
+    net = _net(obs_size, n_styles, num_actions, list(hidden))
+    rng = np.random.default_rng(seed)
+    games = np.unique(data.game)
+    held = set(rng.choice(games, max(1, int(len(games) * holdout)), replace=False).tolist())
+    is_held = np.fromiter((g in held for g in data.game), bool, len(data))
+    tr, te = np.flatnonzero(~is_held), np.flatnonzero(is_held)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * (len(tr) // batch + 1))
+    with Progress(disable=not progress) as bar:
+        task = bar.add_task("distill: fitting", total=epochs * len(tr))
+        for _ in range(epochs):
+            perm = rng.permutation(tr)
+            for k in range(0, len(perm), batch):
+                ix = np.sort(perm[k:k + batch])
+                x = _inputs(data.obs[ix], data.style[ix], n_styles)
+                z = net(x).masked_fill(~torch.as_tensor(data.mask[ix]), -1e9)
+                loss = torch.nn.functional.cross_entropy(z, torch.as_tensor(data.action[ix].astype(np.int64)))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                bar.advance(task, len(ix))
+    acc = accuracy(net, data, te, styles)
+    return net, {"train_decisions": int(len(tr)), "heldout_decisions": int(len(te)), "accuracy": acc}
+
+
+def accuracy(net, data: Decisions, rows: np.ndarray, styles) -> dict[str, float]:
+    import torch
+
+    hits = np.zeros(len(styles))
+    total = np.zeros(len(styles))
+    with torch.no_grad():
+        for k in range(0, len(rows), 4096):
+            ix = rows[k:k + 4096]
+            z = net(_inputs(data.obs[ix], data.style[ix], len(styles))).numpy()
+            z[~data.mask[ix]] = -np.inf
+            ok = z.argmax(1) == data.action[ix]
+            np.add.at(hits, data.style[ix], ok)
+            np.add.at(total, data.style[ix], 1)
+    return {s: float(hits[i] / max(total[i], 1)) for i, s in enumerate(styles)}
+
+
+# ----------------------------------------------------------------------------- files
+def save(net, path: str | Path, styles, hidden, info: dict) -> Path:
+    import torch
+
+    from .checkpoint import _current_facts
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"format": FORMAT, "styles": list(styles), "hidden": list(hidden), **_current_facts(), **info}
+    torch.save({"meta": meta, "state_dict": net.state_dict()}, path)
+    return path
+
+
+def load(path: str | Path):
+    """``(net, meta)`` from a distilled-zoo file; ``CheckpointError`` if missing, corrupt,
+    or made for another observation layout, action count or card set."""
+    import torch
+
+    from .checkpoint import CheckpointError, _current_facts
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"distilled zoo file {path} does not exist")
+    try:
+        blob = torch.load(io.BytesIO(path.read_bytes()), map_location="cpu", weights_only=True)
+        meta, sd = blob["meta"], blob["state_dict"]
+    except Exception as exc:  # torch raises many kinds for damaged files
+        raise CheckpointError(f"{path} is not a readable distilled zoo file (corrupt or truncated): "
+                              f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: format {meta.get('format') if isinstance(meta, dict) else None!r}, "
+                              f"expected {FORMAT!r}")
+    now = _current_facts()
+    for key in ("layout_digest", "num_actions", "card_digest"):
+        if meta.get(key) != now[key]:
+            raise CheckpointError(f"{path} was made for another {key.replace('_', ' ')} "
+                                  f"({meta.get(key)!r}; this version has {now[key]!r}); distill it again")
+    net = _net(now["obs_size"], len(meta["styles"]), now["num_actions"], meta["hidden"])
+    try:
+        net.load_state_dict(sd)
+    except Exception as exc:
+        raise CheckpointError(f"{path}: weights do not fit the network: {exc}") from None
+    net.eval()
+    return net, meta
+
+
+# ----------------------------------------------------------------------------- agent
+class DistilledAgent:
+    """One style of a distilled zoo: masked argmax (or a sample) of the imitation network."""
+
+    def __init__(self, net, style_index: int, n_styles: int, name: str, deterministic: bool = True,
+                 seed: int | None = None):
+        self.net, self.style_index, self.n_styles, self.name = net, style_index, n_styles, name
+        self.deterministic = deterministic
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        self.rng = np.random.default_rng(self._seed)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        m = np.asarray(action_masks, dtype=bool)
+        if len(m) == 0:
+            return np.zeros(0, np.int64)
+        with torch.no_grad():
+            z = self.net(_inputs(observations, np.full(len(m), self.style_index), self.n_styles)).numpy()
+        z = z.astype(np.float64)
+        if not self.deterministic:
+            z = z + self.rng.gumbel(size=z.shape)
+        z[~m] = -np.inf
+        a = z.argmax(axis=1).astype(np.int64)
+        a[~m.any(axis=1)] = -1
+        return a
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+def distill(num_players: int, games: int, out: str | Path, styles=DEFAULT_STYLES, hidden=(256, 256),
+            epochs: int = 8, seed: int = 0, workers: int = 2, progress: bool = True) -> dict:
+    """Collect, fit, save; returns the metadata written (with accuracies and timings)."""
+    t0 = time.perf_counter()
+    data = collect(num_players, games, styles, seed=seed, workers=workers, progress=progress)
+    t1 = time.perf_counter()
+    net, info = fit(data, styles, hidden=hidden, epochs=epochs, seed=seed, progress=progress)
+    t2 = time.perf_counter()
+    info.update({"num_players": num_players, "games": games, "seed": seed, "decisions": len(data),
+                 "collect_s": t1 - t0, "fit_s": t2 - t1})
+    save(net, out, styles, hidden, info)
+    return info
+
+
+# ----------------------------------------------------------------------------- warm start
+def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: bool = True,
+                    epochs: int = 4, batch: int = 2048, lr: float = 1e-3, seed: int = 0,
+                    progress: bool = True) -> dict[str, float]:
+    """Behaviour-clone a MaskablePPO policy on recorded zoo decisions.
+
+    The actor maximises the log-probability of the recorded action (only the decisions of
+    eventual winners when ``winners_only``: a filtered imitation of what worked); the
+    critic regresses every decision's final reward (``value``; the recording's rewards are
+    R-11.1 win rewards). Returns the final-epoch mean losses and the actor's agreement
+    with the cloned decisions."""
+    import torch
+    from rich.progress import Progress
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    won = data.reward > 0
+    rows = np.arange(len(data))
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    policy.set_training_mode(True)
+    stats = {"actor_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
+    with Progress(disable=not progress) as bar:
+        task = bar.add_task("pretrain: cloning zoo winners" if winners_only else "pretrain: cloning the zoo",
+                            total=epochs * len(rows))
+        for ep in range(epochs):
+            perm = rng.permutation(rows)
+            tot = {"a": 0.0, "v": 0.0, "agree": 0.0, "n_a": 0, "n": 0}
+            for k in range(0, len(perm), batch):
+                ix = np.sort(perm[k:k + batch])
+                obs = torch.as_tensor(data.obs[ix].astype(np.float32))
+                acts = torch.as_tensor(data.action[ix].astype(np.int64))
+                masks = data.mask[ix]
+                values, logp, _ = policy.evaluate_actions(obs, acts, action_masks=masks)
+                sel = torch.as_tensor(won[ix]) if winners_only else torch.ones(len(ix), dtype=torch.bool)
+                a_loss = -(logp[sel]).mean() if bool(sel.any()) else logp.sum() * 0.0
+                v_loss = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(data.reward[ix]))
+                loss = a_loss + (0.5 * v_loss if value else 0.0)
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                opt.step()
+                with torch.no_grad():
+                    dist = policy.get_distribution(obs, action_masks=masks)
+                    agree = (dist.distribution.probs.argmax(1) == acts)[sel].float().sum().item()
+                n_a = int(sel.sum())
+                tot["a"] += float(a_loss.detach()) * n_a
+                tot["v"] += float(v_loss.detach()) * len(ix)
+                tot["agree"] += agree
+                tot["n_a"] += n_a
+                tot["n"] += len(ix)
+                bar.advance(task, len(ix))
+            stats = {"actor_loss": tot["a"] / max(tot["n_a"], 1), "value_loss": tot["v"] / max(tot["n"], 1),
+                     "agreement": tot["agree"] / max(tot["n_a"], 1), "epochs": ep + 1,
+                     "decisions": int(tot["n"]), "cloned_decisions": int(tot["n_a"])}
+    policy.set_training_mode(False)
+    return stats
+
+
+def save_decisions(data: Decisions, path: str | Path) -> Path:
+    import dataclasses
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **dataclasses.asdict(data))
+    return path
+
+
+def load_decisions(path: str | Path) -> Decisions:
+    with np.load(path) as z:
+        return Decisions(**{k: z[k] for k in ("obs", "mask", "action", "style", "game", "reward")})
