@@ -318,17 +318,22 @@ def replay(
             console.print(f"  {obj['step']:>4}  {desc}")
         elif "round" in obj:
             title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if obj.get("unobserved"):
-                console.print(f"[yellow]{title}: every decision was forced; no summary kept[/yellow]")
-            else:
-                t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-                for col in ("seat", "score", "damage", "HP after"):
-                    t.add_column(col, justify="right" if col != "seat" else "left")
-                for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
-                    mark = " *" if q == obj["first_player"] else ""
-                    t.add_row(seat_name(q) + mark, "-" if sc is None else str(sc), str(dm),
-                              f"{hp}" if hp > 0 else "0 (Ghost)")
-                console.print(t)
+            if god:  # the round's event log names hidden cards (deck draws, Shadow draws)
+                for line in obj["log"]:
+                    console.print(f"        [dim]{line}[/dim]")
+            t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
+            for col in ("seat", "card", "score", "damage", "HP after"):
+                t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
+            for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+                mark = " *" if q == obj["first_player"] else ""
+                card = obj["cards"][q] or "-"
+                if obj["targets"][q] is not None:
+                    card += f" -> {seat_name(obj['targets'][q])}"
+                if obj["haunted_by"][q]:
+                    card += " · haunted by " + ", ".join(obj["haunted_by"][q])
+                t.add_row(seat_name(q) + mark, card, "-" if sc is None else str(sc), str(dm),
+                          f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
+            console.print(t)
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)

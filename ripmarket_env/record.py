@@ -2,22 +2,29 @@
 
 A record is a text file, one JSON object per line:
 
-1. the header: ``{"format": "ripmarket-record", "version": 1, "rules": {...},
+1. the header: ``{"format": "ripmarket-record", "version": 2, "rules": {...},
    "cards_digest": "...", "seed": 17, "players": 4, "package_version": "0.1.0"}``
    (``rules`` is ``RulesConfig.to_dict()``, ``cards_digest`` the card database's digest);
 2. one line per agent decision: ``{"step": i, "seat": s, "action": a, "desc": "..."}``
    (``desc`` names it in words, hidden cards included: a record is the full game);
-3. after the step that resolved a round, one line per resolved round:
-   ``{"round": k, "scores": [...], "damage": [...], "hp": [...], "rule": "...",
-   "first_player": s}`` (``scores[s]`` is null for a seat that did not compete; ``hp``
-   and ``first_player`` after the round; the 2-player epilogue round carries
-   ``"epilogue": true``);
+3. after the step that resolved a round, one line per resolved round, built from the
+   engine's event log (``engine/events.py``):
+   ``{"round": k, "rule": "...", "cards": [...], "targets": [...], "haunted_by": [[...]],
+   "scores": [...], "damage": [...], "hp": [...], "died": [seats], "first_player": s,
+   "log": ["...", ...]}``: per seat the card on the table at resolution (``Name (value)``,
+   null for none), the seat its choice named (or null) and the Shadow cards attached;
+   ``scores[s]`` is null for a seat that did not compete; ``damage`` is round damage,
+   ``hp`` after the round, ``died`` the seats that died in the resolution,
+   ``first_player`` the holder of the token after the round; ``log`` is every event of
+   the round in words, hidden cards included (a record is the full game). The 2-player
+   epilogue round carries ``"epilogue": true``;
 4. when the game is over: ``{"result": {"winners": [seats], "rewards": [...]}}``.
 
 ``Recorder`` steps a one-game ``Engine`` and writes these lines. ``replay(path)`` re-plays
 the actions from the header's rules and seed and checks every round summary and the
 result against the file; any difference, an unknown format or version, a card database
 other than the current one, or a malformed line raises ``RecordError`` naming the line.
+Version 1 records (round lines with scores, damage and HP only) are not read.
 """
 
 from __future__ import annotations
@@ -31,10 +38,11 @@ import numpy as np
 from .cards.loader import CardDB, default_cards
 from .engine.config import ConfigError, RulesConfig
 from .engine.core import Engine, IllegalActionError
-from .render import describe_action, rule_label
+from .engine.events import GameLog, RoundLog
+from .render import card_label, describe_action, rule_label, shadow_label
 
 FORMAT = "ripmarket-record"
-VERSION = 1
+VERSION = 2
 
 __all__ = ["FORMAT", "VERSION", "RecordError", "Recorder", "replay", "read_record"]
 
@@ -50,57 +58,24 @@ def _package_version() -> str:
 
 
 # ------------------------------------------------------------------------------ rounds
-class _Snapshot:
-    """The few fields that tell which rounds a step resolved."""
-
-    __slots__ = ("round_num", "epilogue", "done", "turn", "any_acted")
-
-    def __init__(self, engine: Engine):
-        r = engine.state[0]
-        P = engine.num_players
-        self.round_num = int(r["round_num"])
-        self.epilogue = bool(r["epilogue"])
-        self.done = bool(r["done"])
-        self.turn = int(r["turn"])
-        self.any_acted = bool(np.any(r["acted"][:P]))
-
-
-def _resolved_rounds(before: _Snapshot, after: _Snapshot, P: int) -> list[tuple[int, bool]]:
-    """Rounds (1-based number, is_epilogue) resolved between two snapshots, in order.
-
-    The engine counts resolved rounds in ``round_num`` except for the round that ends the
-    game (it does not count it) and the epilogue; those are recognised by the game ending
-    with every seat having taken its turn (not mid-round), or by the epilogue starting.
-    """
-    out = [(k + 1, False) for k in range(before.round_num, after.round_num)]
-    final_round = after.round_num + 1
-    if after.epilogue and not before.epilogue:
-        out.append((final_round, False))  # the game-ending round, then the epilogue began
-    if after.done and not before.done:
-        if after.epilogue:
-            out.append((final_round + 1, True))
-        elif after.turn >= P and after.any_acted:
-            out.append((final_round, False))
-    return out
-
-
-def _round_line(engine: Engine, number: int, epilogue: bool, latest: bool) -> dict:
-    r = engine.state[0]
-    P = engine.num_players
-    if not latest:
-        # Several rounds resolved inside one step (every decision forced); the engine
-        # keeps only the latest round's scores.
-        line = {"round": number, "unobserved": True}
-    else:
-        line = {
-            "round": number,
-            "scores": [int(r["last_score"][q]) if bool(r["last_competed"][q]) else None for q in range(P)],
-            "damage": [int(x) for x in r["last_damage"][:P]],
-            "hp": [int(x) for x in r["hp"][:P]],
-            "rule": rule_label(r["last_rule"]),
-            "first_player": int(r["first_player"]),
-        }
-    if epilogue:
+def round_line(engine: Engine, log: RoundLog) -> dict:
+    """The record line of one resolved round (from the event log)."""
+    db = engine.cards
+    seats = log.seats
+    line = {
+        "round": log.round,
+        "rule": rule_label(log.rule),
+        "cards": [card_label(db, x["card"]) if x["card"] is not None else None for x in seats],
+        "targets": [x["target"] for x in seats],
+        "haunted_by": [[shadow_label(db, s) for s in x["haunted_by"]] for x in seats],
+        "scores": [x["score"] for x in seats],
+        "damage": [x["damage"] for x in seats],
+        "hp": [x["hp"] for x in seats],
+        "died": [x["seat"] for x in seats if x["died"]],
+        "first_player": log.first_player,
+        "log": [e.text_for("god") for e in log.events],
+    }
+    if log.epilogue:
         line["epilogue"] = True
     return line
 
@@ -151,6 +126,11 @@ class Recorder:
             "package_version": _package_version(),
         }]
         self.num_steps = 0
+        #: The game's event log, and what the latest step (or the reset) did, in order:
+        #: ("event", Event) and ("round", RoundLog) items (``GameLog.items``).
+        self.log = GameLog(engine, 0)
+        self.last_items: list[tuple[str, object]] = self.log.items(engine.events(0))
+        self._add_rounds()
         self._finish_if_done()
 
     @classmethod
@@ -172,16 +152,18 @@ class Recorder:
             raise IllegalActionError(0, a, legal, phase, eng.describe_action)
         seat = int(eng.current_player()[0])
         desc = describe_action(eng, a)
-        before = _Snapshot(eng)
         out = eng.step(np.array([a], dtype=np.int64))
         self.lines.append({"step": self.num_steps, "seat": seat, "action": a, "desc": desc})
         self.num_steps += 1
-        after = _Snapshot(eng)
-        rounds = _resolved_rounds(before, after, eng.num_players)
-        for i, (number, epi) in enumerate(rounds):
-            self.lines.append(_round_line(eng, number, epi, latest=i == len(rounds) - 1))
+        self.last_items = self.log.items(eng.events(0))
+        self._add_rounds()
         self._finish_if_done()
         return out
+
+    def _add_rounds(self) -> None:
+        for kind, item in self.last_items:
+            if kind == "round":
+                self.lines.append(round_line(self.engine, item))
 
     def _finish_if_done(self) -> None:
         if self.done and "result" not in self.lines[-1]:
@@ -294,7 +276,7 @@ def replay(path, cards: CardDB | None = None,
     rec = Recorder.new(rules, seed, cards=cards)
     if on_line is not None:
         on_line(n0, head, rec.engine)
-    pending: list[dict] = []  # lines the replay produced that the record must show next
+    pending: list[dict] = list(rec.lines[1:])  # lines the replay produced that the record must show next
     pos = len(rec.lines)
     for n, obj in lines[1:]:
         where = f"{path}: line {n}"

@@ -157,8 +157,12 @@ def test_record_lines(tmp_path):
     rounds = [x for x in lines if "round" in x]
     assert [x["round"] for x in rounds] == list(range(1, len(rounds) + 1))
     for x in rounds:
-        assert set(x) >= {"scores", "damage", "hp", "rule", "first_player"}
-        assert len(x["scores"]) == len(x["damage"]) == len(x["hp"]) == 4
+        assert set(x) >= {"scores", "damage", "hp", "rule", "first_player", "cards", "targets", "haunted_by",
+                          "died", "log"}
+        assert len(x["scores"]) == len(x["damage"]) == len(x["hp"]) == len(x["cards"]) == 4
+        # every competing seat had a card on the table; the round's log tells the scores
+        assert all(x["cards"][q] is not None for q in range(4) if x["scores"][q] is not None)
+        assert sum(1 for t in x["log"] if " scores " in t) == sum(s is not None for s in x["scores"])
     assert rounds[-1]["hp"] == [int(h) for h in rec.engine.state[0]["hp"][:4]]
     result = lines[-1]["result"]
     assert result["winners"] == [q for q in range(4) if rec.engine.state[0]["winners"][q]]
@@ -259,6 +263,16 @@ def test_replay_detects_changed_round_summaries_and_results(tmp_path):
     with pytest.raises(RecordError, match="the result line does not match"):
         replay(path)
 
+    def cards(L):
+        i = _index(L, lambda o: "round" in o)
+        o = json.loads(L[i])
+        o["log"] = o["log"][:-1]
+        L[i] = json.dumps(o)
+
+    path, _ = _tamper(tmp_path, cards)
+    with pytest.raises(RecordError, match=r"round 1 does not match the replay: log"):
+        replay(path)
+
     path, _ = _tamper(tmp_path, lambda L: L.pop())
     with pytest.raises(RecordError, match="ends early: the result line is missing"):
         replay(path)
@@ -302,7 +316,7 @@ def test_replay_command(tmp_path):
     if fd:
         assert fd[0]["desc"] in res.output
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(path.read_text().replace('"version": 1', '"version": 7'))
+    bad.write_text(path.read_text().replace(f'"version": {VERSION}', '"version": 7'))
     res = runner.invoke(app, ["replay", str(bad)])
     assert res.exit_code == 1
     assert "unsupported record version 7" in res.output
