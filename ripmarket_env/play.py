@@ -14,20 +14,17 @@ Every decision goes through a ``Recorder``, so a finished game can be saved and 
 with ``ripmarket replay``. Bots see only their seat's observation and mask.
 
 What happened between two of your decisions (the other seats' choices, the decisions
-the engine took alone because they had one legal option, face-down cards revealed at
-resolution, and the table each round resolved with) is told by the log. The log comes
-from re-running each decision through the rules kernels as plain Python with hooks on
-the two places that matter (an action being applied, a round resolving); the engine's
-own result stays authoritative and the log is checked against it after every step.
+the engine took alone because they had one legal option, card effects, face-down cards
+revealed at resolution, scores, damage, deaths, Ghosts' hauntings and the result) is told
+by the log, built from the engine's own event log (``ripmarket_env.engine.events``):
+every entry is shown as your seat may see it (R-12.3).
 """
 
 from __future__ import annotations
 
-import builtins
 import secrets
 import sys
 import threading
-import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,12 +33,14 @@ import numpy as np
 
 from .engine.config import C_HP, C_MARKET, ConfigError, RulesConfig
 from .engine.core import IllegalActionError
+from .engine.events import Event, RoundLog
 from .engine.state import PHASE_NAMES
 from .record import Recorder
-from .render import card_label, describe_action, phase_text, render_text, rule_label, seat_name, shadow_label
+from .render import card_label, phase_text, render_text, rule_label, seat_name, shadow_label
 
 __all__ = [
     "Choice",
+    "Event",
     "GameOverError",
     "GameSession",
     "NotYourTurnError",
@@ -123,125 +122,6 @@ def _make_bot(name: str, seed: int, rules: RulesConfig):
     return agents.make(name, **kwargs)
 
 
-# ------------------------------------------------------------------------------ tracing
-class _Obj:
-    """A stand-in for an Engine that ``render.describe_action`` can read."""
-
-    def __init__(self, engine, state: np.ndarray):
-        self.cards = engine.cards
-        self.actions = engine.actions
-        self.num_players = engine.num_players
-        self.cfg = engine.cfg
-        self.state = state
-
-
-_PURE: dict = {}
-_PURE_LOCK = threading.Lock()
-_TLS = threading.local()
-
-
-def _pure_kernels() -> dict:
-    """The engine's kernel module executed as plain Python (``njit`` as the identity),
-    with hooks on ``apply_action`` and ``resolve_round``. Built once per process."""
-    with _PURE_LOCK:
-        if _PURE:
-            return _PURE
-        from .engine import kernels as K
-
-        fake = types.ModuleType("numba")
-        fake.njit = lambda *a, **k: a[0] if (len(a) == 1 and callable(a[0]) and not k) else (lambda f: f)
-        fake.prange = range
-
-        def _import(name, globals=None, locals=None, fromlist=(), level=0):
-            if name == "numba" and level == 0:
-                return fake
-            return builtins.__import__(name, globals, locals, fromlist, level)
-
-        ns = {
-            "__name__": "ripmarket_env.engine._kernels_traced",
-            "__package__": "ripmarket_env.engine",
-            "__file__": K.__file__,
-            "__builtins__": {**builtins.__dict__, "__import__": _import},
-        }
-        src = Path(K.__file__).read_text(encoding="utf-8")
-        exec(compile(src, K.__file__, "exec"), ns)
-        apply_action, resolve_round = ns["apply_action"], ns["resolve_round"]
-        rng_u32 = ns["rng_u32"]
-        # numba widens integers to 64 bits; plain numpy (NEP 50) keeps a small int's type,
-        # so the one product that outgrows it is computed on Python ints.
-        ns["rand_below"] = lambda r, n: (int(rng_u32(r)) * int(n)) >> 32
-
-        def traced_apply(r, T, c, a):
-            tr = getattr(_TLS, "tracer", None)
-            if tr is not None:
-                tr.before_action(int(a))
-            apply_action(r, T, c, a)
-
-        def traced_resolve(r, T, c):
-            tr = getattr(_TLS, "tracer", None)
-            if tr is not None:
-                tr.before_resolve()
-            resolve_round(r, T, c)
-            if tr is not None:
-                tr.after_resolve()
-
-        ns["apply_action"] = traced_apply
-        ns["resolve_round"] = traced_resolve
-        _PURE.update(ns)
-        return _PURE
-
-
-class _Tracer:
-    """Re-runs one decision on a copy of the game and notes what happened."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        self.arr = engine.state[0:1].copy().view(np.recarray)
-        self.actions: list[tuple[np.ndarray, int]] = []  # (state before, action)
-        # (state before, state after, number of actions applied before it)
-        self.resolutions: list[tuple[np.ndarray, np.ndarray, int]] = []
-        self._pre: np.ndarray | None = None
-
-    def _copy(self) -> np.ndarray:
-        return self.arr.view(np.ndarray).copy()
-
-    def before_action(self, a: int) -> None:
-        self.actions.append((self._copy(), a))
-
-    def before_resolve(self) -> None:
-        self._pre = self._copy()
-
-    def after_resolve(self) -> None:
-        self.resolutions.append((self._pre, self._copy(), len(self.actions)))
-
-    def run(self, action: int) -> np.ndarray:
-        ns = _pure_kernels()
-        eng = self.engine
-        _TLS.tracer = self
-        try:
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ns["step_game"](self.arr[0], eng.tables.view(np.recarray)[0], eng.cfg, int(action))
-        finally:
-            _TLS.tracer = None
-        return self.arr.view(np.ndarray)
-
-
-def _same_state(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.tobytes() == b.tobytes():
-        return True
-    for name in a.dtype.names:
-        x, y = a[name], b[name]
-        if np.issubdtype(x.dtype, np.floating):
-            if not np.allclose(x, y, atol=1e-6):
-                return False
-        elif not np.array_equal(x, y):
-            return False
-    return True
-
-
 # ------------------------------------------------------------------------------ session
 @dataclass(frozen=True)
 class Choice:
@@ -254,28 +134,20 @@ class Choice:
 
 
 @dataclass
-class Event:
-    """One line of the log. ``private`` is what the acting seat itself sees."""
-
-    round: int
-    seat: int
-    public: str
-    private: str
-    forced: bool = False
-    kind: str = "action"  # action | reveal | note
-
-    def text_for(self, viewer: int | None) -> str:
-        return self.private if viewer is not None and viewer == self.seat else self.public
-
-
-@dataclass
 class RoundSummary:
+    """A resolved round for the log: ``RoundLog`` with the rule and Shadow cards named."""
+
     round: int
     rule: str
     epilogue: bool
     first_player: int
     seats: list[dict]
     events: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def from_log(cls, log: RoundLog, db) -> "RoundSummary":
+        seats = [dict(x, haunted_by=[shadow_label(db, s) for s in x["haunted_by"]]) for x in log.seats]
+        return cls(log.round, rule_label(log.rule), log.epilogue, log.first_player, seats, list(log.events))
 
 
 class GameSession:
@@ -320,7 +192,7 @@ class GameSession:
         self.feed: list[tuple[str, object]] = []  # ("event", Event) | ("round", RoundSummary) | ("result", dict)
         self.round_no = 1
         self._round_events: list[Event] = []
-        self.trace_failures = 0
+        self._take_log()  # what the reset did (decisions taken before the first real one)
         self.run_bots()
 
     # ------------------------------------------------------------------ state
@@ -443,7 +315,7 @@ class GameSession:
         raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions without finishing")
 
     def _note(self, seat: int, text: str) -> None:
-        self._add_event(Event(self.round_no, seat, text, text, kind="note"))
+        self._add_event(Event("note", seat, 0, 0, self.round_no, False, False, text, text))
 
     def _add_event(self, ev: Event) -> None:
         self.events.append(ev)
@@ -451,108 +323,23 @@ class GameSession:
         self.feed.append(("event", ev))
 
     def _step(self, action: int) -> None:
-        eng = self.engine
         with KERNEL_LOCK:
-            tracer = None
-            try:
-                tracer = _Tracer(eng)
-                traced = tracer.run(action)
-            except Exception:  # the log falls back to the decision itself
-                traced = None
-            before = _Obj(eng, eng.state[0:1].copy())
             self.recorder.step(action)
-        exact = traced is not None and _same_state(traced, eng.state[0:1])
-        if not exact:
-            self.trace_failures += 1
-            self._log_plain(before, action)
-            return
-        # The tracer's notes in order: actions, with the resolutions between them.
-        res_i = 0
-        for i, (state, a) in enumerate(tracer.actions):
-            while res_i < len(tracer.resolutions) and tracer.resolutions[res_i][2] <= i:
-                self._log_resolution(*tracer.resolutions[res_i][:2])
-                res_i += 1
-            self._log_action(_Obj(eng, state), a, forced=i > 0)
-        while res_i < len(tracer.resolutions):
-            self._log_resolution(*tracer.resolutions[res_i][:2])
-            res_i += 1
-        if self.over:
-            self._log_result()
+        self._take_log()
 
-    def _log_action(self, obj: _Obj, a: int, forced: bool) -> None:
-        r = obj.state[0]
-        seat = int(r["actor"])
-        public = describe_action(obj, a, 0, public=True)
-        private = describe_action(obj, a, 0, public=False)
-        if forced:
-            public += " (only choice)"
-            private += " (only choice)"
-        self._add_event(Event(self.round_no, seat, public, private, forced=forced))
-
-    def _log_plain(self, before: _Obj, a: int) -> None:
-        self._log_action(before, a, forced=False)
-        r = self.state
-        if int(r["round_num"]) != int(before.state[0]["round_num"]) or (
-            self.over and int(r["turn"]) >= self.players
-        ):
-            self._log_resolution(None, self.engine.state[0:1].copy())
-        if self.over:
-            self._log_result()
-
-    def _log_resolution(self, pre: np.ndarray | None, post: np.ndarray) -> None:
-        db = self.db
-        P = self.players
-        a = post[0]
-        seats = []
-        for q in range(P):
-            card = revealed = target = None
-            haunted: list[str] = []
-            if pre is not None:
-                b = pre[0]
-                d = int(b["played"][q])
-                card = d if d >= 0 else None
-                revealed = bool(b["face_down"][q]) if d >= 0 else False
-                t = int(b["target"][q])
-                target = t if t >= 0 and d >= 0 else None
-                haunted = [shadow_label(db, b["attached"][q, i]) for i in range(int(b["attached_n"][q]))]
-            competed = bool(a["last_competed"][q])
-            alive_before = bool(pre[0]["alive"][q]) if pre is not None else None
-            seats.append({
-                "seat": q,
-                "card": card,
-                "revealed": revealed,
-                "target": target,
-                "haunted_by": haunted,
-                "competed": competed,
-                "score": int(a["last_score"][q]) if competed else None,
-                "damage": int(a["last_damage"][q]),
-                "hp": int(a["hp"][q]),
-                "alive": bool(a["alive"][q]),
-                "died": bool(alive_before) and not bool(a["alive"][q]),
-            })
-        epilogue = bool(pre[0]["epilogue"]) if pre is not None else False
-        if pre is not None:
-            for q in range(P):  # face-down cards, revealed at the start of resolution (R-7.8)
-                if seats[q]["revealed"]:
-                    txt = f"{seat_name(q)}'s face-down card is revealed: {card_label(db, seats[q]['card'])}"
-                    self._add_event(Event(self.round_no, q, txt, txt, kind="reveal"))
-        summary = RoundSummary(
-            round=self.round_no,
-            rule=rule_label(a["last_rule"]),
-            epilogue=epilogue,
-            first_player=int(a["first_player"]),
-            seats=seats,
-            events=list(self._round_events),
-        )
-        self.rounds.append(summary)
-        self.feed.append(("round", summary))
-        self._round_events = []
-        self.round_no += 1
-
-    def _log_result(self) -> None:
-        if any(kind == "result" for kind, _ in self.feed):
-            return
-        self.feed.append(("result", self.result()))
+    def _take_log(self) -> None:
+        """Move the latest step's events (and the rounds it resolved) into the log."""
+        for kind, item in self.recorder.last_items:
+            if kind == "event":
+                self.round_no = item.round
+                self._add_event(item)
+            else:
+                summary = RoundSummary.from_log(item, self.db)
+                self.rounds.append(summary)
+                self.feed.append(("round", summary))
+                self._round_events = []
+        if self.over and not any(kind == "result" for kind, _ in self.feed):
+            self.feed.append(("result", self.result()))
 
     # ------------------------------------------------------------------ results
     def result(self) -> dict | None:

@@ -202,7 +202,6 @@ def test_round_log_and_summaries():
     rng = random.Random(2)
     while not s.over:
         s.act(rng.choice(s.choices()).action)
-    assert s.trace_failures == 0
     kinds = [k for k, _ in s.feed]
     assert kinds[-1] == "result" and "round" in kinds
     for summary in s.rounds:

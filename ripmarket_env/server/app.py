@@ -177,10 +177,11 @@ class LegalAction(BaseModel):
 
 class LogEntry(BaseModel):
     round: int
-    seat: int
-    text: str
+    seat: int = Field(description="The seat the entry is about; -1 for the whole table.")
+    text: str = Field(description="What happened, as your seat may see it (R-12.3).")
     forced: bool = Field(description="Taken by the engine: the only legal option (R-12.1).")
-    kind: str
+    kind: str = Field(description="An event kind of the engine's event log (ripmarket_env.engine.events: "
+                                  "play, reveal, score, damage, death, haunt, ...) or note.")
 
 
 class RoundSeat(BaseModel):
