@@ -233,6 +233,10 @@ def render_env_markdown(db: CardDB | None = None) -> str:
         ("`num_actions`, `obs_size`", f"{table.size}, {lay.size}"),
         ("`phase()`", "the phase name of each game's decision"),
         ("`describe_action(a)`", "the meaning of action `a` (the Action table)"),
+        ("`events(game=0)`", "what the game's latest step (or reset) did, in order: `Event`s (kind, seat, "
+                             "round, forced, `text_for(viewer)` hiding what that seat may not see); "
+                             "see `ripmarket_env/engine/events.py` and the Event log section of "
+                             "docs/ARCHITECTURE.md"),
     ):
         w(_row(k, v))
     w("")
