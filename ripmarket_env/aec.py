@@ -135,20 +135,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .cards.registry import (
-    OP_SCORE_BOARD,
-    OP_SCORE_SELF,
-    OP_SCORE_TARGET,
-    OP_SHADOW_SCORE,
-    OP_SHADOW_TRIGGER,
-    SELF_CONDS,
-    TRIGGER_KINDS,
-)
 from .engine import kernels as K
 from .engine.config import C_P, RulesConfig
 from .engine.core import Engine, IllegalActionError, _k, seed_to_u32
 from .engine.observation import encode_serial
-from .engine.state import MAX_ATTACHED, MAX_SEATS, PH_OVER, PHASE_NAMES
+from .engine.observation import observation_bounds as _observation_bounds
+from .engine.state import PH_OVER, PHASE_NAMES
 
 __all__ = ["env", "raw_env", "observation_bounds"]
 
@@ -249,56 +241,9 @@ class _Discrete(spaces.Discrete):
 
 # ------------------------------------------------------------------------------ spaces
 def observation_bounds(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature (low, high) float32 bounds of the observation vector.
-
-    Every piece is a one-hot or a fraction in [0, 1] except those listed here; the bound
-    of ``last_score`` is the largest |score| the card database allows: the top base value
-    plus, for up to 10 cards on the table, each card's largest score change (a per-Ghost
-    bonus counted for 9 Ghosts), plus up to 9 attached Shadow cards' score changes.
-    """
-    db = engine.cards
-    lay = engine.obs_layout
-    lmax = 0
-    for d in range(db.n_living):
-        tot = 0
-        for k in range(int(db.living_nops[d])):
-            code, p1, p2, _ = (int(x) for x in db.living_ops[d, k])
-            if code in (OP_SCORE_SELF, OP_SCORE_TARGET, OP_SCORE_BOARD):
-                mult = MAX_SEATS - 1 if code == OP_SCORE_SELF and p2 == SELF_CONDS["per_ghost"] else 1
-                tot += abs(p1) * mult
-        lmax = max(lmax, tot)
-    smax = 0
-    for s in range(db.n_shadow):
-        tot = 0
-        for k in range(int(db.shadow_nops[s])):
-            code, p1, p2, _ = (int(x) for x in db.shadow_ops[s, k])
-            if code == OP_SHADOW_SCORE:
-                tot += abs(p1)
-            elif code == OP_SHADOW_TRIGGER and p1 == TRIGGER_KINDS["score"]:
-                tot += abs(p2)
-        smax = max(smax, tot)
-    score_bound = (int(db.living_value.max()) + MAX_SEATS * lmax + MAX_ATTACHED * smax) / 10.0
-    copies = float(db.living_copies.max())
-    scopies = float(db.shadow_copies.max())
-    special = {
-        "discard": (0.0, copies / 3.0),
-        "hand": (0.0, copies / 3.0),
-        "shadow_hand": (0.0, scopies / 3.0),
-        "hand_size": (0.0, db.living_deck_size / 10.0),
-        "shadow_hand_size": (0.0, db.shadow_deck_size / 3.0),
-        "attached": (0.0, min(scopies, MAX_ATTACHED) / 3.0),
-        "last_damage": (0.0, float(MAX_SEATS)),
-        "last_score": (-score_bound, score_bound),
-    }
-    low = np.zeros(lay.size, np.float32)
-    high = np.ones(lay.size, np.float32)
-    for p in lay.pieces:
-        lo, hi = special.get(p.name, (0.0, 1.0))
-        for seat in range(MAX_SEATS if p.scope == "seat" else 1):
-            sl = lay.slice(p.name, seat)
-            low[sl] = lo
-            high[sl] = hi
-    return low, high
+    """Per-feature (low, high) float32 bounds of the observation vector: those of
+    ``ripmarket_env.engine.observation.piece_bounds`` for the engine's card database."""
+    return _observation_bounds(engine.cards)
 
 
 # ------------------------------------------------------------------------------ the env

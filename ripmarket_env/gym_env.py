@@ -70,8 +70,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .engine import Engine, IllegalActionError, RulesConfig
-from .engine.observation import GLOBAL
-from .engine.state import MAX_SEATS, PHASE_NAMES
+from .engine.observation import observation_bounds
+from .engine.state import PHASE_NAMES
 
 ENV_ID = "RipMarket-v0"
 MAX_SEED = 2**63 - 1
@@ -151,49 +151,10 @@ def check_learner_seat(learner_seat, num_players: int):
     return int(learner_seat)
 
 
-# Bounds of each observation piece, derived from the encoder (observation.py) and the
-# card database. One-hot pieces and 0/1 flags lie in [0, 1].
-_UNIT = {
-    "phase", "is_actor", "num_players", "rule", "deck_size", "shadow_deck_size", "market",
-    "pending_card", "pending_shadow", "epilogue", "present", "alive", "hp", "first_player",
-    "acted", "actor", "turn_position", "acquired", "market_take", "face_down", "played",
-    "target",
-}
-
-
-def _piece_bounds(name: str, db) -> tuple[float, float]:
-    living_copies = float(np.max(db.living_copies)) if db.n_living else 0.0
-    shadow_copies = float(np.max(db.shadow_copies)) if db.n_shadow else 0.0
-    if name in _UNIT:
-        return 0.0, 1.0
-    table = {
-        "round": (0.0, 2.0),  # round / max_rounds: at most 1, kept loose for the epilogue
-        "discard": (0.0, living_copies / 3.0),
-        "hand": (0.0, living_copies / 3.0),
-        "shadow_hand": (0.0, shadow_copies / 3.0),
-        "hand_size": (0.0, db.living_deck_size / 10.0),
-        "shadow_hand_size": (0.0, db.shadow_deck_size / 3.0),
-        "attached": (0.0, min(shadow_copies, MAX_SEATS - 1) / 3.0),
-        # int8 / int16 counters stored by the engine: their type bounds them.
-        "last_damage": (-128.0, 127.0),
-        "last_score": (-3276.8, 3276.7),
-    }
-    # A piece added to the encoder without a bound here gets an unbounded range
-    # (tests/test_gym_env.py lists the pieces that still need one).
-    return table.get(name, (-np.inf, np.inf))
-
-
 def observation_space_for(engine: Engine) -> spaces.Box:
-    """The float32 Box of one observation, with bounds per piece of the layout."""
-    lay = engine.obs_layout
-    low = np.empty(lay.size, np.float32)
-    high = np.empty(lay.size, np.float32)
-    for p in lay.pieces:
-        lo, hi = _piece_bounds(p.name, engine.cards)
-        seats = [0] if p.scope == GLOBAL else range(MAX_SEATS)
-        for k in seats:
-            sl = lay.slice(p.name, k)
-            low[sl], high[sl] = lo, hi
+    """The float32 Box of one observation, with bounds per piece of the layout
+    (``ripmarket_env.engine.observation.piece_bounds``)."""
+    low, high = observation_bounds(engine.cards)
     return spaces.Box(low=low, high=high, dtype=np.float32)
 
 

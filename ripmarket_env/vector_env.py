@@ -70,6 +70,7 @@ from numba import njit
 
 from .engine import Engine, IllegalActionError, RulesConfig
 from .engine import kernels as K
+from .engine import vector_kernels as VK
 from .engine.core import _k
 from .engine.observation import encode_batch, encode_obs, encode_serial
 from .engine.state import PHASE_NAMES
@@ -87,29 +88,8 @@ _M64 = (1 << 64) - 1
 
 
 # ---------------------------------------------------------------------------------------
-# Seeds (compiled, self-contained: safe to cache)
+# Seeds (compiled in engine/vector_kernels.py)
 # ---------------------------------------------------------------------------------------
-_U = np.uint64
-_M32 = _U(0xFFFFFFFF)
-
-
-@njit(cache=True, nogil=True)
-def _splitmix64(x):
-    x = x + _U(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> _U(30))) * _U(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> _U(27))) * _U(0x94D049BB133111EB)
-    return x ^ (x >> _U(31))
-
-
-@njit(cache=True, nogil=True)
-def _episode_seeds(base, salt, games, episodes, out):
-    for i in range(games.shape[0]):
-        x = _splitmix64(base ^ salt)
-        x = _splitmix64(x ^ _U(games[i]))
-        x = _splitmix64(x ^ _U(episodes[i]))
-        out[i] = x >> _U(32)
-
-
 def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
     """The 32-bit deal seed of episode ``episodes`` of game ``games`` under ``base`` (uint64 array)."""
     g = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
@@ -117,56 +97,8 @@ def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
     if g.shape != j.shape:
         raise ValueError("episode_seed needs one episode number per game")
     out = np.empty(g.shape, np.uint64)
-    _episode_seeds(_U(int(base) & _M64), _U(int(salt) & _M64), g, j, out)
+    VK.episode_seeds(np.uint64(int(base) & _M64), np.uint64(int(salt) & _M64), g, j, out)
     return out
-
-
-# numpy's SeedSequence hash (bit_generator.pyx) for one 32-bit entropy word:
-# seeds_to_u32(s) == [seed_to_u32(x) for x in s] (tests/test_vector_env.py checks it).
-_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
-_MIX_L, _MIX_R = _U(0xCA01F9DD), _U(0x4973F715)
-
-
-def _hash_consts(n: int) -> list[int]:
-    out, h = [_INIT_A], _INIT_A
-    for _ in range(n):
-        h = (h * _MULT_A) & 0xFFFFFFFF
-        out.append(h)
-    return out
-
-
-_HC = np.array(_hash_consts(16), dtype=np.uint64)  # hashmix i xors with _HC[i], multiplies by _HC[i + 1]
-_GEN = _U((_INIT_B * _MULT_B) & 0xFFFFFFFF)
-
-
-@njit(cache=True, nogil=True)
-def _hashmix(v, i):
-    v = v ^ _HC[i]
-    v = (v * _HC[i + 1]) & _M32
-    return v ^ (v >> _U(16))
-
-
-@njit(cache=True, nogil=True)
-def _mix(x, y):
-    r = (_MIX_L * x - _MIX_R * y) & _M32
-    return r ^ (r >> _U(16))
-
-
-@njit(cache=True, nogil=True)
-def _seeds_to_u32(seeds, out):
-    pool = np.empty(4, np.uint64)
-    for n in range(seeds.shape[0]):
-        k = 0
-        for i in range(4):
-            pool[i] = _hashmix(seeds[n] if i == 0 else _U(0), k)
-            k += 1
-        for i in range(4):
-            for j in range(4):
-                if i != j:
-                    pool[j] = _mix(pool[j], _hashmix(pool[i], k))
-                    k += 1
-        v = ((pool[0] ^ _U(_INIT_B)) * _GEN) & _M32
-        out[n] = np.int64(v ^ (v >> _U(16)))
 
 
 def seeds_to_u32(seeds) -> np.ndarray:
@@ -175,7 +107,7 @@ def seeds_to_u32(seeds) -> np.ndarray:
     if s.size and int(s.max()) > 0xFFFFFFFF:
         raise ValueError("seeds_to_u32 takes seeds below 2**32")
     out = np.empty(s.shape, np.int64)
-    _seeds_to_u32(s, out)
+    VK.fold_seeds_u32(s, out)
     return out
 
 
@@ -196,7 +128,7 @@ def _waiting(S, rows, seat, out):
     return n
 
 
-@njit(nogil=True)  # not cached: numba's cache would not notice a change of encode_obs
+@njit(cache=True, nogil=True)
 def _gather(S, TB, c, rows, offs, viewers, obs, masks):
     """For each row: the deciding seat, its observation and its legal-action mask."""
     for i in range(rows.shape[0]):
@@ -208,7 +140,7 @@ def _gather(S, TB, c, rows, offs, viewers, obs, masks):
             masks[i, a] = r.mask[a] != 0
 
 
-@njit(nogil=True)  # not cached, as _gather
+@njit(cache=True, nogil=True)
 def _encode_rows(S, TB, c, rows, viewers, offs, out):
     for i in range(rows.shape[0]):
         encode_obs(S[rows[i]], TB[0], c, viewers[i], offs, out[i])
@@ -284,6 +216,7 @@ class LearnerBatch:
         seed: int | None = None,
         numba_threads: int | None = 1,
         obs_buffers: int = 2,
+        compiled_opponents: bool = True,
     ):
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
@@ -312,6 +245,9 @@ class LearnerBatch:
         self._k_step = K.step_serial if serial else K.step_batch
         self._k_reset = K.reset_serial if serial else K.reset_batch
         self._k_encode = encode_serial if serial else encode_batch
+        self.compiled_opponents = bool(compiled_opponents) and self._all_random_opponents()
+        self._k_fast_step = VK.learner_step_serial if serial else VK.learner_step_parallel
+        self._k_fast_reset = VK.learner_reset_serial if serial else VK.learner_reset_parallel
         # Buffers, allocated once.
         if int(obs_buffers) < 1:
             raise ValueError("obs_buffers must be at least 1")
@@ -328,6 +264,9 @@ class LearnerBatch:
         self._rows_b = np.zeros(B, np.int64)
         self._acts = np.full(B, -1, np.int64)
         self._arange = np.arange(B)
+        self._terminal = np.zeros((B, self.obs_size), np.float32)  # compiled path: last observations
+        self._game_seeds = np.zeros(B, np.int64)  # compiled path: each game's deal seed
+        self._opp_rng = np.zeros(B, np.uint64)  # compiled path: each game's opponent stream
         self.episode = np.zeros(B, np.int64)  # episodes dealt per game (the next one's index)
         self.base_seed = self._fresh_base() if seed is None else int(seed)
         self._started = False
@@ -336,6 +275,23 @@ class LearnerBatch:
         self._done = st["done"]
         self._step_rewards = st["step_rewards"]
         self._mask_view = self.engine.legal_mask()
+
+    def _all_random_opponents(self) -> bool:
+        """True when every opponent is the uniformly random agent and this class plays
+        opponents and deals as LearnerBatch does (a subclass may change either)."""
+        from agents.base import RandomAgent
+
+        cls = type(self)
+        return (
+            all(type(a) is RandomAgent for a in self.opponents)
+            and cls._play_opponents is LearnerBatch._play_opponents
+            and cls._deal is LearnerBatch._deal
+        )
+
+    def _fast_args(self):
+        eng = self.engine
+        return (np.uint64(self.base_seed & _M64), self.learner_seat_mode == "random", self.seat,
+                self.episode, self._game_seeds, self._opp_rng, eng._offs)
 
     @staticmethod
     def _fresh_base() -> int:
@@ -426,17 +382,33 @@ class LearnerBatch:
         reseed_agents(self.opponents, np.random.default_rng(np.random.SeedSequence([self.base_seed, 0xA6E7])))
         self.episode[:] = 0
         with self.threads:
-            self._deal_until_learner(self._arange)
-            self._observe_learners()
+            if self.compiled_opponents:
+                self._next_obs_buffer()
+                eng = self.engine
+                failed = self._k_fast_reset(_k(eng.state), _k(eng.tables), eng.cfg, *self._fast_args(),
+                                            self.obs, self.masks)
+                self._check_deals(failed)
+                eng.seeds[:] = self._game_seeds.tolist()
+            else:
+                self._deal_until_learner(self._arange)
+                self._observe_learners()
         self.dones[:] = False
         self.rewards[:] = 0.0
         self._started = True
         return self.obs
 
-    def _observe_learners(self) -> None:
-        """Every learner's observation into the next ring buffer, and its mask."""
+    def _next_obs_buffer(self) -> None:
         self._ring_i = (self._ring_i + 1) % len(self._obs_ring)
         self.obs = self._obs_ring[self._ring_i]
+
+    @staticmethod
+    def _check_deals(failed: int) -> None:
+        if failed:  # pragma: no cover - needs a learner without a real decision in 100 deals
+            raise RuntimeError(f"no deal in {VK.MAX_REDEALS} gave the learner a decision ({failed} games)")
+
+    def _observe_learners(self) -> None:
+        """Every learner's observation into the next ring buffer, and its mask."""
+        self._next_obs_buffer()
         eng = self.engine
         self._k_encode(_k(eng.state), _k(eng.tables), eng.cfg, self.seat, eng._offs, self.obs)
         np.copyto(self.masks, self._mask_view)
@@ -453,10 +425,8 @@ class LearnerBatch:
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError("actions must be integers")
         a = a.astype(np.int64)
-        ok = (a >= 0) & (a < self.num_actions)
-        ok[ok] = self.masks[self._arange[ok], a[ok]]
-        if not ok.all():
-            g = int(np.flatnonzero(~ok)[0])
+        g = _first_illegal_choice(self.masks, a)
+        if g >= 0:
             eng = self.engine
             raise IllegalActionError(
                 g, int(a[g]), [int(x) for x in np.flatnonzero(self.masks[g])],
@@ -472,20 +442,30 @@ class LearnerBatch:
             raise RuntimeError("call reset() before step()")
         a = self.check_actions(actions)  # every action legal: the engine need not check again
         eng = self.engine
-        seat = self.seat
+        S, TB, cfg = _k(eng.state), _k(eng.tables), eng.cfg
         with self.threads:
-            self._k_step(_k(eng.state), _k(eng.tables), eng.cfg, a)
-            acc = self.rewards
-            acc[:] = self._step_rewards[self._arange, seat]
-            self._play_opponents(None, acc)
-            np.copyto(self.dones, self._done)
-            ended = np.flatnonzero(self.dones)
-            terminal = np.empty((ended.size, self.obs_size), np.float32)
-            if ended.size:
-                self._encode(ended, seat[ended], terminal)
-                self._deal_until_learner(ended)
-            self._observe_learners()
-        return self.obs, acc.copy(), self.dones.copy(), ended, terminal
+            if self.compiled_opponents:
+                # One kernel call: learner actions, random opponents, auto-reset, observations.
+                self._next_obs_buffer()
+                failed = self._k_fast_step(S, TB, cfg, a, *self._fast_args(), self.obs, self.masks,
+                                           self.rewards, self.dones, self._terminal)
+                self._check_deals(failed)
+                ended = np.flatnonzero(self.dones)
+                terminal = self._terminal[ended]
+                if ended.size:
+                    eng.seeds[ended] = self._game_seeds[ended].tolist()
+            else:
+                self._k_step(S, TB, cfg, a)
+                self.rewards[:] = self._step_rewards[self._arange, self.seat]
+                self._play_opponents(None, self.rewards)
+                np.copyto(self.dones, self._done)
+                ended = np.flatnonzero(self.dones)
+                terminal = np.empty((ended.size, self.obs_size), np.float32)
+                if ended.size:
+                    self._encode(ended, self.seat[ended], terminal)
+                    self._deal_until_learner(ended)
+                self._observe_learners()
+        return self.obs, self.rewards.copy(), self.dones.copy(), ended, terminal
 
     def render(self, game: int = 0) -> str | None:
         fn = _render_fn()
@@ -523,9 +503,9 @@ class RipMarketVecEnv(VecEnv):
     def __init__(self, num_envs: int = 8, num_players: int | None = None, opponents=None,
                  learner_seat: int | str | Sequence[int] = 0, rules: RulesConfig | dict | None = None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, compiled_opponents: bool = True):
         self.batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed,
-                                  numba_threads, obs_buffers)
+                                  numba_threads, obs_buffers, compiled_opponents)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -647,9 +627,9 @@ class RipMarketGymVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int = 8, num_players: int | None = None, opponents=None,
                  learner_seat: int | str | Sequence[int] = 0, rules: RulesConfig | dict | None = None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, compiled_opponents: bool = True):
         self.batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed,
-                                  numba_threads, obs_buffers)
+                                  numba_threads, obs_buffers, compiled_opponents)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode

@@ -15,7 +15,8 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import agents
 from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
 from ripmarket_env.engine.observation import named_view
-from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction, _piece_bounds
+from ripmarket_env.engine.observation import observation_bounds, piece_bounds
+from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction
 
 PHASES = ("acquire", "play", "choose_target", "choose_market_slot", "choose_replacement", "ghost",
           "choose_victim", "game_over")
@@ -113,9 +114,19 @@ def test_spaces_and_info():
 
 def test_every_observation_piece_has_a_bound():
     eng = Engine(RulesConfig(num_players=4))
-    unbounded = [p.name for p in eng.obs_layout.pieces
-                 if not np.isfinite(_piece_bounds(p.name, eng.cards)).all()]
-    assert unbounded == [], f"add bounds for these observation pieces in gym_env._piece_bounds: {unbounded}"
+    bounds = piece_bounds(eng.cards)
+    assert set(bounds) == {p.name for p in eng.obs_layout.pieces}
+    assert all(np.isfinite(b).all() and b[0] < b[1] for b in bounds.values())
+    # The gym env, the vector env and the AEC env declare the same Box.
+    low, high = observation_bounds(eng.cards)
+    box = RipMarketEnv(num_players=4).observation_space
+    np.testing.assert_array_equal(box.low, low)
+    np.testing.assert_array_equal(box.high, high)
+    import ripmarket_env
+
+    aec_box = ripmarket_env.raw_env(num_players=4).observation_space("player_0")["observation"]
+    np.testing.assert_array_equal(aec_box.low, low)
+    np.testing.assert_array_equal(aec_box.high, high)
 
 
 @pytest.mark.parametrize("rules", [

@@ -120,6 +120,72 @@ def layout(n_living: int, n_shadow: int) -> Layout:
     return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
 
 
+def piece_bounds(db) -> dict[str, tuple[float, float]]:
+    """(low, high) of every piece of the layout for the card database ``db`` (a ``CardDB``).
+
+    Every piece is a one-hot, a 0/1 flag or a fraction in [0, 1] except those computed
+    here: counts per design (at most copies / 3), hand sizes (at most the deck size / 10
+    or / 3), attached Shadow counts, ``last_damage`` (at most 10) and ``last_score`` / 10,
+    which is signed. Its bound is the largest |score| the database allows: the top base
+    value plus, for up to 10 cards on the table, each card's largest score change (a
+    per-Ghost bonus counted for 9 Ghosts), plus up to 9 attached Shadow cards' changes.
+    """
+    from ..cards.registry import (
+        OP_SCORE_BOARD, OP_SCORE_SELF, OP_SCORE_TARGET, OP_SHADOW_SCORE, OP_SHADOW_TRIGGER, SELF_CONDS,
+        TRIGGER_KINDS,
+    )
+    from .state import MAX_ATTACHED
+
+    lmax = 0
+    for d in range(db.n_living):
+        tot = 0
+        for k in range(int(db.living_nops[d])):
+            code, p1, p2, _ = (int(x) for x in db.living_ops[d, k])
+            if code in (OP_SCORE_SELF, OP_SCORE_TARGET, OP_SCORE_BOARD):
+                mult = MAX_SEATS - 1 if code == OP_SCORE_SELF and p2 == SELF_CONDS["per_ghost"] else 1
+                tot += abs(p1) * mult
+        lmax = max(lmax, tot)
+    smax = 0
+    for sd in range(db.n_shadow):
+        tot = 0
+        for k in range(int(db.shadow_nops[sd])):
+            code, p1, p2, _ = (int(x) for x in db.shadow_ops[sd, k])
+            if code == OP_SHADOW_SCORE:
+                tot += abs(p1)
+            elif code == OP_SHADOW_TRIGGER and p1 == TRIGGER_KINDS["score"]:
+                tot += abs(p2)
+        smax = max(smax, tot)
+    score_bound = (int(db.living_value.max()) + MAX_SEATS * lmax + MAX_ATTACHED * smax) / 10.0
+    copies = float(db.living_copies.max())
+    scopies = float(db.shadow_copies.max())
+    special = {
+        "discard": (0.0, copies / 3.0),
+        "hand": (0.0, copies / 3.0),
+        "shadow_hand": (0.0, scopies / 3.0),
+        "hand_size": (0.0, db.living_deck_size / 10.0),
+        "shadow_hand_size": (0.0, db.shadow_deck_size / 3.0),
+        "attached": (0.0, min(scopies, MAX_ATTACHED) / 3.0),
+        "last_damage": (0.0, float(MAX_SEATS)),
+        "last_score": (-score_bound, score_bound),
+    }
+    return {p.name: special.get(p.name, (0.0, 1.0)) for p in pieces(db.n_living, db.n_shadow)}
+
+
+def observation_bounds(db) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature float32 (low, high) of the observation vector (``piece_bounds``)."""
+    lay = layout(db.n_living, db.n_shadow)
+    bounds = piece_bounds(db)
+    low = np.zeros(lay.size, np.float32)
+    high = np.ones(lay.size, np.float32)
+    for p in lay.pieces:
+        lo, hi = bounds[p.name]
+        for seat in range(MAX_SEATS if p.scope == SEAT else 1):
+            sl = lay.slice(p.name, seat)
+            low[sl] = lo
+            high[sl] = hi
+    return low, high
+
+
 def named_view(obs: np.ndarray, lay: Layout) -> dict:
     """A dict of named pieces of one observation (seat pieces as (10, size) arrays)."""
     out = {}
