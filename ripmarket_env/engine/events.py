@@ -2,7 +2,8 @@
 
 Every game record keeps a small log of the latest step (``reset`` counts as a step): the
 kernels append rows ``(kind, seat, a, b)`` to ``ev[:ev_n]`` where things happen, and the
-next step starts the log afresh (only the count is reset). ``Engine.events(g)`` decodes
+next step starts the log afresh (only the count is reset; a game skipped with action -1,
+or already finished, keeps the log of its last step). ``Engine.events(g)`` decodes
 game ``g``'s rows into ``Event`` objects; ``GameLog`` follows a whole game step by step
 and builds the per-round summaries (cards played, scores, damage, HP, deaths) that the
 play/serve game log and the game records show.

@@ -1329,11 +1329,9 @@ def first_illegal(S, actions):
 def step_game(r, T, c, a):
     for p in range(r.step_rewards.shape[0]):
         r.step_rewards[p] = 0.0
-    if r.done:  # a finished game keeps the log of the step that ended it
+    if a < 0 or r.done:  # a skipped or finished game is unchanged, its log included
         return
     ev_clear(r)
-    if a < 0:
-        return
     r.steps += 1
     apply_action(r, T, c, a)
     advance(r, T, c)
