@@ -17,7 +17,9 @@ The agent sees only its observation and legal mask. For each decision it
 3. for every legal action, applies it to ``budget / |legal|`` determinized copies (the
    same copies for every action) and plays each copy out to the end of the game with a
    rollout policy, all in one engine batch;
-4. returns the action with the best mean final reward of its own seat.
+4. returns the action with the best mean value for its own seat: the final reward plus
+   ``place_weight`` (default 1) times its finishing place scaled to [-1, 1]
+   (:func:`placement_score`), so that lasting longer counts in games it does not win.
 
 Seats are rebuilt relative to the viewer (the viewer is seat 0 of the rebuilt game; the
 rules are the same under rotation). Rollouts run in a compiled loop
@@ -388,13 +390,17 @@ class SearchAgent(BaseAgent):
         infer_takes: place a card another seat took from the Market this round in its hand.
         max_steps: safety cap on the decisions of one rollout.
         eps: rate of uniformly random actions mixed into the ``"value"`` rollout policy.
+        place_weight: the value of a simulation is the seat's final reward plus
+            ``place_weight`` times its finishing place scaled to [-1, 1] (winners 1, the
+            first seat out -1; :func:`placement_score`): surviving longer counts even in a
+            game the seat does not win. 0 values the final reward alone.
     """
 
     name = "search"
 
     def __init__(self, budget: int = 256, rollout: str = "value", seed: int | None = None,
                  rules: RulesConfig | None = None, cards: CardDB | None = None, infer_takes: bool = True,
-                 max_steps: int = 5000, eps: float = 0.25):
+                 max_steps: int = 5000, eps: float = 0.25, place_weight: float = 1.0):
         if int(budget) < 1:
             raise ValueError(f"budget must be at least 1, got {budget}")
         self.budget = int(budget)
@@ -408,6 +414,9 @@ class SearchAgent(BaseAgent):
         if not 0.0 <= float(eps) <= 1.0:
             raise ValueError(f"eps must be in [0, 1], got {eps}")
         self.eps = float(eps)
+        if not 0.0 <= float(place_weight) <= 10.0:
+            raise ValueError(f"place_weight must be in [0, 10], got {place_weight}")
+        self.place_weight = float(place_weight)
         self._policy = None if rollout in _COMPILED else make(rollout, seed=seed)
         self.last: dict | None = None
         self.fallbacks = 0
@@ -461,6 +470,8 @@ class SearchAgent(BaseAgent):
         out = np.zeros(rows.shape[0], np.float64)
         SK.rollouts(rows, eng.tables, eng.cfg, first, _seeds(self.rng, rows.shape[0]), 0, self.max_steps,
                     _COMPILED[self.rollout], int(round(self.eps * 1000)), out)
+        if self.place_weight:
+            out += self.place_weight * placement_score(rows, eng.num_players)
         return out
 
     def _policy_rollouts(self, proto: Engine, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -479,13 +490,29 @@ class SearchAgent(BaseAgent):
             acts[live] = self._policy.act_batch(obs[live], sim.legal_mask()[live])
             sim.step(acts)
         done = sim.terminated.astype(bool)
-        return np.where(done, sim.state["final_rewards"][:, 0], 0.0)
+        out = np.where(done, sim.state["final_rewards"][:, 0], 0.0)
+        if self.place_weight:
+            out += self.place_weight * placement_score(sim.state, sim.num_players)
+        return out
+
+
+def placement_score(rows: np.ndarray, players: int) -> np.ndarray:
+    """Seat 0's finishing place in finished game rows, scaled to [-1, 1]: 1 for a shared or
+    sole first place (a winner), -1 for the first seat out; every seat that finished
+    strictly ahead (a winner, or eliminated later) costs ``2 / (players - 1)``. Unfinished
+    rows score 0."""
+    P = int(players)
+    win = rows["winners"][:, :P].astype(bool)
+    key = np.where(win, np.iinfo(np.int32).max, rows["elim"][:, :P].astype(np.int64))
+    ahead = (key > key[:, :1]).sum(axis=1)
+    score = 1.0 - 2.0 * ahead / max(1, P - 1)
+    return np.where(rows["done"].astype(bool), score, 0.0)
 
 
 register("search", SearchAgent,
          "Determinized Monte-Carlo search: samples the hidden cards consistent with its view, "
          "plays each legal action out budget/|legal| times (rollout=value|random|an agent name), "
-         "picks the best mean reward.")
+         "picks the best mean of final reward plus finishing place (budget=, place_weight= to change).")
 
 __all__ = [
     "Hidden", "Public", "ReconstructionError", "SearchAgent", "determinize", "public_state", "reconstruct",

@@ -74,6 +74,10 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    settings: list[str] = typer.Option(
+        [], "--set", metavar="AGENT.KEY=VALUE",
+        help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
+    ),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
     from eval.report import print_table
@@ -104,13 +108,62 @@ def tournament(
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
+    agent_kwargs = _agent_settings(settings, names)
     result = run_tournament(
-        names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets
+        names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
+        agent_kwargs=agent_kwargs or None,
     )
     print_table(result)
 
 
+def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
+    """Parse ``--set AGENT.KEY=VALUE`` items (values: int, float or text) and check that each
+    agent accepts them, failing with a message naming what is allowed."""
+    from eval.tournament import agent_registry
+
+    out: dict[str, dict] = {}
+    for item in items:
+        head, eq, value = item.partition("=")
+        agent, dot, key = head.partition(".")
+        if not eq or not dot or not agent or not key or not value:
+            fail(f"--set {item!r} is not allowed; use AGENT.KEY=VALUE, e.g. search.budget=128")
+        if agent not in names:
+            fail(f"--set {item!r}: agent {agent!r} is not in --agents; allowed: {', '.join(names)}")
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                continue
+        out.setdefault(agent, {})[key] = value
+    for agent, kw in out.items():
+        try:
+            agent_registry().make(agent, **kw)
+        except (TypeError, ValueError, KeyError) as exc:
+            fail(f"--set: agent {agent!r} does not accept {kw}: {exc}")
+    return out
+
+
 app.command("tournament")(tournament)
+
+
+def agents_cmd() -> None:
+    """List the registered agents with a one-line description each."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from eval.tournament import agent_registry
+
+    reg = agent_registry()
+    t = Table(title="Registered agents (use the names with --agents)")
+    t.add_column("name", no_wrap=True)
+    t.add_column("description")
+    for name in reg.names():
+        t.add_row(name, reg.describe(name))
+    Console().print(t)
+
+
+app.command("agents")(agents_cmd)
 
 
 def balance(

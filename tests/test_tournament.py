@@ -272,3 +272,41 @@ def test_cli_runs_small_tournament(tmp_path):
 
 def test_registry_has_random():
     assert "random" in agent_registry().names()
+
+
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        ("budget", "AGENT.KEY=VALUE"),
+        ("search.budget=8", "not in --agents"),
+        ("greedy.ghost_style=nosuch", "unknown ghost style"),
+        ("greedy.nosuch=1", "does not accept"),
+    ],
+)
+def test_cli_bad_agent_settings(item, message):
+    res = _cli("--agents", "greedy,random", "--games", "4", "--set", item)
+    assert res.exit_code == 2
+    assert message in res.output
+
+
+def test_cli_agent_settings_reach_the_agents(tmp_path):
+    out = tmp_path / "rep"
+    res = _cli("--agents", "greedy,random", "--players", "2", "--games", "2", "--out", str(out), "--workers", "1",
+               "--quiet", "--set", "greedy.ghost_style=kingmaker")
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "results.json").read_text())
+    assert data["settings"]["agent_kwargs"] == {"greedy": {"ghost_style": "kingmaker"}}
+    assert "agent settings" in (out / "report.md").read_text()
+
+
+def test_agents_command_lists_every_agent_with_a_description():
+    from ripmarket_env.cli import app
+
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(app, ["agents"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    reg = agent_registry()
+    for name in reg.names():
+        assert name in res.output
+        assert reg.describe(name).split()[0] in res.output
