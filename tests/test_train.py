@@ -95,6 +95,12 @@ def test_smoke_run_writes_logs_and_checkpoints(smoke_run):
     assert any(t.startswith("losses/") for t in tags)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["steps"] >= 2048 and summary["final_eval"]["games"] == 4
+    # the warm start cloned the recorded zoo winners and the curve has the initial point
+    pre = summary["pretrain"]
+    assert pre["cloned_decisions"] > 0 and pre["decisions"] > pre["cloned_decisions"]
+    assert (out / "pretrain" / "zoo4p_4games_seed7.npz").is_file()
+    assert summary["evals"][0]["steps"] == 0 and len(summary["evals"]) >= 2
+    assert (run_dir / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_checkpoint_metadata(smoke_run):

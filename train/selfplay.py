@@ -350,6 +350,11 @@ class LeagueCallback(BaseCallback):
             self.progress.start()
             self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
         self.league.add_snapshot(self.model.policy, 0)
+        if self.next_eval is not None:  # the curve starts from the initial (or warm-started) policy
+            res = self.evaluate()
+            self.history.append({"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
+                                 "wilson95": res["wilson95"], "games": res["games"], "time_s": 0.0})
+            self._t0 = time.perf_counter()
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -398,9 +403,11 @@ class LeagueCallback(BaseCallback):
             self.league.add_snapshot(self.model.policy, steps)
             self.next_snap = steps + self.cfg.league.snapshot_every
         if self.next_eval is not None and steps >= self.next_eval:
-            wr = self.evaluate()
+            res = self.evaluate()
+            wr = float(res["win_rate"])
             lg.record("charts/win_rate_vs_zoo", wr)
-            self.history.append({"steps": steps, "win_rate_vs_zoo": wr, "time_s": elapsed})
+            self.history.append({"steps": steps, "win_rate_vs_zoo": wr, "wilson95": res["wilson95"],
+                                 "games": res["games"], "time_s": elapsed})
             if wr > self.best:
                 self.best = wr
                 self.save("best", {"eval_win_rate_vs_zoo": wr, "eval_games": self.cfg.eval_games})
@@ -413,14 +420,13 @@ class LeagueCallback(BaseCallback):
                                  description=f"{self.run_name}  {(steps - self.start_steps) / max(elapsed, 1e-9):,.0f} steps/s"
                                  + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
 
-    def evaluate(self) -> float:
+    def evaluate(self) -> dict[str, Any]:
         from agents.policy import PolicyAgent
 
         self.model.policy.set_training_mode(False)
         agent = PolicyAgent(self.model.policy, deterministic=True, name="learner")
-        res = evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.eval_zoo,
-                              seed=self.cfg.seed + len(self.history) + 1)
-        return float(res["win_rate"])
+        return evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.eval_zoo,
+                               seed=self.cfg.seed + len(self.history) + 1)
 
     def save(self, tag: str, extra: dict | None = None) -> Path:
         meta = make_metadata(self.cfg.to_dict(), [self.cfg.num_players], self.model.num_timesteps,
@@ -430,6 +436,36 @@ class LeagueCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+# ----------------------------------------------------------------------------- plots
+def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Path | None:
+    """Win rate against the evaluation zoo (95% Wilson band) by learner steps, as a PNG."""
+    if not history:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = np.array([h["steps"] for h in history], float)
+    wr = np.array([h["win_rate_vs_zoo"] for h in history])
+    lo = np.array([h.get("wilson95", [w, w])[0] for h, w in zip(history, wr)])
+    hi = np.array([h.get("wilson95", [w, w])[1] for h, w in zip(history, wr)])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.fill_between(steps, lo, hi, alpha=0.25, label="95% Wilson interval")
+    ax.plot(steps, wr, marker="o", label="win rate vs the zoo")
+    games = history[-1].get("games")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate" + (f" ({games} games per point)" if games else ""))
+    ax.set_ylim(0, max(0.5, float(hi.max()) + 0.05))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    ax.set_title(title or "learning curve")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 # ----------------------------------------------------------------------------- warm start
@@ -512,6 +548,9 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
     }
     if pre_stats is not None:
         summary["pretrain"] = pre_stats
+    curve = plot_learning_curve(cb.history, ckpt_dir / "learning_curve.png", run_name)
+    if curve is not None:
+        summary["learning_curve"] = str(curve)
     if cfg.final_eval_games:
         agent = PolicyAgent(model.policy, deterministic=True, name=run_name)
         res = evaluate_vs_zoo(agent, cfg.num_players, cfg.final_eval_games, cfg.league.eval_zoo, seed=cfg.seed + 10_000)
