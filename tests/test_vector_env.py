@@ -389,3 +389,186 @@ def test_gymnasium_vector_env_determinism():
 
     assert _same(run(3), run(3))
     assert not _same(run(3), run(4))
+
+
+# ---------------------------------------------------------------------------------------
+# The compiled path for random opponents
+# ---------------------------------------------------------------------------------------
+from agents.base import RandomAgent  # noqa: E402
+from ripmarket_env.engine import vector_kernels as VK  # noqa: E402
+from ripmarket_env.engine.invariants import check_game  # noqa: E402
+
+_M64 = (1 << 64) - 1
+EVENT_LOG = {"ev", "ev_n", "ev_round", "ev_lost"}
+
+
+def test_compiled_path_is_used_only_for_plain_random_opponents():
+    def compiled(**kw):
+        return RipMarketVecEnv(num_envs=2, num_players=4, seed=0, **kw).batch.compiled_opponents
+
+    assert compiled()  # default opponents: random
+    assert compiled(opponents="random")
+    assert compiled(opponents=[RandomAgent(), RandomAgent(1), agents.make("random")])
+    assert not compiled(opponents="random", compiled_opponents=False)
+    assert not compiled(opponents=FirstLegal())
+    assert not compiled(opponents=[RandomAgent(), FirstLegal(), RandomAgent()])
+
+    class Biased(RandomAgent):
+        def act_batch(self, observations, action_masks):
+            return np.asarray(action_masks).argmax(axis=1)
+
+    assert not compiled(opponents=Biased())
+
+    class Custom(LearnerBatch):
+        def _play_opponents(self, games, acc):
+            return super()._play_opponents(games, acc)
+
+    assert not Custom(2, num_players=4, seed=0).compiled_opponents
+    assert LearnerBatch(2, num_players=4, seed=0).compiled_opponents
+
+
+class PythonTwin:
+    """The compiled path's documented rules, replayed in Python on a second Engine:
+    the same deals (episode seeds, seats), each opponent decision the legal action number
+    (u * n_legal) >> 32 with u = splitmix64(stream) >> 32, the stream started at every
+    deal from episode_key(base, OPP_SALT, game, episode), redeals and rewards."""
+
+    def __init__(self, B, P, base, seat_mode):
+        self.B, self.P, self.base, self.seat_mode = B, P, base, seat_mode
+        self.eng = Engine(RulesConfig(num_players=P), batch_size=B)
+        self.seat = np.zeros(B, np.int64) if seat_mode == "random" else np.asarray(seat_mode, np.int64)
+        self.episode = np.zeros(B, np.int64)
+        self.stream = [0] * B
+        self.opponent_moves = 0
+
+    def _step_one(self, g, a):
+        acts = np.full(self.B, -1)
+        acts[g] = a
+        rewards, _ = self.eng.step(acts)
+        return float(rewards[g, self.seat[g]])
+
+    def _opponents(self, g):
+        got = 0.0
+        while not self.eng.terminated[g] and self.eng.state["actor"][g] != self.seat[g]:
+            u = int(VK.splitmix64(np.uint64(self.stream[g]))) >> 32
+            self.stream[g] = (self.stream[g] + int(VK.GOLDEN)) & _M64
+            legal = np.flatnonzero(self.eng.legal_mask()[g])
+            got += self._step_one(g, int(legal[(u * len(legal)) >> 32]))
+            self.opponent_moves += 1
+        return got
+
+    def deal(self, g):
+        for _ in range(VK.MAX_REDEALS):
+            ep = int(self.episode[g])
+            if self.seat_mode == "random":
+                self.seat[g] = int(episode_seed(self.base, [g], [ep], salt=VK.SEAT_SALT)[0]) % self.P
+            self.stream[g] = int(VK.episode_key(np.uint64(self.base), np.uint64(VK.OPP_SALT), g, ep))
+            self.episode[g] = ep + 1
+            self.eng.reset([int(episode_seed(self.base, [g], [ep])[0])], games=[g])
+            self._opponents(g)
+            if not self.eng.terminated[g]:
+                return
+        raise AssertionError("no deal gave the learner a decision")
+
+    def step(self, g, a):
+        """(reward, done, terminal observation or None) of the learner's action in game g."""
+        reward = self._step_one(g, a) + self._opponents(g)
+        if not self.eng.terminated[g]:
+            return reward, False, None
+        terminal = self.eng.observe(self.seat)[g].copy()
+        for problem in check_game(self.eng, g):
+            raise AssertionError(problem)
+        self.deal(g)
+        return reward, True, terminal
+
+
+@pytest.mark.parametrize("players,seat_mode,threads", [
+    (2, "random", 1), (4, [0, 1, 2, 3, 1], 2), (6, "random", 1), (10, "random", 1),
+])
+def test_compiled_path_follows_its_rules_step_by_step(players, seat_mode, threads):
+    B, base = 5, 31 + players
+    seats = seat_mode if seat_mode == "random" else seat_mode[:B]
+    batch = LearnerBatch(B, num_players=players, learner_seat=seats, seed=base, numba_threads=threads)
+    assert batch.compiled_opponents
+    twin = PythonTwin(B, players, base, seats)
+    obs = batch.reset()
+    for g in range(B):
+        twin.deal(g)
+    rng = np.random.default_rng(players)
+    ends = 0
+    for step in range(250):
+        for name in batch.engine.state.dtype.names:
+            if name not in EVENT_LOG:  # the log of each game's latest engine step
+                np.testing.assert_array_equal(batch.engine.state[name], twin.eng.state[name],
+                                              err_msg=f"{name}, step {step}")
+        np.testing.assert_array_equal(batch.seat, twin.seat)
+        np.testing.assert_array_equal(obs, twin.eng.observe(twin.seat))
+        np.testing.assert_array_equal(batch.masks, twin.eng.legal_mask())
+        assert (batch.engine.current_player() == batch.seat).all()  # every game waits for its learner
+        assert batch.engine.seeds.tolist() == [
+            int(episode_seed(base, [g], [batch.episode[g] - 1])[0]) for g in range(B)
+        ]
+        actions = random_actions(batch.masks, rng)
+        obs, rewards, dones, ended, terminal = batch.step(actions)
+        for g in range(B):
+            reward, done, term = twin.step(g, int(actions[g]))
+            assert rewards[g] == pytest.approx(reward, abs=1e-6)
+            assert bool(dones[g]) == done
+            if done:
+                k = int(np.flatnonzero(ended == g)[0])
+                np.testing.assert_array_equal(terminal[k], term)
+                assert term[:8].argmax() == GAME_OVER
+                ends += 1
+            else:
+                assert rewards[g] == 0.0 and g not in ended
+    assert ends >= 3 and twin.opponent_moves > 500
+
+
+def test_compiled_and_python_paths_play_valid_games_with_consistent_rewards():
+    """Both paths (compiled kernel; Python loop with RandomAgent) over many episodes: legal
+    states throughout, final rewards from R-11, zero-sum over a full table of learners."""
+    P = 4
+    allowed = {round(-1 / (P - 1), 5)} | {round((P - k) / (k * (P - 1)), 5) for k in range(1, P + 1)}
+    for compiled in (True, False):
+        venv = RipMarketVecEnv(num_envs=48, num_players=P, learner_seat="random", seed=13,
+                               compiled_opponents=compiled)
+        assert venv.batch.compiled_opponents == compiled
+        venv.reset()
+        rng = np.random.default_rng(13)
+        ends, total = 0, 0.0
+        for step in range(300):
+            obs, rewards, dones, infos = venv.step(random_actions(venv.action_masks(), rng))
+            assert (rewards[~dones] == 0).all()
+            assert {round(float(r), 5) for r in rewards[dones]} <= allowed
+            ends += int(dones.sum())
+            total += float(rewards[dones].sum())
+            if step % 50 == 0:
+                for g in range(venv.num_envs):
+                    assert check_game(venv.engine, g) == []
+        assert ends > 100
+        # The learner is a uniformly random seat playing at random against random players:
+        # its mean reward is 0 (the rewards of a game sum to zero); 3-sigma band.
+        assert abs(total / ends) < 3 * 0.6 / np.sqrt(ends)
+
+
+def test_compiled_path_is_reproducible_and_independent_of_the_batch():
+    kw = dict(num_players=6, learner_seat="random", opponents="random")
+    a = _rollout(RipMarketVecEnv(num_envs=8, seed=4, **kw), 150, 0)
+    b = _rollout(RipMarketVecEnv(num_envs=8, seed=4, numba_threads=2, **kw), 150, 0, noise=True)
+    assert _same(a, b)  # threads do not change the games
+    assert not _same(a, _rollout(RipMarketVecEnv(num_envs=8, seed=5, **kw), 150, 0))
+    # Game i of a batch depends on the base seed, i and its own learner actions only.
+    small = RipMarketVecEnv(num_envs=3, seed=4, **kw)
+    np.testing.assert_array_equal(small.reset(), a[0][:3])
+
+
+def test_compiled_path_illegal_learner_action_raises_and_changes_nothing():
+    venv = RipMarketVecEnv(num_envs=4, num_players=6, seed=9)
+    assert venv.batch.compiled_opponents
+    venv.reset()
+    acts = np.array([middle_legal(m) for m in venv.action_masks()])
+    acts[1] = int(np.flatnonzero(~venv.action_masks()[1])[0])
+    before = venv.engine.state.copy()
+    with pytest.raises(IllegalActionError, match="game 1"):
+        venv.step(acts)
+    assert same_state(venv.engine.state, before)
