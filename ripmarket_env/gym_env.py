@@ -36,7 +36,10 @@ Opponents
     clockwise from the learner. Every opponent sees only its own seat's observation and
     mask. On every ``reset`` an opponent with a ``reset(seed=...)`` method is reseeded from
     the env's random generator, so ``reset(seed=s)`` replays the same episode for the same
-    learner actions. Default: random agents.
+    learner actions. Default: random agents. When every opponent is the uniformly random
+    agent (``agents.base.RandomAgent``), the opponents' moves run inside one compiled call
+    (``engine/vector_kernels.py``), each a uniformly random legal action from a stream the
+    env's generator seeds at every reset; ``compiled_opponents=False`` keeps them in Python.
 
 Seeding
     ``reset(seed=s)`` deals the game ``Engine.reset([s])`` deals; ``reset()`` draws the next
@@ -70,7 +73,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .engine import Engine, IllegalActionError, RulesConfig
-from .engine.observation import observation_bounds
+from .engine import kernels as K
+from .engine import vector_kernels as VK
+from .engine.core import _k
+from .engine.observation import encode_serial, observation_bounds
 from .engine.state import PHASE_NAMES
 
 ENV_ID = "RipMarket-v0"
@@ -249,6 +255,7 @@ class RipMarketEnv(gymnasium.Env):
         learner_seat: int | str = 0,
         rules: RulesConfig | dict | None = None,
         render_mode: str | None = None,
+        compiled_opponents: bool = True,
     ):
         super().__init__()
         self.rules = make_rules(num_players, rules)
@@ -275,6 +282,16 @@ class RipMarketEnv(gymnasium.Env):
         self._viewer = np.zeros(1, np.int64)
         self._obs = np.empty((1, self.engine.obs_size), np.float32)
         self._started = False
+        self.compiled_opponents = bool(compiled_opponents)
+        self._opp_rng = np.zeros(1, np.uint64)  # the compiled random opponents' stream
+        from agents.base import RandomAgent
+
+        self._random_agent = RandomAgent
+        self._bind()
+
+    def _bind(self) -> None:
+        eng = self.engine
+        self._kargs = (_k(eng.state), _k(eng.tables), eng.cfg)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -289,8 +306,13 @@ class RipMarketEnv(gymnasium.Env):
 
     def _observation(self) -> np.ndarray:
         self._viewer[0] = self.learner_seat
-        self.engine.observe(self._viewer, out=self._obs)
+        S, TB, cfg = self._kargs
+        encode_serial(S, TB, cfg, self._viewer, self.engine._offs, self._obs)
         return self._obs[0].copy()
+
+    def _random_opponents(self) -> bool:
+        """Every opponent is the uniformly random agent: they play inside one compiled call."""
+        return self.compiled_opponents and all(type(a) is self._random_agent for a in self.opponents)
 
     def _info(self) -> dict[str, Any]:
         phase = "game_over" if self.terminated else PHASE_NAMES[self.engine.state["phase"][0]]
@@ -305,6 +327,9 @@ class RipMarketEnv(gymnasium.Env):
     def _play_opponents(self) -> float:
         """Opponents act until the learner decides or the game ends; the learner's reward."""
         eng = self.engine
+        if self._random_opponents():
+            S, TB, cfg = self._kargs
+            return float(VK.random_opponents_one(S, TB, cfg, 0, self.learner_seat, self._opp_rng))
         reward = 0.0
         P = self.num_players
         while not eng.terminated[0]:
@@ -330,8 +355,11 @@ class RipMarketEnv(gymnasium.Env):
             if self._learner_seat_arg == "random":
                 self.learner_seat = int(self.np_random.integers(0, self.num_players))
             reseed_agents(self.opponents, self.np_random)
+            if self._random_opponents():
+                self._opp_rng[0] = self.np_random.integers(0, MAX_SEED, dtype=np.uint64)
             self.game_seed = game_seed
             self.engine.reset([game_seed])
+            self._bind()
             self._started = True
             self._play_opponents()
             if not self.terminated:
@@ -356,9 +384,9 @@ class RipMarketEnv(gymnasium.Env):
                 0, a, self.engine.legal_actions(0), PHASE_NAMES[self.engine.state["phase"][0]],
                 self.engine.describe_action,
             )
-        self._act[0] = a
-        rewards, _ = self.engine.step(self._act)
-        reward = float(rewards[0, self.learner_seat])
+        S, TB, cfg = self._kargs
+        K.step_one(S, TB, cfg, 0, a)  # legal: checked above
+        reward = float(self.engine.state["step_rewards"][0, self.learner_seat])
         reward += self._play_opponents()
         if self.render_mode == "human":
             self.render()

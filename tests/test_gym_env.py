@@ -355,3 +355,24 @@ def test_render_ansi_shows_the_learner_view():
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and text
+
+
+def test_random_opponents_play_in_the_compiled_call_or_in_python():
+    from ripmarket_env.engine.invariants import check_game
+
+    for compiled in (True, False):
+        env = RipMarketEnv(num_players=5, learner_seat="random", compiled_opponents=compiled)
+        assert env._random_opponents() == compiled
+        rng = np.random.default_rng(5)
+        for seed in range(3):
+            steps = run_episode(env, seed, rng)
+            assert env.terminated and check_game(env.engine, 0) == []
+            # the engine took the opponents' decisions too
+            assert int(env.engine.state["steps"][0]) > len(steps) - 1
+            final = env.engine.rewards()[0, env.learner_seat]
+            assert sum(r for _, r, _, _ in steps[1:]) == pytest.approx(float(final))
+        # seeded: the same episode again
+        assert _trajectory(env, 4) == _trajectory(env, 4)
+    env = RipMarketEnv(num_players=4)
+    env.opponents = [FirstLegal()]  # any other agent: the Python loop
+    assert not env._random_opponents()

@@ -263,3 +263,10 @@ def learner_reset_parallel(S, TB, c, base, random_seat, seat, episode, game_seed
                           offs, obs, masks):
             failed += 1
     return failed
+
+
+@njit(cache=True)
+def random_opponents_one(S, TB, c, g, seat, opp_rng):
+    """``play_random_opponents`` for game ``g`` of ``S`` (single-game envs): the seat's
+    reward over the opponents' moves."""
+    return play_random_opponents(S[g], TB[0], c, seat, opp_rng, g)
