@@ -308,3 +308,18 @@ def test_ghost_styles_pick_shadow_and_victim():
     assert _act("greedy", eng, victims, ghost_style="spiteful") == at.encode("target", 3)  # the leader
     eng, _ = _arranged(phase=6, shadow_hand=("Possession",), pend_shadow="Blessing of the Meek", **common)
     assert _act("greedy", eng, victims, ghost_style="kingmaker") == at.encode("target", 2)  # the weakest
+
+
+def test_decisions_match_the_recorded_ones():
+    """Decisions recorded from the heuristics (4, 6 and 8 players, every style, Ghost turns
+    included) are reproduced exactly: speed-ups of the decoding or the round model must not
+    change a single action. A fresh agent per style (seed 0) decides the samples in order."""
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parent / "data" / "heuristic_decisions.npz")
+    styles = ["greedy", "survivor", "shark", "hoarder", "trickster"]
+    bots = {n: agents.make(n, seed=0) for n in styles}
+    got = np.array([bots[styles[s]].act(o, m) for o, m, s in zip(data["obs"], data["mask"], data["style"])])
+    assert len(got) > 500 and set(data["players"].tolist()) == {4, 6, 8}
+    mismatch = np.flatnonzero(got != data["action"])
+    assert mismatch.size == 0, f"{mismatch.size} decisions changed, first at sample {mismatch[:5].tolist()}"
