@@ -220,15 +220,16 @@ del _name
 
 
 class _Discrete(spaces.Discrete):
-    """``Discrete(n)`` whose ``contains`` answers plain Python ints without numpy (the
-    same answer); it compares equal to, and pickles and copies as, a plain ``Discrete(n)``."""
+    """``Discrete(n)`` whose ``contains`` answers Python ints and numpy int64 scalars
+    directly (the same answer); it compares equal to, and pickles and copies as, a plain
+    ``Discrete(n)``."""
 
     def __init__(self, n: int):
         super().__init__(n)
         self._size = int(n)
 
     def contains(self, x) -> bool:
-        if type(x) is int:
+        if type(x) is int or type(x) is np.int64:
             return 0 <= x < self._size
         return super().contains(x)
 

@@ -220,30 +220,57 @@ def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[in
 
 def bench(
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
+    suite: str = typer.Option(
+        "all", "--suite", metavar="SUITE",
+        help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env) or all.",
+    ),
     players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
-    batch: str = typer.Option("1,256,4096", "--batch", metavar="LIST", help="Batch sizes (games at once), comma-separated."),
+    batch: str = typer.Option(
+        "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
+    ),
+    num_envs: str = typer.Option(
+        "64,1024", "--num-envs", metavar="LIST", help="Env suite: vector env sizes (games at once), comma-separated."
+    ),
     seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
-    """Measure agent steps per second of random legal play, without and with observations."""
+    """Measure steps per second: the engine under random legal play (without and with
+    observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
+    single-agent gym env, the vector env) with random opponents."""
+    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env")}
+    if suite not in suites:
+        fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all")
     ps = _int_list(players, "--players", 2, 10)
     bs = _int_list(batch, "--batch", 1, 1 << 20)
+    ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ripmarket_env import bench as B
+    from ripmarket_env import envbench as E
 
+    run = suites[suite]
+    total = (2 * len(ps) * len(bs) if "engine" in run else 0) + (E.configs_count(ps, ns) if "env" in run else 0)
     err = Console(stderr=True)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=True, refresh_per_second=4,
     ) as progress:
-        task = progress.add_task("compiling / loading kernels", total=2 * len(ps) * len(bs))
-        report = B.run_bench(
-            ps, bs, seconds, on_config=lambda label: progress.update(task, advance=1, description=label)
-        )
+        task = progress.add_task("compiling / loading kernels", total=total)
+
+        def advance(label: str) -> None:
+            progress.update(task, advance=1, description=label)
+
+        if "engine" in run:
+            report = B.run_bench(ps, bs, seconds, on_config=advance)
+        else:
+            report = {"environment": B.environment()}
+        report["suite"] = suite
+        if "env" in run:
+            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance)
+            report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
     if out is not None:
         try:
@@ -254,7 +281,11 @@ def bench(
     if as_json:
         typer.echo(text)
     else:
-        Console().print(B.render_rich(report))
+        console = Console()
+        if "engine" in run:
+            console.print(B.render_rich(report))
+        if "env" in run:
+            console.print(E.render_rich(report["env"]))
 
 
 app.command("bench")(bench)

@@ -396,7 +396,7 @@ def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
     sp = e.action_space("player_0")
     plain = spaces.Discrete(raw.engine.num_actions)
     assert sp == plain and repr(sp) == repr(plain)
-    for x in (-1, 0, 5, sp.n - 1, sp.n, 10**30, True, np.int64(3), np.int8(-2), 2.0, "1", None, np.array(4)):
+    for x in (-1, 0, 5, sp.n - 1, sp.n, 10**30, True, np.int64(3), np.int64(-1), np.int64(sp.n), np.uint64(2), np.int8(-2), 2.0, "1", None, np.array(4)):
         assert sp.contains(x) == plain.contains(x), x
     import pickle
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from ripmarket_env import bench as B
@@ -25,7 +26,8 @@ def test_help_lists_commands():
 def test_bench_json(tmp_path):
     out = tmp_path / "bench.json"
     res = runner.invoke(
-        app, ["bench", "--json", "--players", "4", "--batch", "1,8", "--seconds", "0.2", "--out", str(out)]
+        app, ["bench", "--json", "--suite", "engine", "--players", "4", "--batch", "1,8", "--seconds", "0.2",
+              "--out", str(out)]
     )
     assert res.exit_code == 0, res.output
     report = json.loads(res.stdout)
@@ -46,9 +48,67 @@ def test_bench_json(tmp_path):
     env = report["environment"]
     assert env["cpu_count"] >= 1 and env["numba_threads"] >= 1 and env["numba"]
     assert report["targets"] == []  # 6 players x 4096 is not in this grid
+    assert report["suite"] == "engine" and "env" not in report
+
+
+def test_bench_env_suite_json():
+    import numba
+
+    res = runner.invoke(
+        app, ["bench", "--json", "--suite", "env", "--players", "3", "--num-envs", "8,16", "--seconds", "0.1"]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["suite"] == "env" and "results" not in report
+    assert report["environment"]["cpu_count"] >= 1
+    env = report["env"]
+    aec = env["aec"]
+    assert aec["players"] == 6
+    for name in ("env", "raw_env", "texas_holdem_v4"):  # pettingzoo[classic] is a test dependency
+        r = aec[name]
+        assert r["agent_steps_per_sec"] > 0 and r["agent_steps"] > 0 and r["seconds"] >= 0.1
+    assert aec["ratio_vs_texas_holdem"] == pytest.approx(
+        aec["env"]["agent_steps_per_sec"] / aec["texas_holdem_v4"]["agent_steps_per_sec"]
+    )
+    assert aec["target"]["ratio"] == 3.0 and aec["target"]["met"] == (aec["ratio_vs_texas_holdem"] >= 3.0)
+    assert [g["players"] for g in env["gym"]] == [3]
+    g = env["gym"][0]
+    assert g["learner_steps_per_sec"] > 0 and g["compiled_opponents"] is True
+    cores = numba.config.NUMBA_NUM_THREADS
+    expected = {(3, 8, 1), (3, 16, 1)} | ({(3, 16, cores)} if cores > 1 else set())
+    assert {(v["players"], v["num_envs"], v["numba_threads"]) for v in env["vector"]} == expected
+    for v in env["vector"]:
+        assert v["compiled_opponents"] is True
+        assert v["learner_steps"] == v["step_calls"] * v["num_envs"]
+        assert v["learner_steps_per_sec"] > 0 and v["seconds"] >= 0.1
+    assert env["targets"] == [{"aec_vs_texas_holdem": aec["target"]}]  # no 6-player vector config here
+
+
+def test_bench_without_texas_holdem_reports_it_missing(monkeypatch):
+    from ripmarket_env import envbench as E
+
+    monkeypatch.setattr(E, "_texas_env", lambda: (None, "ModuleNotFoundError: No module named 'rlcard'"))
+    aec = E.bench_aec(0.05, players=3)
+    assert aec["env"]["agent_steps_per_sec"] > 0
+    missing = aec["texas_holdem_v4"]["missing"]
+    assert "rlcard" in missing and "pip install 'ripmarket[bench]'" in missing
+    assert aec["ratio_vs_texas_holdem"] is None and aec["target"]["met"] is None
+    text = E.render_rich({"aec": aec, "gym": [], "vector": [], "targets": []})
+    from io import StringIO
+
+    from rich.console import Console
+
+    buf = StringIO()
+    Console(file=buf, width=200).print(text)
+    assert "ripmarket[bench]" in buf.getvalue()
 
 
 def test_bench_rejects_bad_lists():
+    res = runner.invoke(app, ["bench", "--suite", "fast"])
+    assert res.exit_code == 2
+    assert "--suite 'fast' is not allowed; allowed: engine, env, all" in res.output
+    res = runner.invoke(app, ["bench", "--num-envs", "0"])
+    assert res.exit_code == 2 and "--num-envs" in res.output
     res = runner.invoke(app, ["bench", "--players", "4,11"])
     assert res.exit_code == 2
     assert "--players" in res.output
