@@ -19,7 +19,7 @@ import numpy as np
 from ripmarket_env.cards.loader import CardDB, default_cards
 from ripmarket_env.cards.registry import RULES
 from ripmarket_env.engine.actions import ActionTable
-from ripmarket_env.engine.observation import Layout, layout, named_view
+from ripmarket_env.engine.observation import GLOBAL, Layout, layout
 from ripmarket_env.engine.state import MAX_SEATS, PHASE_NAMES
 
 RULE_NAMES = {code: name for name, code in RULES.items()}  # 0 none, 1 low_tide, 2 earthquake, 3 cull
@@ -40,6 +40,34 @@ def tables(db: CardDB | None = None) -> tuple[CardDB, ActionTable, Layout]:
     if hit is None or hit[0] is not db:
         hit = _TABLES[id(db)] = (db, ActionTable(db.n_living, db.n_shadow), layout(db.n_living, db.n_shadow))
     return hit
+
+
+_INDEX: dict[int, tuple[Layout, dict[str, np.ndarray]]] = {}
+_DECODE: dict[int, tuple[ActionTable, list[tuple[str, int]]]] = {}
+
+
+def _piece_index(lay: Layout) -> dict[str, np.ndarray]:
+    """Observation indices of every named piece (seat pieces as (MAX_SEATS, size) arrays):
+    ``obs[index[name]]`` equals ``named_view(obs, lay)[name]``, gathered in one step."""
+    hit = _INDEX.get(id(lay))
+    if hit is None or hit[0] is not lay:
+        idx = {}
+        for p in lay.pieces:
+            sl = lay.slice(p.name, 0)
+            if p.scope == GLOBAL:
+                idx[p.name] = np.arange(sl.start, sl.stop)
+            else:
+                idx[p.name] = sl.start + lay.seat_size * np.arange(MAX_SEATS)[:, None] + np.arange(p.size)[None, :]
+        hit = _INDEX[id(lay)] = (lay, idx)
+    return hit[1]
+
+
+def _decoded(at: ActionTable) -> list[tuple[str, int]]:
+    """``at.decode(a)`` for every action ``a``, computed once per table."""
+    hit = _DECODE.get(id(at))
+    if hit is None or hit[0] is not at:
+        hit = _DECODE[id(at)] = (at, [at.decode(a) for a in range(at.size)])
+    return hit[1]
 
 
 def _count(x: np.ndarray, scale: float) -> np.ndarray:
@@ -107,7 +135,8 @@ class SeatView:
     def from_obs(cls, obs: np.ndarray, mask: np.ndarray, db: CardDB | None = None,
                  start_hp: int | None = None) -> "SeatView":
         db, at, lay = tables(db)
-        v = named_view(np.asarray(obs, dtype=np.float32), lay)
+        o = np.asarray(obs, dtype=np.float32)
+        v = {name: o[ix] for name, ix in _piece_index(lay).items()}
         P = int(np.argmax(v["num_players"])) + 2
         hp0 = start_hp if start_hp is not None else default_start_hp(P)
         DL = db.n_living
@@ -144,7 +173,8 @@ class SeatView:
                 last_score=int(round(float(v["last_score"][k, 0]) * 10)),
             ))
         m = np.asarray(mask, dtype=bool)
-        legal = [(int(a), *at.decode(int(a))) for a in np.flatnonzero(m)]
+        dec = _decoded(at)
+        legal = [(int(a), *dec[a]) for a in np.flatnonzero(m)]
         pc, ps = v["pending_card"], v["pending_shadow"]
         return cls(
             num_players=P,
