@@ -541,8 +541,8 @@ def train(
 app.command("train")(train)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    app()
+
+
 def distill(
     players: int = typer.Option(6, "--players", metavar="N", help="Seats per recorded game (2-10)."),
     games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record (about 80 decisions each at 6 players)."),
@@ -585,3 +585,53 @@ def distill(
 
 
 app.command("distill")(distill)
+
+
+def evaluate(
+    agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
+    zoo: str = typer.Option("greedy,survivor,shark,hoarder,trickster", "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats."),
+    seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
+    workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
+    import agents as registry
+
+    try:
+        from train.evaluate import evaluate as run_eval
+        from train.evaluate import make_agent
+    except ImportError as exc:
+        fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    if not 2 <= players <= 10:
+        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
+    for name, v in (("--games", games), ("--workers", workers)):
+        if v < 1:
+            fail(f"{name} {v} is not allowed; allowed: positive integers")
+    if seed < 0:
+        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+    names = [z.strip() for z in zoo.split(",") if z.strip()]
+    bad = [z for z in names if z not in registry.names()]
+    if not names or bad:
+        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r}; allowed: {', '.join(registry.names())}")
+    try:
+        make_agent(agent)
+    except Exception as exc:  # unknown name, unusable checkpoint
+        fail(str(exc))
+    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(res, indent=1))
+        return
+    lo, hi = res["wilson95"]
+    typer.echo(f"{agent}: {res['wins']:.0f}/{res['games']} wins = {res['win_rate']:.1%} "
+               f"(95% Wilson {lo:.1%}..{hi:.1%}; parity {res['parity']:.1%}) at {players} players vs {', '.join(names)}")
+
+
+app.command("evaluate")(evaluate)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -256,7 +256,12 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     from ripmarket_env.engine import Engine, RulesConfig
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
-    opp = [zoo_reg.make(z) for z in zoo]
+    opp = []
+    for k, z in enumerate(zoo):  # seeded, so an evaluation is reproducible
+        try:
+            opp.append(zoo_reg.make(z, seed=int(rng.integers(2**31)) + k))
+        except TypeError:
+            opp.append(zoo_reg.make(z))
     wins = 0.0
     played = 0
     rewards = []
