@@ -22,6 +22,17 @@ agent, and steps the engine once. Rewards are 0 except at the end of a game (R-1
 The observations and masks handed to ``act_batch`` are views of preallocated buffers,
 valid during the call (an agent that keeps them must copy them).
 
+Random opponents, compiled: when every opponent is the uniformly random agent
+(``agents.base.RandomAgent``, the default) a whole ``step`` is one compiled call
+(``engine/vector_kernels.py``): per game, the learner's action, the opponents' moves up to
+the learner's next decision, the auto-reset of a finished game and the learner's new
+observation and mask. Each opponent move is a uniformly random legal action drawn from
+the game's own stream, started at every deal from the base seed, the game and the
+episode, so the seeding rules below hold unchanged (the draws differ from
+``RandomAgent``'s own generator). ``compiled_opponents=False`` keeps the Python loop;
+``batch.compiled_opponents`` tells which path runs. A subclass that overrides
+``_play_opponents`` or ``_deal`` always gets the Python loop.
+
 Auto-reset (both faces): a game that ends is dealt again inside the same ``step``; the
 returned observation and mask are the new game's first learner decision.
 SB3 face: ``dones[i]`` is True and ``infos[i]["terminal_observation"]`` holds the last
@@ -47,13 +58,15 @@ the next step). Copy it if you keep it longer. Rewards and dones are fresh array
 Illegal learner actions raise ``ripmarket_env.engine.IllegalActionError`` (a ValueError)
 naming the game, the action and its legal actions; nothing is stepped.
 
-Threads: ``numba_threads=1`` (the default) runs the engine's serial kernels; any other
-value runs its parallel kernels on at most that many threads (None: numba's default,
-every core). One thread is the default because a step is many small kernel calls (one
-per round of opponent moves), where waking a thread pool costs more than it saves, and
-when other processes keep the cores busy numba's pool slows the env down 10-20x
-(measured: 4-player games, 1024 per batch, 25k vs 1.2k learner steps/s wall on a loaded
-2-core machine).
+Threads: ``numba_threads=1`` (the default) runs serial kernels; any other value runs
+the parallel ones (the compiled path: one ``prange`` over the games) on at most that many
+threads (None: numba's default, every core). One thread is the default: with other
+opponents a step is many small kernel calls (one per round of opponent moves), where
+waking a thread pool costs more than it saves, and when other processes keep the cores
+busy numba's pool slows the env down (measured: 4-player games, 1024 per batch, 25k vs
+1.2k learner steps/s wall on a loaded 2-core machine; the compiled path at 6 players
+halves, see ``docs/ARCHITECTURE.md``, Speed). On idle cores the compiled path gains from
+threads.
 """
 
 from __future__ import annotations
@@ -474,6 +487,16 @@ class LearnerBatch:
         return call_render_text(fn, self.engine, game, int(self.seat[game]))
 
 
+def _batch_and_render_mode(num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
+                           obs_buffers, compiled_opponents, render_mode):
+    """The two faces' shared construction: the batch, and a checked render mode."""
+    if render_mode not in (None, "ansi"):
+        raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+    batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
+                         obs_buffers, compiled_opponents)
+    return batch, render_mode
+
+
 # ---------------------------------------------------------------------------------------
 # SB3 face
 # ---------------------------------------------------------------------------------------
@@ -494,7 +517,7 @@ class RipMarketVecEnv(VecEnv):
     Args are those of ``LearnerBatch``: ``num_envs``, ``num_players`` or ``rules``,
     ``opponents`` (one agent/name for all other seats or one per other seat, relative to
     the learner), ``learner_seat`` (a seat, ``"random"`` per episode, or one seat per
-    game), ``seed`` (base seed), ``numba_threads``, ``obs_buffers``.
+    game), ``seed`` (base seed), ``numba_threads``, ``obs_buffers``, ``compiled_opponents``.
 
     MaskablePPO reads the masks with ``env_method("action_masks")``; ``action_masks()``
     returns them as one ``(num_envs, num_actions)`` array.
@@ -504,11 +527,10 @@ class RipMarketVecEnv(VecEnv):
                  learner_seat: int | str | Sequence[int] = 0, rules: RulesConfig | dict | None = None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
                  render_mode: str | None = None, compiled_opponents: bool = True):
-        self.batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed,
-                                  numba_threads, obs_buffers, compiled_opponents)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.batch, self.render_mode = _batch_and_render_mode(
+            num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
+            compiled_opponents, render_mode,
+        )
         self.num_players = self.batch.num_players
         self._actions: np.ndarray | None = None
         super().__init__(
@@ -628,11 +650,10 @@ class RipMarketGymVectorEnv(gymnasium.vector.VectorEnv):
                  learner_seat: int | str | Sequence[int] = 0, rules: RulesConfig | dict | None = None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
                  render_mode: str | None = None, compiled_opponents: bool = True):
-        self.batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed,
-                                  numba_threads, obs_buffers, compiled_opponents)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.batch, self.render_mode = _batch_and_render_mode(
+            num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
+            compiled_opponents, render_mode,
+        )
         self.num_envs = self.batch.num_envs
         self.num_players = self.batch.num_players
         self.single_observation_space = self.batch.observation_space
