@@ -220,3 +220,40 @@ def test_search_beats_random_players():
     win = float((rewards > 0).mean())
     assert win > 0.4, f"search won {win:.3f} of 200 games against 3 random players"
     assert agent.fallbacks == 0
+
+
+def test_placement_score_orders_finishers():
+    from agents.search import placement_score
+
+    eng = Engine(RulesConfig(num_players=4), batch_size=4)
+    rows = eng.state.copy()
+    rows["done"] = 1
+    rows["winners"][:] = 0
+    rows["elim"][:] = -1
+    rows["winners"][0, 0] = 1                      # seat 0 wins
+    rows["elim"][0, 1:4] = [2, 1, 0]
+    rows["winners"][1, 2] = 1                      # seat 0 out first
+    rows["elim"][1, [0, 1, 3]] = [0, 1, 2]
+    rows["winners"][2, 3] = 1                      # seat 0 out with seat 1 in the last resolution: 2 ahead at most
+    rows["elim"][2, [0, 1, 2]] = [1, 1, 0]
+    rows["done"][3] = 0                            # unfinished
+    s = placement_score(rows, 4)
+    assert s.tolist() == [1.0, -1.0, pytest.approx(1 / 3), 0.0]
+
+
+def test_place_weight_is_checked_and_zero_keeps_the_reward_alone():
+    with pytest.raises(ValueError, match="place_weight"):
+        SearchAgent(place_weight=-1)
+    states = [(o.copy(), m.copy()) for _, _, o, m in random_states(4, games=2, steps=30, seed=6, every=5)]
+    plain, placed = SearchAgent(budget=24, seed=3, place_weight=0.0), SearchAgent(budget=24, seed=3, place_weight=1.0)
+    differ = 0
+    for o, m in states:
+        plain.act(o, m)
+        placed.act(o, m)
+        if plain.last is None or placed.last is None:
+            continue
+        v0, v1 = plain.last["values"], placed.last["values"]
+        assert np.all(v0 >= -1.0 - 1e-6) and np.all(v0 <= 1.0 + 1e-6)  # a final reward of the win mode (float32)
+        assert np.all(v1 >= v0 - 1.0 - 1e-6) and np.all(v1 <= v0 + 1.0 + 1e-6)
+        differ += int(not np.allclose(v0, v1))
+    assert differ > 0
