@@ -41,7 +41,13 @@ class BaseAgent:
 
 
 class RandomAgent(BaseAgent):
-    """Uniformly random legal actions (its own seeded RNG)."""
+    """Uniformly random legal actions (its own seeded RNG).
+
+    The gym and vector envs recognise this exact class as an opponent and play it inside
+    their compiled step (``ripmarket_env/engine/vector_kernels.py``): still a uniformly
+    random legal action, drawn from a per-game stream of the env's seed instead of
+    ``self.rng``. A subclass is always called through ``act`` / ``act_batch``.
+    """
 
     name = "random"
 
