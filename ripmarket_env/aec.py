@@ -160,7 +160,8 @@ def env(num_players: int | None = None, render_mode: str | None = None, rules: R
 # one call per wrapper level, and the AEC loop reads agent_selection, agents,
 # terminations, truncations, infos and _cumulative_rewards several times per step. These
 # subclasses of PettingZoo's wrappers read (and write) those attributes straight on the
-# raw env; everything else is PettingZoo's code.
+# raw env and take unwrapped and the spaces from it in one call (no wrapper changes
+# them); everything else is PettingZoo's code.
 _STATE_ATTRS = ("agents", "agent_selection", "terminations", "truncations", "infos", "rewards",
                 "_cumulative_rewards")
 
@@ -212,6 +213,23 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
 
 
+def _raw_unwrapped(self):
+    return self._raw_env
+
+
+def _raw_action_space(self, agent):
+    return self._raw_env.action_space(agent)
+
+
+def _raw_observation_space(self, agent):
+    return self._raw_env.observation_space(agent)
+
+
+for _cls in (TerminateIllegalWrapper, AssertOutOfBoundsWrapper, OrderEnforcingWrapper):
+    _cls.unwrapped = property(_raw_unwrapped)
+    _cls.action_space = _raw_action_space
+    _cls.observation_space = _raw_observation_space
+del _cls
 for _name in _STATE_ATTRS:
     setattr(TerminateIllegalWrapper, _name, _direct(_name))
     setattr(AssertOutOfBoundsWrapper, _name, _direct(_name))

@@ -382,7 +382,11 @@ def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
         with pytest.raises(AttributeError, match="cannot be accessed before reset"):
             getattr(e, name)
     e.reset(seed=3)
-    raw = e.unwrapped
+    raw = e.env.env.env
+    assert e.unwrapped is raw and e.env.unwrapped is raw
+    for a in raw.possible_agents:
+        assert e.action_space(a) is raw.action_space(a)
+        assert e.observation_space(a) is raw.observation_space(a)
     inner = e.env
     for name in aec._STATE_ATTRS:
         assert getattr(e, name) is getattr(raw, name)
