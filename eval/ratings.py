@@ -177,4 +177,35 @@ def summarize(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, An
             "steps_mean": float(steps.mean()) if steps.size else float("nan"),
         },
         "shared_win_games": int(sum(1 for g in games if sum(g["winners"]) > 1)),
+        "leader_vs_runner_up": versus(games, leaderboard[0], leaderboard[1]) if len(leaderboard) > 1 else None,
     }
+
+
+def versus(games: Sequence[dict], a: str, b: str) -> dict[str, Any]:
+    """Agent ``a`` against agent ``b`` over the games where both hold a seat: each one's win
+    rate in those games (per seat-game, Wilson 95%), and how often a seat of ``a`` finished
+    ahead of a seat of ``b`` (per seat pair, ties count one half, Wilson 95% on the pairs)."""
+    both = [g for g in games if a in g["lineup"] and b in g["lineup"]]
+    out: dict[str, Any] = {"agents": [a, b], "games": len(both)}
+    for name in (a, b):
+        seats = [(g, s) for g in both for s, n in enumerate(g["lineup"]) if n == name]
+        wins = sum(1 for g, s in seats if g["winners"][s])
+        lo, hi = wilson_interval(wins, len(seats))
+        out[name] = {"seat_games": len(seats), "wins": wins,
+                     "win_rate": wins / len(seats) if seats else None, "win_ci": [lo, hi]}
+    ahead = pairs = 0.0
+    for g in both:
+        pl = g["placement"]
+        for s, n in enumerate(g["lineup"]):
+            if n != a:
+                continue
+            for t, m in enumerate(g["lineup"]):
+                if m != b:
+                    continue
+                pairs += 1
+                ahead += 1.0 if pl[s] < pl[t] else (0.5 if pl[s] == pl[t] else 0.0)
+    lo, hi = wilson_interval(ahead, pairs)
+    out["pairs"] = int(pairs)
+    out["prob_ahead"] = ahead / pairs if pairs else None
+    out["prob_ahead_ci"] = [lo, hi]
+    return out

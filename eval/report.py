@@ -43,6 +43,7 @@ def results_dict(result) -> dict[str, Any]:
             "head_to_head": s["head_to_head"],
             "game_length": s["game_length"],
             "shared_win_games": s["shared_win_games"],
+            "leader_vs_runner_up": s.get("leader_vs_runner_up"),
             "timing": {
                 "seconds": round(result.elapsed, 3),
                 "games_per_second": round(len(result.games) / result.elapsed, 3) if result.elapsed > 0 else None,
@@ -169,6 +170,17 @@ def _write_markdown(result, path: Path) -> Path:
             p = h["prob_ahead"][i][j]
             cells.append("—" if p is None else f"{p:.3f} ({h['pairs'][i][j]})")
         lines.append(f"| **{n}** | " + " | ".join(cells) + " |")
+    vs = s.get("leader_vs_runner_up")
+    if vs:
+        a, b = vs["agents"]
+        lines += ["", f"## {a} against {b} (first and second by ordinal)", "",
+                  f"Over the {vs['games']} games where both hold a seat:", ""]
+        for n in (a, b):
+            w = vs[n]
+            lines.append(f"- {n}: win rate {_fmt(w['win_rate'])} [{w['win_ci'][0]:.3f}, {w['win_ci'][1]:.3f}] "
+                         f"over {w['seat_games']} seat-games")
+        lines.append(f"- P({a} finishes ahead of {b}): {_fmt(vs['prob_ahead'])} "
+                     f"[{vs['prob_ahead_ci'][0]:.3f}, {vs['prob_ahead_ci'][1]:.3f}] over {vs['pairs']} seat pairs")
     gl = s["game_length"]
     lines += [
         "",

@@ -310,3 +310,23 @@ def test_agents_command_lists_every_agent_with_a_description():
     for name in reg.names():
         assert name in res.output
         assert reg.describe(name).split()[0] in res.output
+
+
+def test_versus_matches_head_to_head_and_win_rates(tmp_path):
+    from eval.ratings import versus
+
+    games = [
+        {"lineup": ["a", "b", "a"], "placement": [1.0, 2.0, 3.0], "place": [1, 2, 3], "winners": [True, False, False], "rewards": [1.0, -0.5, -0.5], "rounds": 3, "steps": 9},
+        {"lineup": ["b", "a", "c"], "placement": [1.5, 1.5, 3.0], "place": [1, 1, 3], "winners": [True, True, False], "rewards": [0.25, 0.25, -0.5], "rounds": 3, "steps": 9},
+        {"lineup": ["c", "a", "c"], "placement": [1.0, 2.0, 3.0], "place": [1, 2, 3], "winners": [True, False, False], "rewards": [1.0, -0.5, -0.5], "rounds": 3, "steps": 9},
+    ]
+    v = versus(games, "a", "b")
+    assert v["games"] == 2 and v["pairs"] == 3
+    assert v["prob_ahead"] == pytest.approx((1 + 0 + 0.5) / 3)
+    prob, pairs = head_to_head(games[:2], ["a", "b", "c"])
+    assert v["prob_ahead"] == pytest.approx(prob[0, 1]) and v["pairs"] == pairs[0, 1]
+    assert v["a"]["seat_games"] == 3 and v["a"]["wins"] == 2 and v["b"]["wins"] == 1
+    lo, hi = v["a"]["win_ci"]
+    assert lo < 2 / 3 < hi
+    s = summarize(games, ["a", "b", "c"])
+    assert s["leader_vs_runner_up"]["agents"] == s["leaderboard"][:2]
