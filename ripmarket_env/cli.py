@@ -577,7 +577,10 @@ def distill(
         if recording is not None:
             D.save_decisions(data, recording)
     net, info = D.fit(data, seed=seed, epochs=epochs)
-    info.update({"num_players": players, "games": games, "seed": seed, "decisions": len(data)})
+    import numpy as np
+
+    info.update({"num_players": players, "games": int(len(np.unique(data.game))), "seed": seed,
+                 "decisions": len(data), "recording": str(recording) if recording else None})
     D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
