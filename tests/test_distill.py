@@ -108,3 +108,25 @@ def test_pretrain_config_is_checked():
         config_from_dict({"pretrain": {"epochs": 0}})
     with pytest.raises(ConfigError, match="league.eval_zoo"):
         config_from_dict({"league": {"eval_zoo": ["nobody"]}})
+
+
+def test_shipped_distilled_zoo_plays_legal_games():
+    import agents
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    names = [f"{s}-bc" for s in D.DEFAULT_STYLES]
+    assert set(names) <= set(agents.names())
+    bots = [agents.make(n) for n in names]
+    eng = Engine(RulesConfig(num_players=6), batch_size=8)
+    eng.reset(list(range(8)))
+    steps = 0
+    while not eng.terminated.all():  # Engine.step raises IllegalActionError on any illegal action
+        actor = eng.current_player()
+        obs, masks = eng.observe(np.maximum(actor, 0)), eng.legal_mask()
+        acts = np.full(8, -1, np.int64)
+        for g in np.flatnonzero(actor >= 0):
+            acts[g] = bots[int(actor[g]) % 5].act(obs[g], masks[g])
+        eng.step(acts)
+        steps += 1
+        assert steps < 5000
+    assert eng.terminated.all()
