@@ -33,7 +33,8 @@ name plays out with that agent's ``act_batch`` (much slower). A Ghost cannot cha
 own reward under ``reward_mode="win"`` (Ghosts never win, R-5.5, R-11.1), so a Ghost
 decision is a seeded random legal action without search.
 
->>> agent = agents.make("search", budget=256, seed=0)
+>>> agent = agents.make("search", seed=0)              # budget: 512 up to 4 players, else 256
+>>> agent = agents.make("search", budget=128, seed=0)
 >>> a = agent.act(obs, mask)
 >>> agent.last  # actions, mean values and simulations of the last search
 """
@@ -380,7 +381,9 @@ class SearchAgent(BaseAgent):
 
     Args:
         budget: simulations per decision, split evenly over the legal actions (at least
-            one each).
+            one each). Default (``None``): :func:`default_budget` of the observed player
+            count, 512 up to 4 players and 256 above (rollouts of small games are cheaper,
+            so a decision costs about the same time).
         rollout: the policy of every seat in the rollouts: ``"value"`` (compiled quick greedy
             play mixed with random actions, the default), ``"random"`` (compiled uniformly
             random play) or a registered agent name (its ``act_batch``; much slower).
@@ -398,12 +401,12 @@ class SearchAgent(BaseAgent):
 
     name = "search"
 
-    def __init__(self, budget: int = 256, rollout: str = "value", seed: int | None = None,
+    def __init__(self, budget: int | None = None, rollout: str = "value", seed: int | None = None,
                  rules: RulesConfig | None = None, cards: CardDB | None = None, infer_takes: bool = True,
                  max_steps: int = 5000, eps: float = 0.25, place_weight: float = 1.0):
-        if int(budget) < 1:
-            raise ValueError(f"budget must be at least 1, got {budget}")
-        self.budget = int(budget)
+        if budget is not None and (isinstance(budget, bool) or int(budget) < 1):
+            raise ValueError(f"budget must be a positive integer (or None for the default), got {budget}")
+        self.budget = None if budget is None else int(budget)
         self.rollout = rollout
         self.rules = rules
         self.cards = cards if cards is not None else default_cards()
@@ -453,7 +456,8 @@ class SearchAgent(BaseAgent):
         """Mean final reward of seat 0 for each legal action over ``budget / |legal|``
         simulations (at least one), all actions on the same determinizations; and that
         number of simulations."""
-        n = max(1, self.budget // legal.size)
+        budget = self.budget if self.budget is not None else default_budget(pub.engine.num_players)
+        n = max(1, budget // legal.size)
         out = self._simulate(pub, legal, n)
         return out.reshape(legal.size, n).mean(axis=1), n
 
@@ -496,6 +500,11 @@ class SearchAgent(BaseAgent):
         return out
 
 
+def default_budget(players: int) -> int:
+    """Simulations per decision when none is given: 512 up to 4 players, 256 above."""
+    return 512 if int(players) <= 4 else 256
+
+
 def placement_score(rows: np.ndarray, players: int) -> np.ndarray:
     """Seat 0's finishing place in finished game rows, scaled to [-1, 1]: 1 for a shared or
     sole first place (a winner), -1 for the first seat out; every seat that finished
@@ -512,8 +521,10 @@ def placement_score(rows: np.ndarray, players: int) -> np.ndarray:
 register("search", SearchAgent,
          "Determinized Monte-Carlo search: samples the hidden cards consistent with its view, "
          "plays each legal action out budget/|legal| times (rollout=value|random|an agent name), "
-         "picks the best mean of final reward plus finishing place (budget=, place_weight= to change).")
+         "picks the best mean of final reward plus finishing place (budget= default 512 up to 4 players, "
+         "256 above; place_weight= to change).")
 
 __all__ = [
-    "Hidden", "Public", "ReconstructionError", "SearchAgent", "determinize", "public_state", "reconstruct",
+    "Hidden", "Public", "ReconstructionError", "SearchAgent", "default_budget", "determinize", "placement_score",
+    "public_state", "reconstruct",
 ]

@@ -257,3 +257,19 @@ def test_place_weight_is_checked_and_zero_keeps_the_reward_alone():
         assert np.all(v1 >= v0 - 1.0 - 1e-6) and np.all(v1 <= v0 + 1.0 + 1e-6)
         differ += int(not np.allclose(v0, v1))
     assert differ > 0
+
+
+def test_default_budget_depends_on_the_player_count():
+    from agents.search import default_budget
+
+    assert [default_budget(p) for p in (2, 4, 5, 6, 10)] == [512, 512, 256, 256, 256]
+    with pytest.raises(ValueError, match="budget"):
+        SearchAgent(budget=0)
+    for P in (4, 6):
+        agent = SearchAgent(seed=1)
+        for _, _, o, m in random_states(P, games=2, steps=40, seed=P, every=4):
+            agent.act(o, m)
+            if agent.last is not None and agent.last["actions"].size > 1:
+                break
+        n, k = agent.last["simulations"], agent.last["actions"].size
+        assert n == max(1, default_budget(P) // k)
