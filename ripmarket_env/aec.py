@@ -44,7 +44,8 @@ variants are `RulesConfig` fields, given either as `rules=RulesConfig(...)` or a
 - **Seeding.** `reset(seed=s)` starts the game the engine starts from seed `s` (R-12.4);
   without a seed a fresh random seed is drawn and kept in `env.unwrapped.game_seed`.
 - **Infos.** `infos[agent] = {"phase": <decision name>, "is_ghost": bool, "legal_moves":
-  [action ids]}`; `legal_moves` is empty for every agent but the one deciding.
+  [action ids]}`; `legal_moves` is empty for every agent but the one deciding. The info
+  dicts are made at `reset` and updated in place by each step (copy one to keep it).
 - **Records.** `env.unwrapped.save_record(path)` writes the game so far as a JSON-lines
   record (`ripmarket_env.record`), which `ripmarket replay FILE` prints and verifies.
 - **Rendering.** `render_mode="human"` prints the text table after every step, `"ansi"`
@@ -374,25 +375,42 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self._rewards_paid = False
         self._skip_agent_selection = None
-        self._sync()
+        self._sync(rebuild=True)
 
-    def _sync(self) -> None:
-        """agent_selection and infos from the engine's current decision (``_status``)."""
+    def _sync(self, rebuild: bool = False) -> None:
+        """agent_selection and infos from the engine's current decision (``_status``).
+
+        The info dicts are built by ``rebuild`` (reset) and updated in place after a step.
+        """
         done, actor, phase, alive = self._status
         name = PHASE_NAMES[PH_OVER if done else phase]
-        self.infos = {
-            a: {"phase": name, "is_ghost": not alive & bit, "legal_moves": []} for a, bit in self._agent_bits
-        }
+        if rebuild:
+            self.infos = {
+                a: {"phase": name, "is_ghost": not alive & bit, "legal_moves": []} for a, bit in self._agent_bits
+            }
+            self._infos_alive = alive
+        else:
+            infos = self.infos
+            for info in infos.values():
+                info["phase"] = name
+            if alive != self._infos_alive:
+                for a, bit in self._agent_bits:
+                    infos[a]["is_ghost"] = not alive & bit
+                self._infos_alive = alive
+            if self._infos_legal is not None:
+                infos[self._infos_legal]["legal_moves"] = []
+        self._infos_legal = None
         if not done:
             agent = self.possible_agents[actor]
             self.infos[agent]["legal_moves"] = self._mask.nonzero()[0].tolist()
+            self._infos_legal = agent
             self.agent_selection = agent
 
     def refresh(self) -> None:
         """Re-read the engine after changing ``self.engine.state`` from outside the env."""
         self._bind()
         self._status = K.status_one(self._S, self._cfg, 0)
-        self._sync()
+        self._sync(rebuild=True)
 
     # ---------------------------------------------------------------- step
     def _illegal(self, action) -> IllegalActionError:

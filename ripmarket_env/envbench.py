@@ -8,8 +8,9 @@
           action = None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]))
           env.step(action)
 
-  (a new game when one ends; ``rng`` a numpy Generator). The two envs run in alternating
-  slices of about a quarter of a second, so a change of machine load hits both alike.
+  (a new game when one ends; ``rng`` a numpy Generator). The envs run in alternating
+  slices of about a quarter of a second (the order reversed every round), so a change of
+  machine load hits them alike.
   One *agent step* is one ``step`` call, the dead steps at the end of a game included.
   ``raw_env`` (no wrappers) is timed the same way.
 * Gym: ``RipMarketEnv`` (RipMarket-v0), random opponents, the learner's action drawn from
@@ -118,10 +119,13 @@ def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True) ->
         loop.run(min(0.2, seconds / 4))
         loop.steps = loop.games = 0
         loop.seconds = loop.cpu = 0.0
-    while min(loop.seconds for loop in loops.values()) < seconds:
-        for loop in loops.values():
+    order = list(loops.values())
+    rounds = 0
+    while min(loop.seconds for loop in order) < seconds:
+        for loop in order if rounds % 2 == 0 else order[::-1]:  # no env always runs first
             if loop.seconds < seconds:
                 loop.run(slice_s)
+        rounds += 1
     out = {
         "players": players,
         "loop": "env.last(); rng.choice(np.flatnonzero(obs['action_mask'])); env.step(action); "
