@@ -324,9 +324,9 @@ app.command("envdoc")(envdoc)
 
 
 def demo(
-    games: int = typer.Option(150, "--games", metavar="N", help="Games of the demo tournament (rounded up to whole duplicate sets)."),
+    games: int = typer.Option(240, "--games", metavar="N", help="Games of the demo tournament (rounded up to whole duplicate sets)."),
     players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
-    budget: int = typer.Option(64, "--budget", metavar="N", help="The search agent's simulations per decision."),
+    budget: int = typer.Option(128, "--budget", metavar="N", help="The search agent's simulations per decision."),
     out: Path = typer.Option(Path("reports/demo"), "--out", metavar="DIR", help="Directory of the tournament report."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count)."),
     rounds: bool = typer.Option(False, "--rounds", help="Instead: play seeded games between random agents and print them round by round."),
@@ -351,7 +351,7 @@ def demo(
         fail(f"--workers {workers} is not allowed; allowed: positive integers")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    run_tournament_demo(out, games, players, budget, workers=workers, console=Console())
+    run_tournament_demo(out, games, players, budget, workers=workers)
 
 
 app.command("demo")(demo)

@@ -103,8 +103,8 @@ def run_demo(players=(4, 6), seeds=(1,), console: Console | None = None) -> list
 #: The zoo of the demo tournament: the random agent, every heuristic style and search.
 DEMO_AGENTS = ("random", "greedy", "survivor", "shark", "hoarder", "trickster", "search")
 DEMO_PLAYERS = 6
-DEMO_GAMES = 150
-DEMO_BUDGET = 64
+DEMO_GAMES = 240
+DEMO_BUDGET = 128
 
 
 def run_tournament_demo(
@@ -125,7 +125,7 @@ def run_tournament_demo(
     from eval.report import print_table
     from eval.tournament import run_tournament
 
-    console = console or Console()
+    console = console or Console(width=None if Console().is_terminal else 120)
     names = list(agents)
     kwargs = {"search": {"budget": int(budget)}} if "search" in names else None
     console.print(
