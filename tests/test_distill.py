@@ -130,3 +130,16 @@ def test_shipped_distilled_zoo_plays_legal_games():
         steps += 1
         assert steps < 5000
     assert eng.terminated.all()
+
+
+def test_styles_in_one_pass_match_each_style_alone(data):
+    net, _ = D.fit(data, STYLES, hidden=(16,), epochs=1, batch=256, progress=False)
+    a0 = D.DistilledAgent(net, 0, len(STYLES), "greedy-bc")
+    a1 = D.DistilledAgent(net, 1, len(STYLES), "hoarder-bc")
+    assert a0.shared_net_key == a1.shared_net_key is not None
+    obs, masks = data.obs[:100].astype(np.float32), data.mask[:100]
+    styles = np.arange(100) % 2
+    both = a0.act_styles(obs, masks, styles)
+    assert np.array_equal(both[styles == 0], a0.act_batch(obs[styles == 0], masks[styles == 0]))
+    assert np.array_equal(both[styles == 1], a1.act_batch(obs[styles == 1], masks[styles == 1]))
+    assert D.DistilledAgent(net, 0, 2, "x", deterministic=False).shared_net_key is None

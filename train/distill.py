@@ -240,14 +240,24 @@ class DistilledAgent:
             self._seed = seed
         self.rng = np.random.default_rng(self._seed)
 
+    @property
+    def shared_net_key(self) -> int | None:
+        """Agents with the same key share one network and a sampling mode: ``act_styles``
+        decides for rows of several styles in one forward pass (the league batches them)."""
+        return None if not self.deterministic else id(self.net)
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self.act_styles(observations, action_masks, np.full(len(action_masks), self.style_index))
+
+    def act_styles(self, observations: np.ndarray, action_masks: np.ndarray, styles: np.ndarray) -> np.ndarray:
+        """Actions for rows whose style index is given per row (this agent's network)."""
         import torch
 
         m = np.asarray(action_masks, dtype=bool)
         if len(m) == 0:
             return np.zeros(0, np.int64)
         with torch.no_grad():
-            z = self.net(_inputs(observations, np.full(len(m), self.style_index), self.n_styles)).numpy()
+            z = self.net(_inputs(observations, styles, self.n_styles)).numpy()
         z = z.astype(np.float64)
         if not self.deterministic:
             z = z + self.rng.gumbel(size=z.shape)

@@ -192,9 +192,18 @@ def _league_batch_class():
                 rel = (viewers - seat[idx]) % P - 1
                 who = self.lineup[idx, rel]
                 chosen = np.empty(n, np.int64)
+                shared: dict = {}  # distilled styles sharing one network: one forward pass for all
                 for a in np.unique(who):
                     sel = np.flatnonzero(who == a)
-                    chosen[sel] = agents[a].act_batch(obs[sel], masks[sel])
+                    key = getattr(agents[a], "shared_net_key", None)
+                    if key is not None:
+                        shared.setdefault(key, []).append((agents[a], sel))
+                    else:
+                        chosen[sel] = agents[a].act_batch(obs[sel], masks[sel])
+                for group in shared.values():
+                    sel = np.concatenate([g[1] for g in group])
+                    styles = np.concatenate([np.full(len(g[1]), g[0].style_index) for g in group])
+                    chosen[sel] = group[0][0].act_styles(obs[sel], masks[sel], styles)
                 self._check_opponent_actions(idx, chosen, masks)
                 acts[idx] = chosen
                 k_step(S, TB, cfg, acts)
