@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import time
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,7 +97,7 @@ def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, 
 
     jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g) for g in range(0, games, chunk)]
     parts: list[Decisions] = []
-    with Progress(disable=not progress, transient=False) as bar, ProcessPoolExecutor(workers) as pool:
+    with Progress(disable=not progress, transient=False) as bar, ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         task = bar.add_task(f"distill: playing {games} zoo games at {num_players} players", total=games)
         for d, job in zip(pool.map(_collect_chunk, jobs), jobs):
             parts.append(d)

@@ -9,6 +9,7 @@ so the result depends on the seed and the game count, never on the number of wor
 
 from __future__ import annotations
 
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO
     results = []
     cols = (TextColumn("[bold]evaluate[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeRemainingColumn())
-    with Progress(*cols, disable=not progress) as bar, ProcessPoolExecutor(workers) as pool:
+    with Progress(*cols, disable=not progress) as bar, ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         task = bar.add_task(f"{spec} vs {','.join(zoo)}", total=games)
         for res in pool.map(_job, jobs):
             results.append(res)
