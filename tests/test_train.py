@@ -241,3 +241,24 @@ def test_export_policy_strips_optimizer(smoke_run, tmp_path):
     obs = np.random.default_rng(0).random((4, a.metadata["obs_size"]), dtype=np.float32)
     masks = np.ones((4, a.metadata["num_actions"]), bool)
     np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
+
+
+def test_random_only_league_uses_the_compiled_path():
+    from train.config import config_from_dict
+    from train.selfplay import League, make_league_vec_env
+
+    base = {"num_players": 4, "n_envs": 8, "n_steps": 8, "batch_size": 64}
+    cfg = config_from_dict({**base, "league": {"mix": {"random": 1.0}}})
+    env = make_league_vec_env(cfg, League(cfg, seed=0), 0)
+    assert env.batch.compiled_opponents
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        m = env.action_masks()
+        z = rng.random(m.shape)
+        z[~m] = -1
+        obs, rew, done, info = env.step(z.argmax(1))
+        assert env.action_masks().any(axis=1).all()
+    assert env.batch.env_time > 0
+    mixed = config_from_dict({**base, "league": {"mix": {"random": 0.5, "self": 0.5}}})
+    assert not make_league_vec_env(mixed, League(mixed, seed=0), 0).batch.compiled_opponents

@@ -217,7 +217,22 @@ def _league_batch_class():
             self.env_time += time.perf_counter() - t
             return out
 
-    return LeagueBatch
+    class RandomBatch(LearnerBatch):
+        """Every opponent the random agent (a league of ``random`` only): the vector env's
+        compiled path, one kernel call per step, timed like ``LeagueBatch``."""
+
+        def __init__(self, league: League, *args, **kwargs):
+            self.league = league
+            super().__init__(*args, **kwargs)
+            self.env_time = 0.0
+
+        def step(self, actions):
+            t = time.perf_counter()
+            out = super().step(actions)
+            self.env_time += time.perf_counter() - t
+            return out
+
+    return LeagueBatch, RandomBatch
 
 
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
@@ -225,11 +240,13 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     from ripmarket_env.engine import RulesConfig
     from ripmarket_env.vector_env import RipMarketVecEnv
 
-    LeagueBatch = _league_batch_class()
+    LeagueBatch, RandomBatch = _league_batch_class()
+    only_random = league.mix[0] == 0 and league.mix[1] == 0
+    Batch = RandomBatch if only_random else LeagueBatch
 
     class LeagueVecEnv(RipMarketVecEnv):
         def __init__(self):
-            self.batch = LeagueBatch(league, cfg.n_envs, None, "random", "random",
+            self.batch = Batch(league, cfg.n_envs, None, "random", "random",
                                      RulesConfig(num_players=cfg.num_players, reward_mode=cfg.reward_mode), seed)
             self.render_mode = None
             self.num_players = self.batch.num_players
