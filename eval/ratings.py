@@ -16,6 +16,14 @@ cancel), and its variance is multiplied by the product of its seats' variance ra
 rating the seats one after another. With one seat per agent this is exactly OpenSkill's
 own update. ``ordinal`` is the conservative estimate mu - 3 sigma.
 
+Order. A sequential update weighs later games more, so one pass depends on the order of
+the games: on a 2,004-game tournament an agent's ordinal moved by up to 6 points between
+shuffled orders, against a sigma of 1.8. ``rate_games_averaged`` (what reports use) rates
+``ORDERS`` seeded random orders of the same games and reports the mean mu, a sigma that
+adds the spread of mu across orders to the mean variance
+(``sigma^2 = mean(sigma_k^2) + var(mu_k)``), their ordinal, and ``mu_spread``
+(the standard deviation of mu across orders).
+
 Win rate. Per seat-game: a seat's game is a win when the seat is among the winners
 (a shared win of R-9.2, or the living of a ``max_rounds`` draw, counts as a win; shared
 wins are also counted separately). The 95% interval is Wilson's score interval.
@@ -87,6 +95,25 @@ def rate_games(games: Sequence[dict], agent_names: Sequence[str], model=None) ->
     }
 
 
+ORDERS = 16
+
+
+def rate_games_averaged(games: Sequence[dict], agent_names: Sequence[str], orders: int = ORDERS,
+                        seed: int = 0) -> dict[str, dict[str, float]]:
+    """``rate_games`` over ``orders`` seeded shuffles of ``games``, combined (module docstring)."""
+    # canonical order first, so the result depends on the set of games only
+    games = sorted(games, key=lambda g: (list(g["lineup"]), [int(x) for x in g["place"]]))
+    rng = np.random.default_rng(seed)
+    runs = [rate_games([games[i] for i in rng.permutation(len(games))], agent_names) for _ in range(orders)]
+    out = {}
+    for n in agent_names:
+        mus = np.array([r[n]["mu"] for r in runs])
+        var = float(np.mean([r[n]["sigma"] ** 2 for r in runs]) + mus.var())
+        mu, sigma = float(mus.mean()), math.sqrt(var)
+        out[n] = {"mu": mu, "sigma": sigma, "ordinal": mu - 3.0 * sigma, "mu_spread": float(mus.std())}
+    return out
+
+
 def head_to_head(games: Sequence[dict], agent_names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """``(prob, pairs)``: prob[i, j] = P(agent i ahead of agent j | both seated); pairs = seat pairs seen."""
     idx = {n: i for i, n in enumerate(agent_names)}
@@ -154,7 +181,7 @@ def agent_stats(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, 
 def summarize(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, Any]:
     """Every figure of a tournament (JSON-ready apart from NaN in the matrices)."""
     names = list(agent_names)
-    ratings = rate_games(games, names)
+    ratings = rate_games_averaged(games, names)
     stats = agent_stats(games, names)
     prob, pairs = head_to_head(games, names)
     agents = {n: {**ratings[n], **stats[n]} for n in names}

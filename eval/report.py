@@ -144,7 +144,8 @@ def _write_markdown(result, path: Path) -> Path:
         "",
         "Each deal is replayed with the lineup rotated through every seat (duplicate set). Ratings: "
         "OpenSkill Plackett-Luce from each game's finishing order (ties share a rank; each seat is its "
-        "own team at its agent's current rating). Win rate per seat-game with a Wilson 95% interval.",
+        "own team at its agent's current rating), averaged over 16 shuffled game orders, sigma including "
+        "the spread of mu across orders. Win rate per seat-game with a Wilson 95% interval.",
         "",
         "## Leaderboard",
         "",

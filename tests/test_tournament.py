@@ -330,3 +330,23 @@ def test_versus_matches_head_to_head_and_win_rates(tmp_path):
     assert lo < 2 / 3 < hi
     s = summarize(games, ["a", "b", "c"])
     assert s["leader_vs_runner_up"]["agents"] == s["leaderboard"][:2]
+
+
+def test_averaged_ratings_do_not_depend_on_the_order_of_games():
+    from eval.ratings import rate_games_averaged
+
+    rng = np.random.default_rng(5)
+    names = ["a", "b", "c", "d"]
+    games = []
+    for _ in range(120):  # "a" usually first, "d" usually last, with noise
+        score = np.array([3.0, 2.0, 1.0, 0.0]) + rng.normal(0, 1.5, 4)
+        place = (np.argsort(np.argsort(-score)) + 1).tolist()
+        games.append(_game(names, place))
+    r1 = rate_games_averaged(games, names)
+    r2 = rate_games_averaged(games[::-1], names)
+    for n in names:  # the same set of games: the same figures, whatever order they came in
+        assert r1[n] == r2[n]
+        assert r1[n]["sigma"] ** 2 >= r1[n]["mu_spread"] ** 2
+    assert r1["a"]["ordinal"] > r1["d"]["ordinal"]
+    single = rate_games(games, names)
+    assert any(abs(single[n]["mu"] - rate_games(games[::-1], names)[n]["mu"]) > 0.3 for n in names)
