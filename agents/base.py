@@ -9,7 +9,7 @@ An agent sees only what its seat sees: the observation vector and the legal-acti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -72,6 +72,31 @@ class RandomAgent(BaseAgent):
         keys = self.rng.random(m.shape)
         keys[~m] = -1.0
         return keys.argmax(axis=1).astype(np.int64)
+
+
+def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
+                out: np.ndarray | None = None) -> np.ndarray:
+    """Actions for rows decided by different agents: row ``i`` by ``agents[who[i]]``
+    (rows with ``who < 0`` are left as they are in ``out``, -1 by default).
+
+    One ``act_batch`` per agent present; agents exposing the same non-None
+    ``shared_net_key`` (styles of one network) decide together in one ``act_styles`` call."""
+    out = np.full(len(who), -1, np.int64) if out is None else out
+    shared: dict = {}
+    for a in np.unique(who):
+        if a < 0:
+            continue
+        sel = np.flatnonzero(who == a)
+        key = getattr(agents[a], "shared_net_key", None)
+        if key is not None:
+            shared.setdefault(key, []).append((agents[a], sel))
+        else:
+            out[sel] = agents[a].act_batch(observations[sel], action_masks[sel])
+    for group in shared.values():
+        sel = np.concatenate([g[1] for g in group])
+        styles = np.concatenate([np.full(len(g[1]), g[0].style_index) for g in group])
+        out[sel] = group[0][0].act_styles(observations[sel], action_masks[sel], styles)
+    return out
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ the game's own stream, started at every deal from the base seed, the game and th
 episode, so the seeding rules below hold unchanged (the draws differ from
 ``RandomAgent``'s own generator). ``compiled_opponents=False`` keeps the Python loop;
 ``batch.compiled_opponents`` tells which path runs. A subclass that overrides
-``_play_opponents`` or ``_deal`` always gets the Python loop.
+``_play_opponents``, ``_opponent_actions`` or ``_deal`` always gets the Python loop.
 
 Auto-reset (both faces): a game that ends is dealt again inside the same ``step``; the
 returned observation and mask are the new game's first learner decision.
@@ -298,6 +298,7 @@ class LearnerBatch:
         return (
             all(type(a) is RandomAgent for a in self.opponents)
             and cls._play_opponents is LearnerBatch._play_opponents
+            and cls._opponent_actions is LearnerBatch._opponent_actions
             and cls._deal is LearnerBatch._deal
         )
 
@@ -360,20 +361,22 @@ class LearnerBatch:
             idx = buf_a[:n]
             viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
             _gather(S, TB, cfg, idx, offs, viewers, obs, masks)
-            if self.shared_opponent:
-                chosen = np.asarray(self.opponents[0].act_batch(obs, masks))
-            else:
-                chosen = np.empty(n, np.int64)
-                rel = (viewers - seat[idx]) % P - 1
-                for r in np.unique(rel):
-                    sel = np.flatnonzero(rel == r)
-                    chosen[sel] = self.opponents[r].act_batch(obs[sel], masks[sel])
+            chosen = self._opponent_actions(idx, (viewers - seat[idx]) % P - 1, obs, masks)
             self._check_opponent_actions(idx, chosen, masks)
             acts[idx] = chosen
             self._k_step(S, TB, cfg, acts)
             acts[idx] = -1
             n = _after_step(S, idx, seat, acc, use_acc, buf_b)
             buf_a, buf_b = buf_b, buf_a
+
+    def _opponent_actions(self, idx: np.ndarray, rel: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The opponents' actions in games ``idx``, the deciders sitting ``rel + 1`` seats
+        after the learner; a subclass changes who the opponents are by overriding this."""
+        from agents.base import act_grouped
+
+        if self.shared_opponent:
+            return np.asarray(self.opponents[0].act_batch(obs, masks))
+        return act_grouped(self.opponents, rel, obs, masks)
 
     def _check_opponent_actions(self, idx, chosen, masks) -> None:
         if chosen.shape != (idx.size,):

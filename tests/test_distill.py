@@ -143,3 +143,18 @@ def test_styles_in_one_pass_match_each_style_alone(data):
     assert np.array_equal(both[styles == 0], a0.act_batch(obs[styles == 0], masks[styles == 0]))
     assert np.array_equal(both[styles == 1], a1.act_batch(obs[styles == 1], masks[styles == 1]))
     assert D.DistilledAgent(net, 0, 2, "x", deterministic=False).shared_net_key is None
+
+
+def test_act_grouped_matches_each_agent_alone(data):
+    from agents.base import RandomAgent, act_grouped
+
+    net, _ = D.fit(data, STYLES, hidden=(16,), epochs=1, batch=256, progress=False)
+    pool = [RandomAgent(seed=1), D.DistilledAgent(net, 0, 2, "greedy-bc"), D.DistilledAgent(net, 1, 2, "hoarder-bc")]
+    obs, masks = data.obs[:90].astype(np.float32), data.mask[:90]
+    who = np.arange(90) % 4 - 1  # -1: no decision in that row
+    out = act_grouped(pool, who, obs, masks)
+    assert (out[who < 0] == -1).all()
+    alone = RandomAgent(seed=1).act_batch(obs[who == 0], masks[who == 0])
+    assert np.array_equal(out[who == 0], alone)
+    for k in (1, 2):
+        assert np.array_equal(out[who == k], pool[k].act_batch(obs[who == k], masks[who == k]))

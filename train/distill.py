@@ -57,6 +57,7 @@ class Decisions:
 def _collect_chunk(args) -> Decisions:
     num_players, styles, games, seed, first_game = args
     import agents
+    from agents.base import act_grouped
     from ripmarket_env.engine import Engine, RulesConfig
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, first_game, 0xD157]))
@@ -71,11 +72,8 @@ def _collect_chunk(args) -> Decisions:
         live = actor >= 0
         obs = eng.observe(np.maximum(actor, 0))
         masks = eng.legal_mask()
-        acts = np.full(games, -1, np.int64)
         style_of = np.where(live, who[rows, np.maximum(actor, 0)], -1)
-        for s in np.unique(style_of[live]):
-            sel = np.flatnonzero(style_of == s)
-            acts[sel] = zoo[s].act_batch(obs[sel], masks[sel])
+        acts = act_grouped(zoo, style_of, obs, masks)
         idx = np.flatnonzero(live)
         # forced decisions (one legal action) teach nothing
         choice = masks[idx].sum(axis=1) > 1

@@ -157,9 +157,8 @@ class League:
 
 
 def _league_batch_class():
-    from ripmarket_env.engine import kernels as K
-    from ripmarket_env.engine.core import _k
-    from ripmarket_env.vector_env import LearnerBatch, _after_step, _gather, _waiting
+    from agents.base import act_grouped
+    from ripmarket_env.vector_env import LearnerBatch
 
     class LeagueBatch(LearnerBatch):
         """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``."""
@@ -174,42 +173,8 @@ def _league_batch_class():
             super()._deal(games)
             self.lineup[games] = self.league.draw((len(games), self.num_players - 1))
 
-        def _play_opponents(self, games, acc) -> None:
-            eng = self.engine
-            S, TB, cfg, offs = _k(eng.state), _k(eng.tables), eng.cfg, eng._offs
-            seat, P, acts = self.seat, self.num_players, self._acts
-            buf_a, buf_b = self._rows_a, self._rows_b
-            rows = self._arange if games is None else games
-            n = _waiting(S, rows, seat, buf_a)
-            use_acc = acc is not None
-            acc = acc if use_acc else self.rewards
-            agents = self.league.agents
-            k_step = getattr(self, "_k_step", K.step_batch)  # the serial kernel when numba_threads == 1
-            while n:
-                idx = buf_a[:n]
-                viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
-                _gather(S, TB, cfg, idx, offs, viewers, obs, masks)
-                rel = (viewers - seat[idx]) % P - 1
-                who = self.lineup[idx, rel]
-                chosen = np.empty(n, np.int64)
-                shared: dict = {}  # distilled styles sharing one network: one forward pass for all
-                for a in np.unique(who):
-                    sel = np.flatnonzero(who == a)
-                    key = getattr(agents[a], "shared_net_key", None)
-                    if key is not None:
-                        shared.setdefault(key, []).append((agents[a], sel))
-                    else:
-                        chosen[sel] = agents[a].act_batch(obs[sel], masks[sel])
-                for group in shared.values():
-                    sel = np.concatenate([g[1] for g in group])
-                    styles = np.concatenate([np.full(len(g[1]), g[0].style_index) for g in group])
-                    chosen[sel] = group[0][0].act_styles(obs[sel], masks[sel], styles)
-                self._check_opponent_actions(idx, chosen, masks)
-                acts[idx] = chosen
-                k_step(S, TB, cfg, acts)
-                acts[idx] = -1
-                n = _after_step(S, idx, seat, acc, use_acc, buf_b)
-                buf_a, buf_b = buf_b, buf_a
+        def _opponent_actions(self, idx, rel, obs, masks) -> np.ndarray:
+            return act_grouped(self.league.agents, self.lineup[idx, rel], obs, masks)
 
         def step(self, actions):
             t = time.perf_counter()
@@ -279,6 +244,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
     rate with its 95% Wilson interval and the per-opponent-kind counts."""
     import agents as zoo_reg
+    from agents.base import act_grouped
     from ripmarket_env.engine import Engine, RulesConfig
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
@@ -288,6 +254,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
             opp.append(zoo_reg.make(z, seed=int(rng.integers(2**31)) + k))
         except TypeError:
             opp.append(zoo_reg.make(z))
+    players = [*opp, agent]
     wins = 0.0
     played = 0
     rewards = []
@@ -297,21 +264,14 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
         eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, B)])
         bot_seat = (np.arange(B) + played) % num_players
         who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
-        who[np.arange(B), bot_seat] = -1
+        who[np.arange(B), bot_seat] = len(opp)  # the evaluated agent
         while not eng.terminated.all():
             actor = eng.current_player()
             live = actor >= 0
             obs = eng.observe(np.maximum(actor, 0))
             masks = eng.legal_mask().copy()
-            acts = np.full(B, -1, np.int64)
-            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -2)
-            for a in np.unique(agent_of):
-                if a == -2:
-                    continue
-                sel = np.flatnonzero(agent_of == a)
-                pol = agent if a == -1 else opp[a]
-                acts[sel] = pol.act_batch(obs[sel], masks[sel])
-            eng.step(acts)
+            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -1)
+            eng.step(act_grouped(players, agent_of, obs, masks))
         r = eng.rewards()[np.arange(B), bot_seat]
         rewards.extend(r.tolist())
         wins += float((r > 0).sum())
