@@ -31,6 +31,18 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def check_int(option: str, value: int | None, lo: int, hi: int | None = None) -> None:
+    """Fail (exit 2) naming ``option`` and the allowed range unless ``lo <= value <= hi``;
+    ``None`` (an option left to its default) passes."""
+    if value is None or (value >= lo and (hi is None or value <= hi)):
+        return
+    if hi is not None:
+        allowed = f"integers from {lo} to {hi}"
+    else:
+        allowed = {0: "non-negative integers", 1: "positive integers"}.get(lo, f"integers >= {lo}")
+    fail(f"{option} {value} is not allowed; allowed: {allowed}")
+
+
 def cards(
     markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of terminal tables."),
     write: Optional[Path] = typer.Option(
@@ -92,16 +104,11 @@ def tournament(
     bad = [n for n in names if n not in registered()]
     if bad:
         fail(f"--agents: unknown agent {bad[0]!r}; allowed: {known}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        fail(f"--players {players} is not allowed; allowed: integers from {MIN_PLAYERS} to {MAX_PLAYERS}")
-    if games < 1:
-        fail(f"--games {games} is not allowed; allowed: positive integers")
-    if seed < 0:
-        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers} is not allowed; allowed: positive integers")
-    if chunk_sets < 1:
-        fail(f"--chunk-sets {chunk_sets} is not allowed; allowed: positive integers")
+    check_int("--players", players, MIN_PLAYERS, MAX_PLAYERS)
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
+    check_int("--chunk-sets", chunk_sets, 1)
     try:
         validate(names, players, games)
     except ValueError as exc:
@@ -186,12 +193,9 @@ def balance(
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} lists a player count twice; list each count once")
     names = [n.strip() for n in agents_.split(",") if n.strip()]
-    if games < 1:
-        fail(f"--games {games} is not allowed; allowed: positive integers")
-    if seed < 0:
-        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers} is not allowed; allowed: positive integers")
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
     try:
         validate_balance(names, counts, games)
     except ValueError as exc:
@@ -341,14 +345,10 @@ def demo(
     if rounds:
         run_demo(_int_list(round_players, "--round-players", 2, 10), _int_list(seeds, "--seeds", 0), Console())
         return
-    if not 2 <= players <= 10:
-        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
-    if games < 1:
-        fail(f"--games {games} is not allowed; allowed: positive integers")
-    if budget < 1:
-        fail(f"--budget {budget} is not allowed; allowed: positive integers")
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers} is not allowed; allowed: positive integers")
+    check_int("--players", players, 2, 10)
+    check_int("--games", games, 1)
+    check_int("--budget", budget, 1)
+    check_int("--workers", workers, 1)
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     run_tournament_demo(out, games, players, budget, workers=workers)
@@ -458,8 +458,7 @@ def play(
         names = ["greedy", "survivor", "shark", "hoarder", "trickster"][: max(players - 1, 1)]
     else:
         names = [n.strip() for n in opponents.split(",") if n.strip()]
-    if seed is not None and seed < 0:
-        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+    check_int("--seed", seed, 0)
     try:
         assign_opponents(players, seat, names, agent_registry().names())
     except SetupError as exc:
@@ -485,8 +484,7 @@ def serve(
     """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn)."""
     if not 0 <= port <= 65535:
         fail(f"--port {port} is not allowed; allowed: 0 to 65535")
-    if max_games < 1:
-        fail(f"--max-games {max_games} is not allowed; allowed: positive integers")
+    check_int("--max-games", max_games, 1)
     try:
         import uvicorn
 
@@ -557,13 +555,10 @@ def distill(
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    if not 2 <= players <= 10:
-        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
+    check_int("--players", players, 2, 10)
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
-        if v < 1:
-            fail(f"{name} {v} is not allowed; allowed: positive integers")
-    if seed < 0:
-        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+        check_int(name, v, 1)
+    check_int("--seed", seed, 0)
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -607,13 +602,10 @@ def evaluate(
         from train.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    if not 2 <= players <= 10:
-        fail(f"--players {players} is not allowed; allowed: integers from 2 to 10")
+    check_int("--players", players, 2, 10)
     for name, v in (("--games", games), ("--workers", workers)):
-        if v < 1:
-            fail(f"{name} {v} is not allowed; allowed: positive integers")
-    if seed < 0:
-        fail(f"--seed {seed} is not allowed; allowed: non-negative integers")
+        check_int(name, v, 1)
+    check_int("--seed", seed, 0)
     names = [z.strip() for z in zoo.split(",") if z.strip()]
     bad = [z for z in names if z not in registry.names()]
     if not names or bad:
