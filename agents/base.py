@@ -128,6 +128,15 @@ def make(name: str, **kwargs) -> Agent:
     return _entry(name).factory(**kwargs)
 
 
+def make_seeded(name: str, seed: int, **kwargs) -> Agent:
+    """``make(name, seed=seed, **kwargs)``, or without the seed for an agent whose
+    constructor takes none (a deterministic one)."""
+    try:
+        return make(name, seed=seed, **kwargs)
+    except TypeError:
+        return make(name, **kwargs)
+
+
 def _entry(name: str) -> Entry:
     if name not in _REGISTRY:
         raise KeyError(f"unknown agent {name!r}; known agents: {', '.join(names())}")

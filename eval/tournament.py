@@ -148,12 +148,7 @@ def agent_registry():
 
 
 def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None):
-    registry = agent_registry()
-    kwargs = dict(kwargs or {})
-    try:
-        return registry.make(name, seed=seed, **kwargs)
-    except TypeError:  # an agent without a seed argument (deterministic)
-        return registry.make(name, **kwargs)
+    return agent_registry().make_seeded(name, seed, **(kwargs or {}))
 
 
 def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:

@@ -27,10 +27,7 @@ def make_agent(spec: str, seed: int | None = None):
     import agents
 
     if spec in agents.names():
-        try:
-            return agents.make(spec, seed=seed)
-        except TypeError:
-            return agents.make(spec)
+        return agents.make_seeded(spec, seed)
     p = Path(spec)
     if p.suffix == ".zip" and p.is_file():
         from agents.policy import load_agent

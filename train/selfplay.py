@@ -248,12 +248,8 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     from ripmarket_env.engine import Engine, RulesConfig
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
-    opp = []
-    for k, z in enumerate(zoo):  # seeded, so an evaluation is reproducible
-        try:
-            opp.append(zoo_reg.make(z, seed=int(rng.integers(2**31)) + k))
-        except TypeError:
-            opp.append(zoo_reg.make(z))
+    # seeded, so an evaluation is reproducible
+    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k) for k, z in enumerate(zoo)]
     players = [*opp, agent]
     wins = 0.0
     played = 0
