@@ -33,6 +33,7 @@ class PolicyAgent(BaseAgent):
         self._seed = seed
         self.name = name
         self.metadata = metadata or {}
+        self._sparse: bool | None = None
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -43,9 +44,22 @@ class PolicyAgent(BaseAgent):
         import torch
 
         with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-            feats = self.policy.extract_features(obs, self.policy.pi_features_extractor)
-            latent = self.policy.mlp_extractor.forward_actor(feats)
+            pi = self.policy.mlp_extractor.policy_net
+            if self._sparse is None:
+                from stable_baselines3.common.torch_layers import FlattenExtractor
+
+                self._sparse = (isinstance(self.policy.pi_features_extractor, FlattenExtractor) and len(pi) > 0
+                                and isinstance(pi[0], torch.nn.Linear))
+            if self._sparse:  # an MLP straight on the observation: first layer on its non-zeros
+                from .sparse import sparse_linear
+
+                latent = sparse_linear(observations, pi[0])
+                for layer in list(pi)[1:]:
+                    latent = layer(latent)
+            else:
+                obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+                feats = self.policy.pi_features_extractor(obs)  # the actor's own (shared or not)
+                latent = self.policy.mlp_extractor.forward_actor(feats)
             return self.policy.action_net(latent).numpy()
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
@@ -99,8 +113,10 @@ def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: 
     net, meta = _distilled_cache[key]
     if style not in meta["styles"]:
         raise CheckpointError(f"{path} holds no imitation of {style!r}; it has: {', '.join(meta['styles'])}")
-    return DistilledAgent(net, meta["styles"].index(style), len(meta["styles"]), f"{style}-bc",
-                          deterministic=deterministic, seed=seed)
+    agent = DistilledAgent(net, meta["styles"].index(style), len(meta["styles"]), f"{style}-bc",
+                           deterministic=deterministic, seed=seed)
+    agent.styles = tuple(meta["styles"])
+    return agent
 
 
 def _distilled_factory(style: str):

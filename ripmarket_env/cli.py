@@ -526,8 +526,9 @@ def train(
     console = Console(stderr=True)
     summary = run_training(cfg, out, console=console)
     console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
-                  f"({summary['steps_per_s']:,.0f} steps/s; env {summary['time_env_s']:.0f} s, policy "
-                  f"{summary['time_policy_s']:.0f} s, update {summary['time_update_s']:.0f} s)")
+                  f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
+                  f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
+                  f"update {summary['time_update_s']:.0f} s)")
     console.print(f"checkpoint: {summary['checkpoint']}")
     fe = summary.get("final_eval")
     if fe:
@@ -549,6 +550,8 @@ def distill(
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
     out: Path = typer.Option(Path("agents/checkpoints/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo."),
     recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
+    guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
+    guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
 ) -> None:
     """Fit one network imitating every zoo heuristic (fast batch opponents for training)."""
     try:
@@ -559,6 +562,16 @@ def distill(
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
+    check_int("--guest-games", guest_games, 0)
+    if (guest is None) != (guest_games == 0):
+        fail("--guest and --guest-games go together: name the agent and how many games it plays")
+    if guest is not None:
+        from train.evaluate import make_agent
+
+        try:
+            make_agent(guest)
+        except Exception as exc:
+            fail(f"--guest {guest}: {exc}")
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -569,6 +582,10 @@ def distill(
             fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
     else:
         data = D.collect(players, games, seed=seed, workers=workers)
+        if guest is not None:
+            more = D.collect(players, guest_games, seed=seed + 1, workers=workers, guest=guest)
+            more.game = more.game + games  # game numbers after the zoo-only games
+            data = D.Decisions.concat([data, more])
         if recording is not None:
             D.save_decisions(data, recording)
     net, info = D.fit(data, seed=seed, epochs=epochs)

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-POLICY_ARCHS = ("mlp", "seat")
+POLICY_ARCHS = ("mlp", "seat", "sparse")
 REWARD_MODES = ("win", "placement")
 LEAGUE_KINDS = ("self", "zoo", "random")
 
@@ -28,14 +28,23 @@ class ConfigError(ValueError):
 @dataclass
 class PolicyConfig:
     arch: str = "mlp"
-    """Policy network: "mlp" (SB3's MLP over the flat observation) or "seat" (a per-seat
-    encoder shared across the 10 seat blocks, pooled, plus an MLP over the global pieces)."""
+    """Policy network: "mlp" (SB3's MLP over the flat observation), "seat" (a per-seat
+    encoder shared across the 10 seat blocks, pooled, plus an MLP over the global pieces)
+    or "sparse" (the MLP with its first layer computed on the observation's non-zero
+    entries: ``sparse_hidden``, then ``net_arch``)."""
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value heads (after the features extractor)."""
     seat_hidden: int = 64
     """arch="seat": width of the shared per-seat encoder (two layers)."""
     global_hidden: int = 128
     """arch="seat": width of the MLP over the global pieces."""
+    sparse_hidden: int = 256
+    """arch="sparse": width of the first layer, computed on the observation's non-zero
+    entries only; with ``net_arch`` above it, the same network as "mlp" with
+    ``[sparse_hidden, *net_arch]``."""
+    sparse_shared: bool = False
+    """arch="sparse": one first layer for actor and critic (cheaper, but it learned more
+    slowly per step in our runs) instead of one each."""
 
 
 @dataclass
@@ -60,6 +69,25 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+    refresh_every: int = 0
+    """Learner steps between refreshes of the distilled zoo (0 = never): the real
+    heuristics play ``refresh_games`` games against the current learner, their decisions
+    are added to the recording, and the league's distilled network (the ``-bc`` agents of
+    ``zoo``, which it then needs) goes on training on it for ``refresh_epochs`` epochs.
+    The imitations stay faithful where the learner leads the game (the DAgger idea), so
+    the learner cannot win by exploiting their mistakes."""
+    refresh_games: int = 800
+    """Games recorded per refresh (the learner in one seat, heuristics in the others)."""
+    refresh_start_games: int = 0
+    """Games recorded against the starting policy (``init_from`` or the warm start) for a
+    first refresh before training begins; 0 = none."""
+    refresh_epochs: int = 2
+    """Passes over the whole recording per refresh."""
+    refresh_base_games: int = 1300
+    """Zoo-only games (seed ``refresh_seed``) that start the recording, as ``ripmarket
+    distill`` records them; cached under ``<out>/pretrain/``."""
+    refresh_seed: int = 7
+    """Seed of the zoo-only games and of the refresh games."""
 
 
 @dataclass
@@ -125,6 +153,10 @@ class TrainConfig:
     """Opponent league (see LeagueConfig)."""
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     """Behaviour-cloning warm start from recorded zoo games (see PretrainConfig)."""
+    init_from: str = ""
+    """Start from this checkpoint's policy weights (a ``.zip`` path, or the name of a
+    shipped checkpoint such as ``ppo-6p``) instead of a fresh network; its policy section
+    must match ``policy``. Excludes ``pretrain.games``."""
     eval_every: int = 200_000
     """Learner steps between in-process evaluations (charts/win_rate_vs_zoo); 0 = never."""
     eval_games: int = 32
@@ -206,6 +238,10 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _bool(pre, "winners_only", "pretrain.")
     _float(pre, "learning_rate", 0.0, 1.0, "pretrain.", lo_open=True)
 
+    if "init_from" in data and not isinstance(data["init_from"], str):
+        raise _bad("init_from", data["init_from"], "a checkpoint path (.zip) or a shipped checkpoint name")
+    if data.get("init_from") and pre.get("games"):
+        raise ConfigError("init_from and pretrain.games both start the policy; set only one")
     for k in ("exp_name", "env_id"):
         if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
             raise _bad(k, data[k], "a non-empty string without '__' or '/'")
@@ -234,6 +270,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             raise _bad("policy.net_arch", v, "a list of positive integers, e.g. [256, 256]")
     _int(pol, "seat_hidden", 1, where="policy.")
     _int(pol, "global_hidden", 1, where="policy.")
+    _int(pol, "sparse_hidden", 1, where="policy.")
+    _bool(pol, "sparse_shared", "policy.")
 
     if "mix" in lea:
         mix = lea["mix"]
@@ -257,6 +295,10 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             for x in z:
                 if x not in known:
                     raise _bad(f"league.{key}", x, " | ".join(known))
+    for k in ("refresh_every", "refresh_base_games", "refresh_seed", "refresh_start_games"):
+        _int(lea, k, 0, where="league.")
+    for k in ("refresh_games", "refresh_epochs"):
+        _int(lea, k, 1, where="league.")
     _int(lea, "snapshot_every", 1, where="league.")
     _int(lea, "pool_size", 1, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
@@ -266,6 +308,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
+    if cfg.league.refresh_every and not any(z.endswith("-bc") for z in cfg.league.zoo):
+        raise _bad("league.refresh_every", cfg.league.refresh_every,
+                   "0 unless league.zoo holds distilled agents (names ending in -bc) to refresh")
     if "mix" in lea:
         cfg.league.mix = {k: float(lea["mix"].get(k, 0.0)) for k in LEAGUE_KINDS}
     return cfg

@@ -55,7 +55,8 @@ class Decisions:
 
 
 def _collect_chunk(args) -> Decisions:
-    num_players, styles, games, seed, first_game = args
+    num_players, styles, games, seed, first_game, *rest = args
+    guest = rest[0] if rest else None
     import agents
     from agents.base import act_grouped
     from ripmarket_env.engine import Engine, RulesConfig
@@ -66,6 +67,14 @@ def _collect_chunk(args) -> Decisions:
     eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, games)])
     who = rng.integers(0, len(styles), (games, num_players))
     rows = np.arange(games)
+    if guest is not None:  # the guest sits in one seat per game (rotating); its decisions are not recorded
+        import torch
+
+        from .evaluate import make_agent
+
+        torch.set_num_threads(1)
+        zoo.append(make_agent(guest, seed=int(rng.integers(2**31))))
+        who[rows, (rows + first_game) % num_players] = len(styles)
     out: list[tuple] = []
     while not eng.terminated.all():
         actor = eng.current_player()
@@ -74,7 +83,7 @@ def _collect_chunk(args) -> Decisions:
         masks = eng.legal_mask()
         style_of = np.where(live, who[rows, np.maximum(actor, 0)], -1)
         acts = act_grouped(zoo, style_of, obs, masks)
-        idx = np.flatnonzero(live)
+        idx = np.flatnonzero(live & (style_of < len(styles)))
         # forced decisions (one legal action) teach nothing
         choice = masks[idx].sum(axis=1) > 1
         idx = idx[choice]
@@ -88,15 +97,21 @@ def _collect_chunk(args) -> Decisions:
 
 
 def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
-            chunk: int = 100, progress: bool = True) -> Decisions:
+            chunk: int = 100, progress: bool = True, guest: str | None = None) -> Decisions:
     """Play ``games`` games between zoo agents (a style drawn per seat) and record every
-    decision with more than one legal action. Deterministic given the seed and chunk."""
+    decision with more than one legal action. Deterministic given the seed and chunk.
+
+    ``guest`` (an agent name or checkpoint) takes one seat of every game, rotating over the
+    seats; only the zoo's decisions are recorded. Recording the zoo against the agent being
+    trained covers the positions that agent leads the zoo into (the DAgger idea: imitate
+    the expert on the learner's state distribution, not only on its own)."""
     from rich.progress import Progress
 
-    jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g) for g in range(0, games, chunk)]
+    jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g, guest) for g in range(0, games, chunk)]
     parts: list[Decisions] = []
     with Progress(disable=not progress, transient=False) as bar, ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        task = bar.add_task(f"distill: playing {games} zoo games at {num_players} players", total=games)
+        vs = f" against {guest}" if guest is not None else ""
+        task = bar.add_task(f"distill: playing {games} zoo games{vs} at {num_players} players", total=games)
         for d, job in zip(pool.map(_collect_chunk, jobs), jobs):
             parts.append(d)
             bar.advance(task, job[2])
@@ -125,17 +140,32 @@ def _inputs(obs, style, n_styles: int):
     return torch.cat([x, oh], dim=1)
 
 
+def _forward(net, obs: np.ndarray, styles: np.ndarray):
+    """``net(_inputs(obs, styles))`` with the first layer on the non-zeros only
+    (``agents.sparse``): the observation is mostly zeros and the style a one-hot."""
+    from agents.sparse import sparse_linear
+
+    h = sparse_linear(obs, net[0], extra=styles)
+    for layer in list(net)[1:]:
+        h = layer(h)
+    return h
+
+
 def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int = 8, batch: int = 1024,
-        lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, progress: bool = True) -> tuple[Any, dict]:
+        lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, progress: bool = True,
+        net=None) -> tuple[Any, dict]:
     """Behaviour cloning: cross-entropy of the masked logits against the recorded action.
     Games are split into train and held-out sets; returns the network and per-style
-    held-out accuracy (how often the argmax equals the heuristic's choice)."""
+    held-out accuracy (how often the argmax equals the heuristic's choice). ``net``: go on
+    training this network (same styles and layout) instead of a fresh one."""
     import torch
     from rich.progress import Progress
 
     torch.manual_seed(seed)
     n_styles, obs_size, num_actions = len(styles), data.obs.shape[1], data.mask.shape[1]
-    net = _net(obs_size, n_styles, num_actions, list(hidden))
+    if net is None:
+        net = _net(obs_size, n_styles, num_actions, list(hidden))
+    net.train()
     rng = np.random.default_rng(seed)
     games = np.unique(data.game)
     held = set(rng.choice(games, max(1, int(len(games) * holdout)), replace=False).tolist())
@@ -157,6 +187,7 @@ def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int =
                 opt.step()
                 sched.step()
                 bar.advance(task, len(ix))
+    net.eval()
     acc = accuracy(net, data, te, styles)
     return net, {"train_decisions": int(len(tr)), "heldout_decisions": int(len(te)), "accuracy": acc}
 
@@ -256,7 +287,7 @@ class DistilledAgent:
         if len(m) == 0:
             return np.zeros(0, np.int64)
         with torch.no_grad():
-            z = self.net(_inputs(observations, styles, self.n_styles)).numpy()
+            z = _forward(self.net, observations, styles).numpy()
         z = z.astype(np.float64)
         if not self.deterministic:
             z = z + self.rng.gumbel(size=z.shape)

@@ -8,9 +8,18 @@
   ``pool_size`` frozen snapshots (fictitious self-play: ``latest_share`` of the self
   seats go to the newest snapshot, the rest uniformly over the pool). The learner plays
   every phase, Living and Ghost, from a seat drawn per episode.
-* **Policies.** ``policy.arch: mlp`` (SB3's MLP) or ``seat`` (``SeatExtractor``: one small
+* **Zoo refresh** (``league.refresh_*``, ``ZooRefresh``). The league's distilled zoo
+  (``-bc`` agents) is kept faithful to the real heuristics where the learner leads the
+  game: every ``refresh_every`` steps the heuristics play ``refresh_games`` games against
+  the current learner in worker processes, and the distilled network trains on their
+  decisions (DAgger). Without it the learner learns to exploit the imitations' mistakes.
+* **Start.** ``init_from`` loads a checkpoint's weights (training in stages); else
+  ``pretrain`` behaviour-clones the zoo's winning decisions; else a fresh network.
+* **Policies.** ``policy.arch: mlp`` (SB3's MLP), ``seat`` (``SeatExtractor``: one small
   encoder shared by the 10 relative seat blocks of the observation, its outputs
-  concatenated in seat order, plus an MLP over the global pieces).
+  concatenated in seat order, plus an MLP over the global pieces) or ``sparse``
+  (``SparseExtractor``: a first layer on the observation's non-zero entries, shared by
+  actor and critic).
 * **Logs.** TensorBoard under ``<out>/runs/<run_name>`` (``charts/``: episodic return and
   length, SPS, time split, win rate vs the zoo; ``losses/``: SB3's PPO losses); checkpoints
   under ``<out>/checkpoints/<run_name>/`` (``latest.zip``, ``best.zip``, ``final.zip``);
@@ -60,9 +69,66 @@ class SeatExtractor(BaseFeaturesExtractor):
         return torch.cat([g, s], dim=1)
 
 
+class SparseExtractor(BaseFeaturesExtractor):
+    """Features: ReLU(W x + b), an ``nn.Linear`` computed on the non-zero entries of x only.
+
+    An observation has about 70 non-zero entries out of 1,127 (one-hots and counts), so
+    the layer is the sum of the weight columns of those entries scaled by their values,
+    forward and backward (``_SparseMatmul``). With a separate extractor for actor and
+    critic (the default) and ``net_arch`` above it, the network is SB3's MLP with
+    ``[hidden, *net_arch]``, the same function and the same initialisation (SB3's
+    orthogonal init reaches the ``nn.Linear``), at a fraction of the first layer's cost."""
+
+    def __init__(self, observation_space: spaces.Box, hidden: int = 256):
+        super().__init__(observation_space, hidden)
+        self.linear = nn.Linear(int(observation_space.shape[0]), hidden)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        w = self.linear.weight
+        return torch.relu(_SparseMatmul.apply(obs, w.t()) + self.linear.bias)
+
+
+class _SparseMatmul(torch.autograd.Function):
+    """``x @ w`` for a sparse ``x`` (no gradient to ``x``), forward and backward compiled
+    over the non-zeros (``agents.sparse.csr_matmul`` / ``csr_t_matmul``): the weight
+    gradient costs the non-zeros times the width, like the forward."""
+
+    _last: tuple = (None, -1, None)  # (x, x's version, its CSR): actor and critic see one x
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        from agents.sparse import csr, csr_matmul
+
+        last_x, last_version, last_csr = _SparseMatmul._last
+        if x is last_x and x._version == last_version:
+            cols, vals, offsets = last_csr
+        else:
+            cols, vals, offsets = csr(x.detach().cpu().numpy())
+            _SparseMatmul._last = (x, x._version, (cols, vals, offsets))
+        wn = np.ascontiguousarray(w.detach().numpy())
+        out = np.zeros((x.shape[0], wn.shape[1]), np.float32)
+        csr_matmul(cols, vals, offsets, len(cols), wn, out)
+        ctx.csr = (cols, vals, offsets)
+        ctx.w_shape = wn.shape
+        return torch.from_numpy(out)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        from agents.sparse import csr_t_matmul
+
+        cols, vals, offsets = ctx.csr
+        gw = np.zeros(ctx.w_shape, np.float32)
+        csr_t_matmul(cols, vals, offsets, len(cols), grad.detach().contiguous().numpy().astype(np.float32, copy=False), gw)
+        return None, torch.from_numpy(gw)
+
+
 def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
     """SB3 ``policy_kwargs`` for a ``PolicyConfig``."""
     kw: dict[str, Any] = {"net_arch": list(p.net_arch)}
+    if p.arch == "sparse":
+        kw["features_extractor_class"] = SparseExtractor
+        kw["features_extractor_kwargs"] = dict(hidden=p.sparse_hidden)
+        kw["share_features_extractor"] = p.sparse_shared
     if p.arch == "seat":
         from ripmarket_env.cards.loader import default_cards
         from ripmarket_env.engine.observation import layout
@@ -128,6 +194,26 @@ class League:
             agent.name = f"snapshot@{steps}"
             self.snap_steps[slot] = steps
             self.latest = slot
+
+    def own_distilled(self):
+        """Give the league's distilled agents (``-bc``) a private copy of their network, so
+        that refreshing it leaves the registry's shared one alone; returns the copy and
+        its style names (None when the league has no distilled agent)."""
+        import copy
+
+        from .distill import DistilledAgent
+
+        nets: dict[int, Any] = {}
+        styles = None
+        for a in self.agents:
+            if isinstance(a, DistilledAgent):
+                if id(a.net) not in nets:
+                    nets[id(a.net)] = copy.deepcopy(a.net)
+                a.net = nets[id(a.net)]
+                styles = getattr(a, "styles", styles)
+        if len(nets) > 1:
+            raise ValueError("league.refresh_every: the league's distilled agents come from more than one network")
+        return (next(iter(nets.values())), styles) if nets else None
 
     def draw(self, shape) -> np.ndarray:
         """Agent ids for a (games, opponent seats) block of new episodes."""
@@ -279,6 +365,83 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
             "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
 
 
+# ----------------------------------------------------------------------------- zoo refresh
+class ZooRefresh:
+    """Keeps the league's distilled zoo faithful to the real heuristics (``league.refresh_*``).
+
+    Each refresh, the real heuristics play games against the current learner (saved as a
+    checkpoint), in worker processes; their decisions join the recording, and the league's
+    distilled network trains on the whole recording for ``refresh_epochs`` epochs. The
+    agreement of the network with the heuristics on the new games, measured before the
+    fit, is how faithful the opponents were where the learner took them."""
+
+    def __init__(self, cfg: TrainConfig, league: League, out: Path):
+        from .distill import DEFAULT_STYLES
+
+        own = league.own_distilled()
+        if own is None:
+            raise ValueError("league.refresh_every needs distilled agents (-bc) in league.zoo")
+        self.net, styles = own
+        self.styles = tuple(styles or DEFAULT_STYLES)
+        self.cfg = cfg
+        lc = cfg.league
+        self.base = recording(cfg.num_players, lc.refresh_base_games, lc.refresh_seed, out, cfg.progress) \
+            if lc.refresh_base_games else None
+        self.parts: list = []
+        self.count = 0
+
+    def __call__(self, guest: Path, games: int | None = None) -> dict[str, Any]:
+        from .distill import Decisions, collect, fit
+
+        lc = self.cfg.league
+        self.count += 1
+        t0 = time.perf_counter()
+        new = collect(self.cfg.num_players, games or lc.refresh_games, self.styles,
+                      seed=lc.refresh_seed * 1_000 + self.count, progress=self.cfg.progress, guest=str(guest))
+        new.game = new.game + self.count * 10_000_000  # game ids distinct from the other recordings
+        before = agreement(self.net, new, len(self.styles))
+        self.parts.append(new)
+        data = Decisions.concat(([self.base] if self.base is not None else []) + self.parts)
+        t1 = time.perf_counter()
+        _, info = fit(data, self.styles, epochs=lc.refresh_epochs, seed=self.cfg.seed + self.count,
+                      progress=False, net=self.net)
+        self.net.eval()
+        return {"agreement_before": before, "agreement_after": agreement(self.net, new, len(self.styles)),
+                "heldout_accuracy": info["accuracy"], "decisions": len(data), "record_s": t1 - t0,
+                "fit_s": time.perf_counter() - t1}
+
+    def save(self, path: Path, steps: int) -> Path:
+        from .distill import save
+
+        hidden = [m.out_features for m in self.net if hasattr(m, "out_features")][:-1]
+        return save(self.net, path, self.styles, hidden,
+                    {"num_players": self.cfg.num_players, "refreshes": self.count, "learner_steps": steps,
+                     "base_games": self.cfg.league.refresh_base_games, "seed": self.cfg.league.refresh_seed,
+                     "refresh_games": self.cfg.league.refresh_games})
+
+
+def agreement(net, data, n_styles: int) -> float:
+    """Share of ``data``'s decisions where ``net``'s masked argmax is the recorded action."""
+    from .distill import accuracy
+
+    acc = accuracy(net, data, np.arange(len(data)), tuple(range(n_styles)))
+    counts = np.bincount(data.style.astype(np.int64), minlength=n_styles)
+    return float(sum(acc[k] * counts[k] for k in range(n_styles)) / max(1, counts.sum()))
+
+
+def recording(num_players: int, games: int, seed: int, out: Path, progress: bool = True):
+    """The zoo-only recording of ``games`` games (``train.distill.collect``), cached under
+    ``<out>/pretrain/`` (shared by the warm start and the zoo refresh)."""
+    from .distill import collect, load_decisions, save_decisions
+
+    cache = out / "pretrain" / f"zoo{num_players}p_{games}games_seed{seed}.npz"
+    if cache.is_file():
+        return load_decisions(cache)
+    data = collect(num_players, games, seed=seed, progress=progress)
+    save_decisions(data, cache)
+    return data
+
+
 # ----------------------------------------------------------------------------- logging
 class _Renamer(KVWriter):
     """SB3's ``train/*`` keys go to ``losses/*`` and ``time/fps`` to ``charts/SPS``."""
@@ -305,8 +468,13 @@ class _Renamer(KVWriter):
 class LeagueCallback(BaseCallback):
     """Snapshots, evaluations, checkpoints, episode statistics, timing and the progress bar."""
 
-    def __init__(self, cfg: TrainConfig, league: League, ckpt_dir: Path, run_name: str, console=None):
+    def __init__(self, cfg: TrainConfig, league: League, ckpt_dir: Path, run_name: str, console=None,
+                 refresh: ZooRefresh | None = None):
         super().__init__()
+        self.refresh = refresh
+        self.next_refresh = cfg.league.refresh_every if refresh is not None else None
+        self.refreshes: list[dict] = []
+        self.t_refresh = self.t_refresh_start = 0.0
         self.cfg, self.league, self.ckpt_dir, self.run_name = cfg, league, ckpt_dir, run_name
         self.next_snap = cfg.league.snapshot_every
         self.next_eval = cfg.eval_every if cfg.eval_every else None
@@ -336,12 +504,15 @@ class LeagueCallback(BaseCallback):
                                      TimeElapsedColumn(), TimeRemainingColumn(), console=self.console)
             self.progress.start()
             self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
+        if self.refresh is not None and self.cfg.league.refresh_start_games:
+            self.t_refresh_start = self._refresh(self.cfg.league.refresh_start_games)
+            self.t_refresh = 0.0  # the in-training refreshes only (part of the callbacks' time)
         self.league.add_snapshot(self.model.policy, 0)
         if self.next_eval is not None:  # the curve starts from the initial (or warm-started) policy
             res = self.evaluate()
             self.history.append({"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
                                  "wilson95": res["wilson95"], "games": res["games"], "time_s": 0.0})
-            self._t0 = time.perf_counter()
+        self._t0 = time.perf_counter()
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -381,6 +552,7 @@ class LeagueCallback(BaseCallback):
         elapsed = now - self._t0
         env_t = self.training_env.batch.env_time
         lg.record("charts/SPS", (steps - self.start_steps) / max(elapsed, 1e-9))
+        lg.record("charts/SPS_training", (steps - self.start_steps) / max(self.t_rollout + self.t_train, 1e-9))
         lg.record("charts/time_env_s", env_t)
         lg.record("charts/time_policy_s", self.t_rollout - env_t)
         lg.record("charts/time_update_s", self.t_train)
@@ -389,6 +561,9 @@ class LeagueCallback(BaseCallback):
         if steps >= self.next_snap:
             self.league.add_snapshot(self.model.policy, steps)
             self.next_snap = steps + self.cfg.league.snapshot_every
+        if self.next_refresh is not None and steps >= self.next_refresh:
+            self._refresh()
+            self.next_refresh = steps + self.cfg.league.refresh_every
         if self.next_eval is not None and steps >= self.next_eval:
             res = self.evaluate()
             wr = float(res["win_rate"])
@@ -406,6 +581,22 @@ class LeagueCallback(BaseCallback):
             self.progress.update(self.task, completed=min(steps, self.cfg.total_timesteps),
                                  description=f"{self.run_name}  {(steps - self.start_steps) / max(elapsed, 1e-9):,.0f} steps/s"
                                  + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
+
+    def _refresh(self, games: int | None = None) -> float:
+        """One zoo refresh against the current learner (saved as ``latest``), logged."""
+        t = time.perf_counter()
+        steps = self.model.num_timesteps
+        stats = self.refresh(self.save("latest"), games)  # the heuristics play the current learner
+        self.refresh.save(self.ckpt_dir / "zoo-bc.pt", steps)
+        self.logger.record("charts/zoo_agreement_before_refresh", stats["agreement_before"])
+        self.logger.record("charts/zoo_agreement_after_refresh", stats["agreement_after"])
+        self.refreshes.append({"steps": steps, **stats})
+        dt = time.perf_counter() - t
+        self.t_refresh += dt
+        if self.console is not None:
+            self.console.print(f"zoo refresh {self.refresh.count} at {steps:,} steps: agreement with the heuristics "
+                               f"on the learner's games {stats['agreement_before']:.1%} -> {stats['agreement_after']:.1%}")
+        return dt
 
     def evaluate(self) -> dict[str, Any]:
         from agents.policy import PolicyAgent
@@ -459,24 +650,42 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
 def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
     """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games (recorded
     once per player count, game count and seed, then reused from ``<out>/pretrain/``)."""
-    from .distill import collect, load_decisions, pretrain_policy, save_decisions
+    from .distill import pretrain_policy
 
     p = cfg.pretrain
-    cache = out / "pretrain" / f"zoo{cfg.num_players}p_{p.games}games_seed{p.seed}.npz"
     t0 = time.perf_counter()
-    if cache.is_file():
-        data = load_decisions(cache)
-    else:
-        data = collect(cfg.num_players, p.games, seed=p.seed, progress=cfg.progress)
-        save_decisions(data, cache)
+    data = recording(cfg.num_players, p.games, p.seed, out, cfg.progress)
     t1 = time.perf_counter()
     stats = pretrain_policy(policy, data, winners_only=p.winners_only, value=cfg.reward_mode == "win",
                             epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress)
-    stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1, "recording": str(cache)})
+    stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
+                  "recording": str(out / "pretrain" / f"zoo{cfg.num_players}p_{p.games}games_seed{p.seed}.npz")})
     return stats
 
 
 # ----------------------------------------------------------------------------- train
+def init_policy(policy, spec: str) -> Path:
+    """Load the policy weights of checkpoint ``spec`` (a path, or a shipped checkpoint's
+    name) into ``policy``; ``CheckpointError`` if it is unusable or another network."""
+    from agents.policy import CHECKPOINT_DIR
+
+    from .checkpoint import CheckpointError, load_policy
+
+    path = Path(spec)
+    if not path.is_file() and (CHECKPOINT_DIR / f"{spec}.zip").is_file():
+        path = CHECKPOINT_DIR / f"{spec}.zip"
+    if not path.is_file():
+        raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
+                              f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")
+    src, meta = load_policy(path)
+    try:
+        policy.load_state_dict(src.state_dict())
+    except RuntimeError as e:
+        raise CheckpointError(f"init_from: {path} holds another network (its policy section: "
+                              f"{meta['config'].get('policy')}): {str(e).splitlines()[0]}") from None
+    return path
+
+
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
@@ -509,11 +718,14 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
         policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
     )
     pre_stats = None
+    if cfg.init_from:
+        init_policy(model.policy, cfg.init_from)
     if cfg.pretrain.games:
         pre_stats = warm_start(model.policy, cfg, out)
     log_dir.mkdir(parents=True, exist_ok=True)
     model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
-    cb = LeagueCallback(cfg, league, ckpt_dir, run_name, console)
+    refresh = ZooRefresh(cfg, league, out) if cfg.league.refresh_every else None
+    cb = LeagueCallback(cfg, league, ckpt_dir, run_name, console, refresh)
     t_setup = time.perf_counter()
     env.reset()  # first deal: compiles the env's uncached kernels once, outside the timings
     b = env.batch
@@ -528,8 +740,12 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
     summary: dict[str, Any] = {
         "run_name": run_name, "steps": int(model.num_timesteps), "wall_s": wall,
         "steps_per_s": model.num_timesteps / wall,
+        # the training loop proper (rollouts and updates; no evaluations, checkpoints or refreshes)
+        "training_steps_per_s": (model.num_timesteps - cb.start_steps) / max(cb.t_rollout + cb.t_train, 1e-9),
         "time_env_s": env.batch.env_time, "time_policy_s": cb.t_rollout - env.batch.env_time,
-        "time_update_s": cb.t_train, "time_eval_checkpoint_s": cb.t_callback,
+        "time_update_s": cb.t_train, "time_eval_checkpoint_s": cb.t_callback - cb.t_refresh,
+        "time_zoo_refresh_s": cb.t_refresh, "time_zoo_refresh_start_s": cb.t_refresh_start,
+        "zoo_refreshes": cb.refreshes,
         "time_other_s": max(0.0, wall - cb.t_rollout - cb.t_train - cb.t_callback), "setup_s": setup_s,
         "evals": cb.history, "checkpoint": str(final), "log_dir": str(log_dir),
     }

@@ -1,0 +1,130 @@
+"""Training from a checkpoint (``init_from``) and the zoo refresh (DAgger for the distilled
+opponents): recording the heuristics against a guest, going on fitting a network, the
+league's private copy of the distilled network, and the config and CLI checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train import distill as D  # noqa: E402
+from train.checkpoint import CheckpointError  # noqa: E402
+from train.config import ConfigError, config_from_dict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+STYLES = ("greedy", "hoarder")
+BC_ZOO = [f"{s}-bc" for s in D.DEFAULT_STYLES]
+
+
+def test_guest_decisions_are_not_recorded():
+    plain = D._collect_chunk((4, STYLES, 3, 5, 0))
+    guest = D._collect_chunk((4, STYLES, 3, 5, 0, "random"))
+    # the guest is agent index len(STYLES); none of its decisions may be in the recording
+    assert guest.style.max() < len(STYLES) and guest.style.min() >= 0
+    assert len(guest) < len(plain)
+    again = D._collect_chunk((4, STYLES, 3, 5, 0, "random"))
+    assert np.array_equal(guest.action, again.action) and np.array_equal(guest.obs, again.obs)
+
+
+def test_fit_goes_on_training_a_given_network():
+    data = D.collect(4, 4, styles=STYLES, seed=3, workers=1, chunk=2, progress=False)
+    net, _ = D.fit(data, STYLES, hidden=(16,), epochs=1, batch=256, progress=False)
+    before = [p.detach().clone() for p in net.parameters()]
+    net2, info = D.fit(data, STYLES, hidden=(16,), epochs=1, batch=256, progress=False, net=net)
+    assert net2 is net and not net.training
+    assert any(not (a == b.detach()).all() for a, b in zip(before, net.parameters()))
+    assert set(info["accuracy"]) == set(STYLES)
+
+
+def test_zoo_refresh_trains_the_leagues_own_copy(tmp_path):
+    import agents
+    from train.selfplay import League, ZooRefresh
+
+    cfg = config_from_dict({"num_players": 4, "progress": False, "league": {
+        "zoo": BC_ZOO, "refresh_every": 100, "refresh_games": 2, "refresh_base_games": 2, "refresh_epochs": 1}})
+    league = League(cfg, seed=0)
+    shared = agents.make("greedy-bc").net
+    shared_w = [p.detach().clone() for p in shared.parameters()]
+    refresh = ZooRefresh(cfg, league, tmp_path)
+    nets = {id(a.net) for a in league.agents if isinstance(a, D.DistilledAgent)}
+    assert nets == {id(refresh.net)} and refresh.net is not shared
+    own_w = [p.detach().clone() for p in refresh.net.parameters()]
+    stats = refresh("random")
+    assert 0.0 <= stats["agreement_before"] <= 1.0 and 0.0 <= stats["agreement_after"] <= 1.0
+    assert stats["decisions"] == len(refresh.base) + len(refresh.parts[0])
+    assert (tmp_path / "pretrain" / "zoo4p_2games_seed7.npz").is_file()  # the cached zoo-only recording
+    assert any(not (a == b.detach()).all() for a, b in zip(own_w, refresh.net.parameters()))
+    assert all((a == b.detach()).all() for a, b in zip(shared_w, shared.parameters()))  # registry untouched
+    saved, meta = D.load(refresh.save(tmp_path / "zoo.pt", steps=100))
+    assert meta["refreshes"] == 1 and meta["styles"] == list(D.DEFAULT_STYLES)
+
+
+def test_init_from_loads_the_weights_and_rejects_other_networks():
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.policy import CHECKPOINT_DIR
+    from train.checkpoint import load_policy
+    from train.config import PolicyConfig
+    from train.selfplay import init_policy, policy_kwargs
+
+    ckpt = sorted(CHECKPOINT_DIR.glob("ppo-6p*.zip"))[0]
+    src, meta = load_policy(ckpt)
+    space = src.observation_space, src.action_space
+
+    def fresh(pc: PolicyConfig):
+        return MaskableActorCriticPolicy(*space, lambda _: 0.0, **policy_kwargs(pc))
+
+    dst = fresh(PolicyConfig(**meta["config"]["policy"]))
+    assert init_policy(dst, ckpt.stem) == ckpt  # a shipped checkpoint by name
+    for (k, a), b in zip(src.state_dict().items(), dst.state_dict().values()):
+        assert torch.equal(a, b), k
+    with pytest.raises(CheckpointError, match="another network"):
+        init_policy(fresh(PolicyConfig(net_arch=[8])), str(ckpt))
+    with pytest.raises(CheckpointError, match="neither a checkpoint file nor a shipped checkpoint"):
+        init_policy(dst, "no-such-bot")
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"league": {"zoo": ["greedy"], "refresh_every": 10}}, ["league.refresh_every", "-bc"]),
+    ({"init_from": "ppo-6p", "pretrain": {"games": 5}}, ["init_from", "pretrain.games"]),
+    ({"init_from": 3}, ["init_from", "checkpoint"]),
+    ({"league": {"zoo": BC_ZOO, "refresh_games": 0}}, ["league.refresh_games", ">= 1"]),
+])
+def test_refresh_and_init_config_errors(data, words):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict(data)
+    for w in words:
+        assert w in str(e.value)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--guest", "random"], ["--guest", "--guest-games"]),
+    (["--guest", "nobody", "--guest-games", "5"], ["--guest nobody", "unknown agent"]),
+])
+def test_distill_cli_checks_the_guest(args, words, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "distill", "--games", "2",
+                        "--out", str(tmp_path / "z.pt"), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    for w in words:
+        assert w in r.stderr
+    assert not (tmp_path / "z.pt").exists()
+
+
+def test_distill_cli_with_a_guest_records_both_kinds_of_games(tmp_path):
+    out, rec = tmp_path / "z.pt", tmp_path / "rec.npz"
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "distill", "--players", "4", "--games", "2",
+                        "--guest", "random", "--guest-games", "2", "--epochs", "1", "--workers", "1",
+                        "--out", str(out), "--recording", str(rec)], capture_output=True, text=True, cwd=ROOT,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    _, meta = D.load(out)
+    data = D.load_decisions(rec)
+    assert meta["games"] == 4 == len(np.unique(data.game))
+    assert data.style.max() < len(D.DEFAULT_STYLES)

@@ -1,0 +1,136 @@
+"""First layers on the observation's non-zero entries (agents.sparse, arch "sparse"): the
+same numbers as the dense layers, forward and backward."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+from agents.sparse import csr, sparse_linear  # noqa: E402
+
+
+def _sparse_batch(rng, n, d, density=0.06):
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    x[rng.random((n, d)) > density] = 0.0
+    return x
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 40), d=st.integers(1, 60), seed=st.integers(0, 2**31 - 1),
+       density=st.sampled_from([0.0, 0.05, 0.5, 1.0]))
+def test_csr_matches_numpy(n, d, seed, density):
+    x = _sparse_batch(np.random.default_rng(seed), n, d, density)
+    cols, vals, offsets = csr(x)
+    rows, c = np.nonzero(x)
+    assert np.array_equal(cols, c) and np.array_equal(vals, x[rows, c])
+    assert np.array_equal(offsets, np.searchsorted(rows, np.arange(n)))
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_sparse_linear_equals_the_dense_layer(extra):
+    rng = np.random.default_rng(1)
+    x = _sparse_batch(rng, 50, 90)
+    x[7] = 0.0  # a row with no non-zero at all
+    k = 3 if extra else 0
+    lin = torch.nn.Linear(90 + k, 16)
+    styles = rng.integers(0, 3, 50) if extra else None
+    xin = np.concatenate([x, np.eye(3, dtype=np.float32)[styles]], 1) if extra else x
+    with torch.no_grad():
+        want = lin(torch.from_numpy(xin)).numpy()
+        got = sparse_linear(x, lin, extra=styles).numpy()
+        assert np.allclose(got, want, atol=1e-5)
+        lin.weight.mul_(2.0)  # an in-place change of the weights is seen (no stale cache)
+        assert np.allclose(sparse_linear(x, lin, extra=styles).numpy(), lin(torch.from_numpy(xin)).numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="2-D"):
+        sparse_linear(x[0], lin)
+
+
+def test_sparse_extractor_forward_and_backward_match_dense():
+    from gymnasium import spaces
+
+    from train.selfplay import SparseExtractor
+
+    rng = np.random.default_rng(2)
+    x = torch.from_numpy(_sparse_batch(rng, 32, 200))
+    ex = SparseExtractor(spaces.Box(-5, 5, (200,), np.float32), hidden=24)
+    w = ex.linear.weight.detach().clone().requires_grad_(True)
+    b = ex.linear.bias.detach().clone().requires_grad_(True)
+    out, ref = ex(x), torch.relu(x @ w.T + b)
+    assert torch.allclose(out, ref, atol=1e-5)
+    g = torch.from_numpy(rng.standard_normal(out.shape).astype(np.float32))
+    (out * g).sum().backward()
+    (ref * g).sum().backward()
+    assert torch.allclose(ex.linear.weight.grad, w.grad, atol=1e-4)
+    assert torch.allclose(ex.linear.bias.grad, b.grad, atol=1e-4)
+
+
+def test_batch_agents_use_the_sparse_layer_and_agree_with_the_dense_networks():
+    import agents
+    from agents.policy import CHECKPOINT_DIR
+    from ripmarket_env.engine import Engine, RulesConfig
+    from train.distill import _inputs
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=16)
+    eng.reset(list(range(16)))
+    obs = eng.observe()
+    bc = agents.make("shark-bc")
+    styles = np.full(16, bc.style_index)
+    with torch.no_grad():
+        dense = bc.net(_inputs(obs, styles, bc.n_styles)).numpy()
+        from train.distill import _forward
+
+        assert np.allclose(_forward(bc.net, obs, styles).numpy(), dense, atol=1e-4)
+    bot = agents.make(sorted(CHECKPOINT_DIR.glob("ppo-6p*.zip"))[0].stem)
+    p = bot.policy
+    with torch.no_grad():
+        t = torch.from_numpy(obs)
+        ref = p.action_net(p.mlp_extractor.forward_actor(p.extract_features(t, p.pi_features_extractor))).numpy()
+    assert np.allclose(bot.logits(obs), ref, atol=1e-4) and bot._sparse
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), d=st.integers(1, 50), h=st.integers(1, 9), seed=st.integers(0, 2**31 - 1))
+def test_compiled_products_match_dense(n, d, h, seed):
+    from agents.sparse import csr_matmul, csr_t_matmul
+
+    rng = np.random.default_rng(seed)
+    x = _sparse_batch(rng, n, d, 0.2)
+    w = rng.standard_normal((d, h)).astype(np.float32)
+    g = rng.standard_normal((n, h)).astype(np.float32)
+    cols, vals, offsets = csr(x)
+    out = np.zeros((n, h), np.float32)
+    csr_matmul(cols, vals, offsets, len(cols), w, out)
+    assert np.allclose(out, x @ w, atol=1e-4)
+    gw = np.zeros((d, h), np.float32)
+    csr_t_matmul(cols, vals, offsets, len(cols), g, gw)
+    assert np.allclose(gw, x.T @ g, atol=1e-4)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_sparse_policy_acts_like_its_own_distribution(shared):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.policy import PolicyAgent
+    from ripmarket_env.engine import Engine, RulesConfig
+    from train.config import PolicyConfig
+    from train.selfplay import SparseExtractor, policy_kwargs
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=8)
+    eng.reset(list(range(8)))
+    obs, masks = eng.observe(), eng.legal_mask()
+    pc = PolicyConfig(arch="sparse", sparse_hidden=32, net_arch=[16], sparse_shared=shared)
+    p = MaskableActorCriticPolicy(spaces.Box(-9, 9, (obs.shape[1],), np.float32), spaces.Discrete(masks.shape[1]),
+                                  lambda _: 0.0, **policy_kwargs(pc))
+    assert isinstance(p.pi_features_extractor, SparseExtractor) and p.share_features_extractor is shared
+    with torch.no_grad():
+        ref = p.get_distribution(torch.from_numpy(obs)).distribution.logits.numpy()
+    agent = PolicyAgent(p)
+    z = agent.logits(obs)
+    assert np.allclose(z - z.max(1, keepdims=True), ref - ref.max(1, keepdims=True), atol=1e-4)
+    a = agent.act_batch(obs, masks)
+    assert masks[np.arange(8), a].all()
