@@ -51,11 +51,9 @@ class PolicyAgent(BaseAgent):
                 self._sparse = (isinstance(self.policy.pi_features_extractor, FlattenExtractor) and len(pi) > 0
                                 and isinstance(pi[0], torch.nn.Linear))
             if self._sparse:  # an MLP straight on the observation: first layer on its non-zeros
-                from .sparse import sparse_linear
+                from .sparse import sparse_sequential
 
-                latent = sparse_linear(observations, pi[0])
-                for layer in list(pi)[1:]:
-                    latent = layer(latent)
+                latent = sparse_sequential(observations, pi)
             else:
                 obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
                 feats = self.policy.pi_features_extractor(obs)  # the actor's own (shared or not)

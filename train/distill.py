@@ -143,12 +143,9 @@ def _inputs(obs, style, n_styles: int):
 def _forward(net, obs: np.ndarray, styles: np.ndarray):
     """``net(_inputs(obs, styles))`` with the first layer on the non-zeros only
     (``agents.sparse``): the observation is mostly zeros and the style a one-hot."""
-    from agents.sparse import sparse_linear
+    from agents.sparse import sparse_sequential
 
-    h = sparse_linear(obs, net[0], extra=styles)
-    for layer in list(net)[1:]:
-        h = layer(h)
-    return h
+    return sparse_sequential(obs, net, extra=styles)
 
 
 def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int = 8, batch: int = 1024,
@@ -192,19 +189,26 @@ def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int =
     return net, {"train_decisions": int(len(tr)), "heldout_decisions": int(len(te)), "accuracy": acc}
 
 
-def accuracy(net, data: Decisions, rows: np.ndarray, styles) -> dict[str, float]:
+def agrees(net, data: Decisions, rows: np.ndarray, n_styles: int) -> np.ndarray:
+    """Per row of ``rows``: does ``net``'s masked argmax equal the recorded action?"""
     import torch
 
-    hits = np.zeros(len(styles))
-    total = np.zeros(len(styles))
+    out = np.zeros(len(rows), bool)
     with torch.no_grad():
         for k in range(0, len(rows), 4096):
             ix = rows[k:k + 4096]
-            z = net(_inputs(data.obs[ix], data.style[ix], len(styles))).numpy()
+            z = net(_inputs(data.obs[ix], data.style[ix], n_styles)).numpy()
             z[~data.mask[ix]] = -np.inf
-            ok = z.argmax(1) == data.action[ix]
-            np.add.at(hits, data.style[ix], ok)
-            np.add.at(total, data.style[ix], 1)
+            out[k:k + 4096] = z.argmax(1) == data.action[ix]
+    return out
+
+
+def accuracy(net, data: Decisions, rows: np.ndarray, styles) -> dict[str, float]:
+    """Held-out agreement per style (``agrees`` counted by style)."""
+    ok = agrees(net, data, rows, len(styles))
+    style = data.style[rows].astype(np.int64)
+    hits = np.bincount(style, weights=ok, minlength=len(styles))
+    total = np.bincount(style, minlength=len(styles))
     return {s: float(hits[i] / max(total[i], 1)) for i, s in enumerate(styles)}
 
 

@@ -84,20 +84,20 @@ class SparseExtractor(BaseFeaturesExtractor):
         self.linear = nn.Linear(int(observation_space.shape[0]), hidden)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        w = self.linear.weight
-        return torch.relu(_SparseMatmul.apply(obs, w.t()) + self.linear.bias)
+        return torch.relu(_SparseMatmul.apply(obs, self.linear.weight) + self.linear.bias)
 
 
 class _SparseMatmul(torch.autograd.Function):
-    """``x @ w`` for a sparse ``x`` (no gradient to ``x``), forward and backward compiled
-    over the non-zeros (``agents.sparse.csr_matmul`` / ``csr_t_matmul``): the weight
-    gradient costs the non-zeros times the width, like the forward."""
+    """``x @ w.T`` (an ``nn.Linear`` weight ``w``) for a sparse ``x`` (no gradient to ``x``),
+    forward and backward compiled over the non-zeros (``agents.sparse.csr_matmul`` /
+    ``csr_t_matmul``): the weight gradient costs the non-zeros times the width, like the
+    forward."""
 
     _last: tuple = (None, -1, None)  # (x, x's version, its CSR): actor and critic see one x
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-        from agents.sparse import csr, csr_matmul
+        from agents.sparse import _columns, csr, csr_matmul
 
         last_x, last_version, last_csr = _SparseMatmul._last
         if x is last_x and x._version == last_version:
@@ -105,11 +105,11 @@ class _SparseMatmul(torch.autograd.Function):
         else:
             cols, vals, offsets = csr(x.detach().cpu().numpy())
             _SparseMatmul._last = (x, x._version, (cols, vals, offsets))
-        wn = np.ascontiguousarray(w.detach().numpy())
-        out = np.zeros((x.shape[0], wn.shape[1]), np.float32)
-        csr_matmul(cols, vals, offsets, len(cols), wn, out)
+        wt = _columns(w).numpy()  # w.T, one row per input
+        out = np.zeros((x.shape[0], wt.shape[1]), np.float32)
+        csr_matmul(cols, vals, offsets, len(cols), wt, out)
         ctx.csr = (cols, vals, offsets)
-        ctx.w_shape = wn.shape
+        ctx.wt_shape = wt.shape
         return torch.from_numpy(out)
 
     @staticmethod
@@ -117,9 +117,9 @@ class _SparseMatmul(torch.autograd.Function):
         from agents.sparse import csr_t_matmul
 
         cols, vals, offsets = ctx.csr
-        gw = np.zeros(ctx.w_shape, np.float32)
-        csr_t_matmul(cols, vals, offsets, len(cols), grad.detach().contiguous().numpy().astype(np.float32, copy=False), gw)
-        return None, torch.from_numpy(gw)
+        gwt = np.zeros(ctx.wt_shape, np.float32)
+        csr_t_matmul(cols, vals, offsets, len(cols), grad.detach().contiguous().numpy().astype(np.float32, copy=False), gwt)
+        return None, torch.from_numpy(gwt).t()
 
 
 def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
@@ -405,7 +405,6 @@ class ZooRefresh:
         t1 = time.perf_counter()
         _, info = fit(data, self.styles, epochs=lc.refresh_epochs, seed=self.cfg.seed + self.count,
                       progress=False, net=self.net)
-        self.net.eval()
         return {"agreement_before": before, "agreement_after": agreement(self.net, new, len(self.styles)),
                 "heldout_accuracy": info["accuracy"], "decisions": len(data), "record_s": t1 - t0,
                 "fit_s": time.perf_counter() - t1}
@@ -422,19 +421,21 @@ class ZooRefresh:
 
 def agreement(net, data, n_styles: int) -> float:
     """Share of ``data``'s decisions where ``net``'s masked argmax is the recorded action."""
-    from .distill import accuracy
+    from .distill import agrees
 
-    acc = accuracy(net, data, np.arange(len(data)), tuple(range(n_styles)))
-    counts = np.bincount(data.style.astype(np.int64), minlength=n_styles)
-    return float(sum(acc[k] * counts[k] for k in range(n_styles)) / max(1, counts.sum()))
+    return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
+
+
+def recording_path(num_players: int, games: int, seed: int, out: Path) -> Path:
+    return out / "pretrain" / f"zoo{num_players}p_{games}games_seed{seed}.npz"
 
 
 def recording(num_players: int, games: int, seed: int, out: Path, progress: bool = True):
-    """The zoo-only recording of ``games`` games (``train.distill.collect``), cached under
-    ``<out>/pretrain/`` (shared by the warm start and the zoo refresh)."""
+    """The zoo-only recording of ``games`` games (``train.distill.collect``), cached at
+    ``recording_path`` (shared by the warm start and the zoo refresh)."""
     from .distill import collect, load_decisions, save_decisions
 
-    cache = out / "pretrain" / f"zoo{num_players}p_{games}games_seed{seed}.npz"
+    cache = recording_path(num_players, games, seed, out)
     if cache.is_file():
         return load_decisions(cache)
     data = collect(num_players, games, seed=seed, progress=progress)
@@ -506,7 +507,6 @@ class LeagueCallback(BaseCallback):
             self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
         if self.refresh is not None and self.cfg.league.refresh_start_games:
             self.t_refresh_start = self._refresh(self.cfg.league.refresh_start_games)
-            self.t_refresh = 0.0  # the in-training refreshes only (part of the callbacks' time)
         self.league.add_snapshot(self.model.policy, 0)
         if self.next_eval is not None:  # the curve starts from the initial (or warm-started) policy
             res = self.evaluate()
@@ -562,7 +562,7 @@ class LeagueCallback(BaseCallback):
             self.league.add_snapshot(self.model.policy, steps)
             self.next_snap = steps + self.cfg.league.snapshot_every
         if self.next_refresh is not None and steps >= self.next_refresh:
-            self._refresh()
+            self.t_refresh += self._refresh()  # in-training refreshes: part of the callbacks' time
             self.next_refresh = steps + self.cfg.league.refresh_every
         if self.next_eval is not None and steps >= self.next_eval:
             res = self.evaluate()
@@ -583,7 +583,8 @@ class LeagueCallback(BaseCallback):
                                  + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
 
     def _refresh(self, games: int | None = None) -> float:
-        """One zoo refresh against the current learner (saved as ``latest``), logged."""
+        """One zoo refresh against the current learner (saved as ``latest``), logged;
+        returns its duration."""
         t = time.perf_counter()
         steps = self.model.num_timesteps
         stats = self.refresh(self.save("latest"), games)  # the heuristics play the current learner
@@ -592,7 +593,6 @@ class LeagueCallback(BaseCallback):
         self.logger.record("charts/zoo_agreement_after_refresh", stats["agreement_after"])
         self.refreshes.append({"steps": steps, **stats})
         dt = time.perf_counter() - t
-        self.t_refresh += dt
         if self.console is not None:
             self.console.print(f"zoo refresh {self.refresh.count} at {steps:,} steps: agreement with the heuristics "
                                f"on the learner's games {stats['agreement_before']:.1%} -> {stats['agreement_after']:.1%}")
@@ -659,7 +659,7 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
     stats = pretrain_policy(policy, data, winners_only=p.winners_only, value=cfg.reward_mode == "win",
                             epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress)
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
-                  "recording": str(out / "pretrain" / f"zoo{cfg.num_players}p_{p.games}games_seed{p.seed}.npz")})
+                  "recording": str(recording_path(cfg.num_players, p.games, p.seed, out))})
     return stats
 
 
