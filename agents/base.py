@@ -79,11 +79,18 @@ def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, act
     """Actions for rows decided by different agents: row ``i`` by ``agents[who[i]]``
     (rows with ``who < 0`` are left as they are in ``out``, -1 by default).
 
-    One ``act_batch`` per agent present; agents exposing the same non-None
-    ``shared_net_key`` (styles of one network) decide together in one ``act_styles`` call."""
+    Network agents (those with ``sparse_parts``: frozen policies, distilled styles) decide
+    together in one fused pass (``agents.sparse.fused_act``); agents exposing the same
+    non-None ``shared_net_key`` decide together in one ``act_styles`` call; every other
+    agent present gets one ``act_batch``."""
     out = np.full(len(who), -1, np.int64) if out is None else out
+    fused = None
+    if any(hasattr(agents[a], "sparse_parts") for a in np.unique(who) if a >= 0):
+        from .sparse import fused_act
+
+        fused = fused_act(agents, who, observations, action_masks, out)
     shared: dict = {}
-    for a in np.unique(who):
+    for a in np.unique(who if fused is None else who[~fused]):
         if a < 0:
             continue
         sel = np.flatnonzero(who == a)

@@ -40,24 +40,36 @@ class PolicyAgent(BaseAgent):
             self._seed = seed
         self.rng = np.random.default_rng(self._seed)
 
+    def sparse_parts(self):
+        """``(first, rest, None)`` when the actor's logits are ``rest(first(x))`` for an
+        ``nn.Linear`` ``first`` on the raw observation (an MLP on SB3's ``FlattenExtractor``,
+        or an extractor that exposes its own ``sparse_parts``), else None: the first layer
+        can then run on the observation's non-zeros (``agents.sparse``)."""
+        if self._sparse is None:
+            import torch
+            from stable_baselines3.common.torch_layers import FlattenExtractor
+
+            fe, pi, head = self.policy.pi_features_extractor, self.policy.mlp_extractor.policy_net, self.policy.action_net
+            self._sparse = False
+            if isinstance(fe, FlattenExtractor) and len(pi) > 0 and isinstance(pi[0], torch.nn.Linear):
+                self._sparse = (pi[0], torch.nn.Sequential(*list(pi)[1:], head), None)
+            elif hasattr(fe, "sparse_parts"):
+                first, act = fe.sparse_parts()
+                self._sparse = (first, torch.nn.Sequential(act, *list(pi), head), None)
+        return self._sparse or None
+
     def logits(self, observations: np.ndarray) -> np.ndarray:
         import torch
 
         with torch.no_grad():
-            pi = self.policy.mlp_extractor.policy_net
-            if self._sparse is None:
-                from stable_baselines3.common.torch_layers import FlattenExtractor
+            parts = self.sparse_parts()
+            if parts:  # first layer on the observation's non-zeros
+                from .sparse import sparse_linear
 
-                self._sparse = (isinstance(self.policy.pi_features_extractor, FlattenExtractor) and len(pi) > 0
-                                and isinstance(pi[0], torch.nn.Linear))
-            if self._sparse:  # an MLP straight on the observation: first layer on its non-zeros
-                from .sparse import sparse_sequential
-
-                latent = sparse_sequential(observations, pi)
-            else:
-                obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-                feats = self.policy.pi_features_extractor(obs)  # the actor's own (shared or not)
-                latent = self.policy.mlp_extractor.forward_actor(feats)
+                return parts[1](sparse_linear(observations, parts[0])).numpy()
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            feats = self.policy.pi_features_extractor(obs)  # the actor's own (shared or not)
+            latent = self.policy.mlp_extractor.forward_actor(feats)
             return self.policy.action_net(latent).numpy()
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:

@@ -5,9 +5,10 @@ few cards), so ``x @ W.T`` mostly multiplies zeros. ``sparse_linear`` sums, per 
 weight columns of the non-zero inputs scaled by their values (``csr``, then torch's
 ``embedding_bag``): the same result as the dense layer up to float rounding, at about a
 sixteenth of the multiply-adds. The agents that act for whole batches of games
-(distilled zoo, frozen policies) use it for their first layer (``sparse_sequential``);
-the ``sparse`` policy architecture uses ``csr`` and the compiled ``csr_matmul`` /
-``csr_t_matmul``, whose backward is far cheaper than ``embedding_bag``'s."""
+(distilled zoo, frozen policies) use it for their first layer, and a league round runs
+all of its network opponents in one such pass (``fused_act``);
+the ``sparse`` policy architecture uses ``embedding_bag`` forward and the compiled
+``csr_t_matmul`` backward, far cheaper than ``embedding_bag``'s own."""
 
 from __future__ import annotations
 
@@ -68,11 +69,6 @@ def _csr_product(cols, vals, offsets, nnz, a, out, transpose):
                     out[i, h] += v * a[j, h]
 
 
-def csr_matmul(cols, vals, offsets, nnz, w, out) -> None:
-    """``out += X @ w`` for ``X`` given as ``csr(X)`` (``nnz`` non-zeros)."""
-    _csr_product(cols, vals, offsets, nnz, w, out, False)
-
-
 def csr_t_matmul(cols, vals, offsets, nnz, g, out) -> None:
     """``out += X.T @ g`` for ``X`` given as ``csr(X)``: the weight gradient of ``X @ w``."""
     _csr_product(cols, vals, offsets, nnz, g, out, True)
@@ -125,3 +121,167 @@ def sparse_sequential(x: np.ndarray, seq, extra: np.ndarray | None = None):
     for layer in list(seq)[1:]:
         h = layer(h)
     return h
+
+
+
+@njit(cache=True, nogil=True)
+def _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets):
+    """``_nonzeros`` of ``x[rows]`` (in that order) without copying the rows; row ``i``'s
+    column indices are shifted by ``shift[i]`` and, where ``extra[i] >= 0``, followed by
+    the entry ``(extra[i], 1)``."""
+    k = 0
+    cap = cols.shape[0]
+    for i in range(rows.shape[0]):
+        offsets[i] = k
+        r = rows[i]
+        for j in range(x.shape[1]):
+            v = x[r, j]
+            if v != 0.0:
+                if k == cap:
+                    return -1
+                cols[k] = j + shift[i]
+                vals[k] = v
+                k += 1
+        if extra[i] >= 0:
+            if k == cap:
+                return -1
+            cols[k] = extra[i]
+            vals[k] = 1.0
+            k += 1
+    return k
+
+
+def csr_rows(x: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None,
+             extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``csr(x[rows])`` without the copy of the rows; ``shift`` (per row) is added to the
+    row's column indices and ``extra`` (per row, -1 for none) appends one more column set
+    to 1 (a bias or a one-hot input stored as a weight row)."""
+    n = len(rows)
+    shift = np.zeros(n, np.int64) if shift is None else shift
+    extra = np.full(n, -1, np.int64) if extra is None else extra
+    offsets = np.zeros(n, np.int64)
+    cap = max(16, n * 128)
+    while True:
+        cols, vals = np.empty(cap, np.int64), np.empty(cap, np.float32)
+        k = _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets)
+        if k >= 0:
+            return cols[:k], vals[:k], offsets
+        cap = n * (x.shape[1] + 1) + 16
+
+
+_tables: dict[tuple, tuple] = {}
+
+
+def _table(firsts: list) -> tuple:
+    """The first layers' ``weight.T`` stacked (one block of rows per layer), then their
+    biases (one row each); the row where each block starts; cached until a weight changes."""
+    import torch
+
+    key = tuple((id(f.weight), f.weight._version, None if f.bias is None else f.bias._version) for f in firsts)
+    hit = _tables.get(key)
+    if hit is None:
+        blocks = [_columns(f.weight) for f in firsts]
+        base = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]]).astype(np.int64)
+        blocks += [f.bias.detach()[None] if f.bias is not None else torch.zeros(1, f.weight.shape[0])
+                   for f in firsts]
+        _tables.clear()  # one league at a time: drop tables of replaced weights
+        hit = _tables[key] = (torch.cat(blocks), base)
+    return hit
+
+
+def _plan(agents) -> tuple:
+    """Per agent: its network group (-1: not fusable) and style input (-1: none); the
+    groups' first layers and remaining layers. Cached on the list's agents and networks."""
+    key = tuple((id(a), id(p[0]) if (p := getattr(a, "sparse_parts", lambda: None)()) else 0) for a in agents)
+    hit = _plans.get(key)
+    if hit is not None:
+        return hit
+    firsts: list = []
+    rests: list = []
+    group = np.full(len(agents), -1, np.int64)
+    style = np.full(len(agents), -1, np.int64)
+    parts = [getattr(a, "sparse_parts", lambda: None)() for a in agents]
+    widths = [p[0].weight.shape[0] for p in parts if p]
+    width = max(set(widths), key=widths.count) if widths else 0  # the most agents' first-layer width
+    for i, p in enumerate(parts):
+        if not p or p[0].weight.shape[0] != width:
+            continue  # not a network, or another width: decided on its own
+        first, rest, extra = p
+        for g, f in enumerate(firsts):
+            if f is first:
+                group[i] = g
+                break
+        else:
+            group[i] = len(firsts)
+            firsts.append(first)
+            rests.append(rest)
+        style[i] = -1 if extra is None else extra
+    if len(_plans) > 64:
+        _plans.clear()
+    hit = _plans[key] = (group, style, firsts, rests)
+    return hit
+
+
+_plans: dict[tuple, tuple] = {}
+
+
+def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
+              out: np.ndarray) -> np.ndarray:
+    """Actions of every row ``i`` whose agent ``agents[who[i]]`` is a network with a
+    ``sparse_parts()`` (frozen policies, distilled styles), all in one pass: one CSR of
+    the rows, one ``embedding_bag`` over the first layers stacked (each row reads its own
+    network's block, plus its style's one-hot input), then each network's remaining layers
+    on its contiguous block of rows. The same logits as each agent's ``act_batch`` up to
+    float rounding, and the same samples (each sampling agent draws Gumbel noise from its
+    own generator for its rows in the same order). Writes ``out`` for those rows; returns
+    the mask of rows it decided. Networks whose first layer has another width than most
+    agents' are left to their own ``act_batch``.
+
+    A league round has a few to a few thousand rows spread over up to a handful of
+    networks; most rounds are small, so the per-call costs, paid once per round instead
+    of once per network, are what this saves."""
+    import torch
+    import torch.nn.functional as F
+
+    who = np.asarray(who, dtype=np.int64)
+    group, style, firsts, rests = _plan(agents)
+    handled = group[who] >= 0
+    handled[who < 0] = False
+    rows = np.flatnonzero(handled)
+    if rows.size == 0:
+        return handled
+    d = observations.shape[1]
+    if any(f.weight.shape[1] < d for f in firsts):
+        raise ValueError(f"fused_act: observations of {d} entries for a first layer of fewer inputs")
+    gid = group[who[rows]]
+    if len(firsts) > 1:
+        perm = np.argsort(gid, kind="stable")
+        rows, gid = rows[perm], gid[perm]
+    agent_of = who[rows]
+    table, base = _table(firsts)
+    st = style[agent_of]
+    # each row: its network's block of the table, its style input, and (separately) its bias row
+    cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows,
+                                   base[gid], np.where(st >= 0, base[gid] + d + st, -1))
+    with torch.no_grad():
+        h = F.embedding_bag(torch.from_numpy(cols), table, torch.from_numpy(offsets), mode="sum",
+                            per_sample_weights=torch.from_numpy(vals))
+        h += table[torch.from_numpy(len(table) - len(firsts) + gid)]
+        if len(firsts) == 1:
+            z = rests[0](h)
+        else:
+            bounds = np.searchsorted(gid, np.arange(len(firsts) + 1))
+            z = torch.cat([rests[g](h[bounds[g]:bounds[g + 1]]) for g in range(len(firsts))
+                           if bounds[g + 1] > bounds[g]])
+        m = torch.from_numpy(np.asarray(action_masks, dtype=bool)[rows])
+        z.masked_fill_(~m, -np.inf)
+        act = z.argmax(dim=1).numpy()
+    for a in np.unique(agent_of):
+        agent = agents[a]
+        if not getattr(agent, "deterministic", True):  # sample: Gumbel noise from the agent's own stream
+            sel = np.flatnonzero(agent_of == a)
+            za = z[torch.from_numpy(sel)].numpy().astype(np.float64)
+            act[sel] = (za + agent.rng.gumbel(size=za.shape)).argmax(axis=1)
+    act[~m.numpy().any(axis=1)] = -1
+    out[rows] = act
+    return handled

@@ -94,17 +94,16 @@ def test_batch_agents_use_the_sparse_layer_and_agree_with_the_dense_networks():
 
 @settings(max_examples=20, deadline=None)
 @given(n=st.integers(1, 30), d=st.integers(1, 50), h=st.integers(1, 9), seed=st.integers(0, 2**31 - 1))
-def test_compiled_products_match_dense(n, d, h, seed):
-    from agents.sparse import csr_matmul, csr_t_matmul
+def test_compiled_product_and_row_csr_match_dense(n, d, h, seed):
+    from agents.sparse import csr_rows, csr_t_matmul
 
     rng = np.random.default_rng(seed)
     x = _sparse_batch(rng, n, d, 0.2)
-    w = rng.standard_normal((d, h)).astype(np.float32)
     g = rng.standard_normal((n, h)).astype(np.float32)
     cols, vals, offsets = csr(x)
-    out = np.zeros((n, h), np.float32)
-    csr_matmul(cols, vals, offsets, len(cols), w, out)
-    assert np.allclose(out, x @ w, atol=1e-4)
+    rows = rng.permutation(n)[: max(1, n // 2)]
+    c2, v2, o2 = csr_rows(x, rows)
+    assert all(np.array_equal(a, b) for a, b in zip((c2, v2, o2), csr(x[rows])))
     gw = np.zeros((d, h), np.float32)
     csr_t_matmul(cols, vals, offsets, len(cols), g, gw)
     assert np.allclose(gw, x.T @ g, atol=1e-4)
@@ -134,3 +133,62 @@ def test_sparse_policy_acts_like_its_own_distribution(shared):
     assert np.allclose(z - z.max(1, keepdims=True), ref - ref.max(1, keepdims=True), atol=1e-4)
     a = agent.act_batch(obs, masks)
     assert masks[np.arange(8), a].all()
+
+
+def _small_policy(arch: str, obs_size: int, num_actions: int, seed: int):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from train.config import PolicyConfig
+    from train.selfplay import policy_kwargs
+
+    torch.manual_seed(seed)
+    pc = PolicyConfig(arch=arch, sparse_hidden=32, net_arch=[32, 16] if arch == "mlp" else [16])
+    return MaskableActorCriticPolicy(spaces.Box(-9, 9, (obs_size,), np.float32), spaces.Discrete(num_actions),
+                                     lambda _: 0.0, **policy_kwargs(pc))
+
+
+def test_fused_opponents_act_like_each_agent_alone():
+    """agents.sparse.fused_act (inside act_grouped): one pass for every network agent of a
+    league round gives each agent's own actions, samples included, and leaves the rest."""
+    import copy
+
+    import agents
+    from agents.base import act_grouped
+    from agents.policy import PolicyAgent
+    from agents.sparse import fused_act
+    from ripmarket_env.engine import Engine, RulesConfig
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=64)
+    eng.reset(list(range(64)))
+    for _ in range(5):  # a few decisions in: varied phases and masks
+        m = eng.legal_mask()
+        eng.step((np.random.default_rng(0).random(m.shape) * m).argmax(1))
+    obs, masks = eng.observe(), eng.legal_mask()
+    masks[3] = False  # a finished game: no legal action
+    d, A = obs.shape[1], masks.shape[1]
+    roster = [agents.make("random", seed=0), agents.make("greedy"), agents.make("shark-bc"), agents.make("hoarder-bc"),
+              PolicyAgent(_small_policy("mlp", d, A, 1), deterministic=False, seed=5),
+              PolicyAgent(_small_policy("mlp", d, A, 2), deterministic=True),
+              PolicyAgent(_small_policy("sparse", d, A, 3), deterministic=False, seed=6)]
+    who = np.random.default_rng(1).integers(-1, len(roster), 64)
+    who[3] = 4
+    for step in range(2):
+        alone = copy.deepcopy(roster)
+        want = np.full(64, -1)
+        for i in np.unique(who[who >= 0]):
+            sel = np.flatnonzero(who == i)
+            want[sel] = alone[i].act_batch(obs[sel], masks[sel])
+        got = act_grouped(roster, who, obs, masks)
+        assert np.array_equal(got, want)
+        assert got[3] == -1 and (got[who < 0] == -1).all()
+        # the three small policies share a first-layer width and go through the fused pass;
+        # the distilled styles (another width), random and greedy do not
+        out = np.full(64, -7)
+        done = fused_act(copy.deepcopy(roster), who, obs, masks, out)
+        assert np.array_equal(done, np.isin(who, [4, 5, 6]))
+        assert (out[~done] == -7).all()
+        with torch.no_grad():  # a snapshot replaced in place: the stacked table follows
+            for p in roster[4].policy.parameters():
+                p.mul_(-1.5)
+    assert len(roster[2].sparse_parts()) == 3 and fused_act(roster, np.full(4, -1), obs[:4], masks[:4], out[:4]).sum() == 0

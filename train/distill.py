@@ -280,6 +280,13 @@ class DistilledAgent:
         decides for rows of several styles in one forward pass (the league batches them)."""
         return None if not self.deterministic else id(self.net)
 
+    def sparse_parts(self):
+        """``(first layer, the layers after it, this style's index)``: the logits are
+        ``rest(first([x, one-hot style]))`` (``agents.sparse.fused_act``)."""
+        if getattr(self, "_parts_of", None) is not self.net:
+            self._parts_of, self._rest = self.net, self.net[1:]
+        return self.net[0], self._rest, self.style_index
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         return self.act_styles(observations, action_masks, np.full(len(action_masks), self.style_index))
 
