@@ -226,7 +226,8 @@ def bench(
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
     suite: str = typer.Option(
         "all", "--suite", metavar="SUITE",
-        help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env) or all.",
+        help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env), all "
+        "(engine and env) or train (a training config's learner steps/s, --config).",
     ),
     players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
     batch: str = typer.Option(
@@ -236,14 +237,23 @@ def bench(
         "64,1024", "--num-envs", metavar="LIST", help="Env suite: vector env sizes (games at once), comma-separated."
     ),
     seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
+    config: Path = typer.Option(
+        Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
+    ),
+    rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
-    single-agent gym env, the vector env) with random opponents."""
-    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env")}
+    single-agent gym env, the vector env) with random opponents; with --suite train,
+    learner steps per second of a training config end to end (rollouts against its
+    league and PPO updates) and where the time goes."""
+    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
     if suite not in suites:
-        fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all")
+        fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
+    if suite == "train":
+        _bench_train(config, rollouts, as_json, out)
+        return
     ps = _int_list(players, "--players", 2, 10)
     bs = _int_list(batch, "--batch", 1, 1 << 20)
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
@@ -276,12 +286,7 @@ def bench(
             report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance)
             report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
-    if out is not None:
-        try:
-            out.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {out}: {exc}")
-        err.print(f"wrote {out}")
+    _write_report(text, out, err)
     if as_json:
         typer.echo(text)
     else:
@@ -293,6 +298,43 @@ def bench(
 
 
 app.command("bench")(bench)
+
+
+def _write_report(text: str, out: Optional[Path], err) -> None:
+    if out is None:
+        return
+    try:
+        out.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc}")
+    err.print(f"wrote {out}")
+
+
+def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]) -> None:
+    """``bench --suite train``: ``train.throughput.train_bench`` on ``config``."""
+    if rollouts < 1:
+        fail(f"--rollouts {rollouts} is not allowed; give at least 1")
+    try:
+        from train.config import ConfigError
+        from train.throughput import render_rich, train_bench
+    except ImportError as exc:
+        fail(f"the train suite needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    from rich.console import Console
+
+    from ripmarket_env import bench as B
+
+    err = Console(stderr=True)
+    try:
+        result = train_bench(config, rollouts, console=err)
+    except ConfigError as exc:
+        fail(str(exc))
+    report = {"suite": "train", "environment": B.environment(), "train": result}
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+    else:
+        Console().print(render_rich(result))
 
 
 def envdoc(

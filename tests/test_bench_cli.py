@@ -158,3 +158,31 @@ def test_run_demo_results():
         assert g["winners"] and all(0 <= q < 4 for q in g["winners"])
         assert abs(sum(g["rewards"])) < 1e-5
         assert g["rounds"] >= 1 and g["steps"] >= g["rounds"]
+
+
+def test_bench_train_suite_measures_a_config(tmp_path):
+    """--suite train: a training config's learner steps/s, split into env, policy and update."""
+    pytest.importorskip("sb3_contrib")
+    from pathlib import Path
+
+    from train.throughput import bench_config
+
+    smoke = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
+    cfg = bench_config(smoke, 2)
+    per = cfg.n_envs * cfg.n_steps
+    assert (cfg.total_timesteps, cfg.eval_every, cfg.checkpoint_every, cfg.pretrain.games) == (2 * per, 0, 0, 0)
+    assert cfg.league.snapshot_every == per and cfg.league.refresh_every == 0
+    out = tmp_path / "train.json"
+    res = runner.invoke(app, ["bench", "--suite", "train", "--config", str(smoke), "--rollouts", "2", "--json",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["suite"] == "train" and json.loads(out.read_text()) == report
+    r = report["train"]
+    assert r["steps"] == 2 * per and r["n_envs"] == cfg.n_envs and r["arch"] == "seat"
+    split = r["env_us_per_step"] + r["policy_us_per_step"] + r["update_us_per_step"]
+    assert r["training_steps_per_s"] > 0 and split == pytest.approx(1e6 / r["training_steps_per_s"], rel=1e-6)
+    for bad, msg in ((["--rollouts", "0"], "--rollouts 0 is not allowed"),
+                     (["--config", str(tmp_path / "none.yaml")], "config file not found")):
+        res = runner.invoke(app, ["bench", "--suite", "train", "--config", str(smoke), *bad])
+        assert res.exit_code != 0 and msg in res.output

@@ -1,0 +1,63 @@
+"""``ripmarket bench --suite train``: learner env steps per second of a training config,
+end to end (rollouts against the config's league, the learner's forward pass and the
+PPO updates), with the time per learner step split into env, policy and update.
+
+The config runs as written (network, rollout shape, batch, epochs, league mix and pool
+size, torch threads) for a few rollouts, with what only matters for learning left out:
+no warm start or ``init_from`` (the learner starts untrained), no evaluations,
+checkpoints or zoo refreshes, and a snapshot every rollout so that the pool of frozen
+learners is full after its first ``pool_size`` rollouts, as in the second half of a run.
+The figure is ``training_steps_per_s`` of the run summary (docs/TRAINING.md, Throughput)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .config import config_from_dict, load_config
+
+
+def bench_config(config: str | Path, rollouts: int):
+    """The training config of ``config`` trimmed for a throughput measurement of ``rollouts``
+    rollouts (see the module docstring)."""
+    cfg = load_config(config)
+    per = cfg.n_envs * cfg.n_steps
+    d = cfg.to_dict()
+    d.update(total_timesteps=per * rollouts, eval_every=0, checkpoint_every=0, final_eval_games=0, init_from="")
+    d["pretrain"]["games"] = 0
+    d["league"].update(refresh_every=0, snapshot_every=per)
+    return config_from_dict(d)
+
+
+def train_bench(config: str | Path, rollouts: int = 12, console=None) -> dict[str, Any]:
+    """Run ``bench_config(config, rollouts)`` in a temporary folder; the figures as a dict."""
+    from .selfplay import train
+
+    cfg = bench_config(config, rollouts)
+    t = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ripmarket-bench-") as tmp:
+        s = train(cfg, tmp, console=console)
+    steps = s["steps"]
+    us = 1e6 / steps
+    return {
+        "config": str(config), "num_players": cfg.num_players, "arch": cfg.policy.arch,
+        "n_envs": cfg.n_envs, "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs,
+        "league_mix": dict(cfg.league.mix), "pool_size": cfg.league.pool_size, "rollouts": rollouts,
+        "steps": steps, "training_steps_per_s": s["training_steps_per_s"],
+        "env_us_per_step": s["time_env_s"] * us, "policy_us_per_step": s["time_policy_s"] * us,
+        "update_us_per_step": s["time_update_s"] * us, "wall_s": time.perf_counter() - t,
+    }
+
+
+def render_rich(r: dict[str, Any]):
+    from rich.table import Table
+
+    t = Table(title=f"Training throughput: {r['config']} ({r['steps']:,} learner steps, {r['rollouts']} rollouts "
+                    f"of {r['n_envs']:,} x {r['n_steps']})")
+    for c in ("learner steps/s", "env µs/step", "policy µs/step", "update µs/step"):
+        t.add_column(c, justify="right")
+    t.add_row(f"{r['training_steps_per_s']:,.0f}", f"{r['env_us_per_step']:.1f}", f"{r['policy_us_per_step']:.1f}",
+              f"{r['update_us_per_step']:.1f}")
+    return t
