@@ -29,31 +29,11 @@ def _columns(weight):
     return cols
 
 
-@njit(cache=True, nogil=True)
-def _nonzeros(x, cols, vals, offsets):
-    """CSR of ``x`` into preallocated arrays; returns the number of non-zeros (-1 when
-    ``cols`` is too small)."""
-    k = 0
-    cap = cols.shape[0]
-    for i in range(x.shape[0]):
-        offsets[i] = k
-        for j in range(x.shape[1]):
-            v = x[i, j]
-            if v != 0.0:
-                if k == cap:
-                    return -1
-                cols[k] = j
-                vals[k] = v
-                k += 1
-    return k
-
-
 @njit(cache=True, nogil=True, fastmath=True)
-def _csr_product(cols, vals, offsets, nnz, a, out, transpose):
-    """Over every row ``i``'s non-zeros ``(j, v)``: ``out[i] += v * a[j]`` (``X @ a``), or
-    with ``transpose`` ``out[j] += v * a[i]`` (``X.T @ a``). Serial: run between torch's
-    multi-threaded layers, a numba thread pool made training slower (82 against 60 us
-    of update per learner step), the two pools contending."""
+def _csr_t_product(cols, vals, offsets, nnz, a, out):
+    """Over every row ``i``'s non-zeros ``(j, v)``: ``out[j] += v * a[i]`` (``X.T @ a``).
+    Serial: run between torch's multi-threaded layers, a numba thread pool ran 3-4 times
+    slower, the two pools contending."""
     n = offsets.shape[0]
     H = out.shape[1]
     for i in range(n):
@@ -61,30 +41,28 @@ def _csr_product(cols, vals, offsets, nnz, a, out, transpose):
         for k in range(offsets[i], end):
             j = cols[k]
             v = vals[k]
-            if transpose:
-                for h in range(H):
-                    out[j, h] += v * a[i, h]
-            else:
-                for h in range(H):
-                    out[i, h] += v * a[j, h]
+            for h in range(H):
+                out[j, h] += v * a[i, h]
 
 
 def csr_t_matmul(cols, vals, offsets, nnz, g, out) -> None:
     """``out += X.T @ g`` for ``X`` given as ``csr(X)``: the weight gradient of ``X @ w``."""
-    _csr_product(cols, vals, offsets, nnz, g, out, True)
+    _csr_t_product(cols, vals, offsets, nnz, g, out)
 
 
 def csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(cols, vals, offsets)`` of the non-zeros of a 2-D float32 array, row by row."""
-    n = x.shape[0]
-    offsets = np.zeros(n, np.int64)
-    cap = max(16, n * 128)
-    while True:
-        cols, vals = np.empty(cap, np.int64), np.empty(cap, np.float32)
-        k = _nonzeros(x, cols, vals, offsets)
-        if k >= 0:
-            return cols[:k], vals[:k], offsets
-        cap = x.size
+    return csr_rows(x, np.arange(x.shape[0]))
+
+
+def bag(cols: np.ndarray, vals: np.ndarray, offsets: np.ndarray, table):
+    """Per CSR row, the sum of ``table``'s rows at its columns scaled by its values
+    (``X @ table``), with torch's ``embedding_bag`` on torch's threads."""
+    import torch
+    import torch.nn.functional as F
+
+    return F.embedding_bag(torch.from_numpy(cols), table, torch.from_numpy(offsets), mode="sum",
+                           per_sample_weights=torch.from_numpy(vals))
 
 
 def sparse_linear(x: np.ndarray, linear, extra: np.ndarray | None = None):
@@ -93,7 +71,6 @@ def sparse_linear(x: np.ndarray, linear, extra: np.ndarray | None = None):
     ``extra`` (optional, one int per row): the row also has input ``x.shape[1] + extra[i]``
     set to 1 (a one-hot appended after ``x``, e.g. a style index)."""
     import torch
-    import torch.nn.functional as F
 
     x = np.ascontiguousarray(x, dtype=np.float32)
     if x.ndim != 2:
@@ -102,11 +79,7 @@ def sparse_linear(x: np.ndarray, linear, extra: np.ndarray | None = None):
     w = _columns(linear.weight)
     if w.shape[0] < d:
         raise ValueError(f"sparse_linear: {d} inputs for a layer of {w.shape[0]}")
-    cols, vals, offsets = csr(x)
-    # torch's embedding_bag (per-sample weights) runs on torch's threads: faster here than
-    # the serial csr_matmul (67 against 89 us per learner step of a 6-player league)
-    out = F.embedding_bag(torch.from_numpy(cols), w, torch.from_numpy(offsets), mode="sum",
-                          per_sample_weights=torch.from_numpy(vals))
+    out = bag(*csr(x), w)
     if extra is not None:
         out = out + w[d + torch.as_tensor(np.asarray(extra, dtype=np.int64))]
     if linear.bias is not None:
@@ -123,10 +96,10 @@ def sparse_sequential(x: np.ndarray, seq, extra: np.ndarray | None = None):
     return h
 
 
-
 @njit(cache=True, nogil=True)
 def _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets):
-    """``_nonzeros`` of ``x[rows]`` (in that order) without copying the rows; row ``i``'s
+    """CSR of ``x[rows]`` (in that order, without copying the rows) into preallocated
+    arrays; returns the number of entries (-1 when ``cols`` is too small). Row ``i``'s
     column indices are shifted by ``shift[i]`` and, where ``extra[i] >= 0``, followed by
     the entry ``(extra[i], 1)``."""
     k = 0
@@ -189,10 +162,14 @@ def _table(firsts: list) -> tuple:
     return hit
 
 
+_plans: dict[tuple, tuple] = {}
+
+
 def _plan(agents) -> tuple:
     """Per agent: its network group (-1: not fusable) and style input (-1: none); the
     groups' first layers and remaining layers. Cached on the list's agents and networks."""
-    key = tuple((id(a), id(p[0]) if (p := getattr(a, "sparse_parts", lambda: None)()) else 0) for a in agents)
+    parts = [getattr(a, "sparse_parts", lambda: None)() for a in agents]
+    key = tuple((id(a), id(p[0]) if p else 0) for a, p in zip(agents, parts))
     hit = _plans.get(key)
     if hit is not None:
         return hit
@@ -200,7 +177,6 @@ def _plan(agents) -> tuple:
     rests: list = []
     group = np.full(len(agents), -1, np.int64)
     style = np.full(len(agents), -1, np.int64)
-    parts = [getattr(a, "sparse_parts", lambda: None)() for a in agents]
     widths = [p[0].weight.shape[0] for p in parts if p]
     width = max(set(widths), key=widths.count) if widths else 0  # the most agents' first-layer width
     for i, p in enumerate(parts):
@@ -222,9 +198,6 @@ def _plan(agents) -> tuple:
     return hit
 
 
-_plans: dict[tuple, tuple] = {}
-
-
 def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
               out: np.ndarray) -> np.ndarray:
     """Actions of every row ``i`` whose agent ``agents[who[i]]`` is a network with a
@@ -241,7 +214,6 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
     networks; most rounds are small, so the per-call costs, paid once per round instead
     of once per network, are what this saves."""
     import torch
-    import torch.nn.functional as F
 
     who = np.asarray(who, dtype=np.int64)
     group, style, firsts, rests = _plan(agents)
@@ -264,8 +236,7 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
     cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows,
                                    base[gid], np.where(st >= 0, base[gid] + d + st, -1))
     with torch.no_grad():
-        h = F.embedding_bag(torch.from_numpy(cols), table, torch.from_numpy(offsets), mode="sum",
-                            per_sample_weights=torch.from_numpy(vals))
+        h = bag(cols, vals, offsets, table)
         h += table[torch.from_numpy(len(table) - len(firsts) + gid)]
         if len(firsts) == 1:
             z = rests[0](h)
