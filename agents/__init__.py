@@ -1,8 +1,8 @@
 """The agent zoo: one protocol, one registry (``agents.make(name)``, ``agents.names()``)."""
 
-from .base import Agent, BaseAgent, RandomAgent, describe, make, make_seeded, names, register
-from . import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
-from . import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
-from . import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
+from agents.base import Agent, BaseAgent, RandomAgent, describe, make, make_seeded, names, register
+from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
+from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
+from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "make_seeded", "names", "register"]

@@ -1,7 +1,7 @@
 """The agent protocol and the agent registry.
 
 An agent sees only what its seat sees: the observation vector and the legal-action mask
-(``ripmarket_env.engine.observation.named_view`` decodes the vector into named pieces).
+(``ripmarket_env.games.ripmarket.observation.named_view`` decodes the vector into named pieces).
 
     act(observation, action_mask) -> action            one decision
     act_batch(observations, action_masks) -> actions   many games at once
@@ -11,67 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-
-@runtime_checkable
-class Agent(Protocol):
-    name: str
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
-
-
-class BaseAgent:
-    """Convenience base: ``act_batch`` loops over ``act``; ``reset`` starts a new game."""
-
-    name = "agent"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover
-        raise NotImplementedError
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-
-class RandomAgent(BaseAgent):
-    """Uniformly random legal actions (its own seeded RNG).
-
-    The gym and vector envs recognise this exact class as an opponent and play it inside
-    their compiled step (``ripmarket_env/engine/vector_kernels.py``): still a uniformly
-    random legal action, drawn from a per-game stream of the env's seed instead of
-    ``self.rng``. A subclass is always called through ``act`` / ``act_batch``.
-    """
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask")
-        return int(self.rng.choice(legal))
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        m = np.asarray(action_masks, dtype=bool)
-        if not m.any(axis=1).all():
-            raise ValueError("a row of the mask has no legal action")
-        # Uniform choice per row: argmax of random keys over legal entries.
-        keys = self.rng.random(m.shape)
-        keys[~m] = -1.0
-        return keys.argmax(axis=1).astype(np.int64)
+from ripmarket_env.core.agent import Agent, BaseAgent, RandomAgent  # noqa: F401  (the protocol the envs speak)
 
 
 def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
@@ -86,7 +29,7 @@ def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, act
     out = np.full(len(who), -1, np.int64) if out is None else out
     fused = None
     if any(hasattr(agents[a], "sparse_parts") for a in np.unique(who) if a >= 0):
-        from .sparse import fused_act
+        from agents.sparse import fused_act
 
         fused = fused_act(agents, who, observations, action_masks, out)
     shared: dict = {}

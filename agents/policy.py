@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import BaseAgent, register
+from agents.base import BaseAgent, register
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -64,7 +64,7 @@ class PolicyAgent(BaseAgent):
         with torch.no_grad():
             parts = self.sparse_parts()
             if parts:  # first layer on the observation's non-zeros
-                from .sparse import sparse_linear
+                from agents.sparse import sparse_linear
 
                 return parts[1](sparse_linear(observations, parts[0])).numpy()
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
@@ -90,8 +90,8 @@ class PolicyAgent(BaseAgent):
 
 def load_agent(path: str | Path, deterministic: bool = True, seed: int | None = None,
                name: str | None = None) -> PolicyAgent:
-    """A ``PolicyAgent`` from a checkpoint file (``train.checkpoint.CheckpointError`` if unusable)."""
-    from train.checkpoint import load_policy
+    """A ``PolicyAgent`` from a checkpoint file (``agents.checkpoint.CheckpointError`` if unusable)."""
+    from agents.checkpoint import load_policy
 
     policy, meta = load_policy(path)
     return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=name or Path(path).stem, metadata=meta)
@@ -113,9 +113,9 @@ _distilled_cache: dict = {}
 
 def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: bool = True,
                    seed: int | None = None):
-    """The imitation of heuristic ``style`` from a distilled-zoo file (``train.distill``)."""
-    from train.checkpoint import CheckpointError
-    from train.distill import DistilledAgent, load
+    """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``)."""
+    from agents.checkpoint import CheckpointError
+    from agents.distilled import DistilledAgent, load
 
     key = str(Path(path).resolve())
     if key not in _distilled_cache:

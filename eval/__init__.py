@@ -5,6 +5,6 @@
 >>> result.summary["agents"]["random"]["ordinal"]
 """
 
-from .tournament import TournamentResult, run_tournament
+from eval.tournament import TournamentResult, run_tournament
 
 __all__ = ["TournamentResult", "run_tournament"]

@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from ripmarket_env.engine.state import PH_GHOST, PH_GHOST_TARGET, PH_PLAY
+from ripmarket_env.games.ripmarket.state import PH_GHOST, PH_GHOST_TARGET, PH_PLAY
 
-from .ratings import wilson_interval
-from .tournament import MAX_PLAYERS, MIN_PLAYERS, run_tournament, validate
+from eval.ratings import wilson_interval
+from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, run_tournament, validate
 
 DEFAULT_AGENTS = ("greedy", "survivor", "shark", "hoarder", "trickster")
 DEFAULT_PLAYERS = (4, 6, 8)
@@ -223,7 +223,7 @@ def run_balance(
     ``chunk_sets`` defaults to a batch small enough that two workers share the work of a
     few hundred games.
     """
-    from ripmarket_env.cards.loader import default_cards
+    from ripmarket_env.games.ripmarket.cards.loader import default_cards
 
     names = validate_balance(agent_names, players, games)
     if int(seed) < 0:

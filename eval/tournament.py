@@ -71,7 +71,7 @@ class TournamentResult:
 
     def figures(self) -> dict[str, Any]:
         """The results as written to ``results.json`` (see ``eval.report.results_dict``)."""
-        from .report import results_dict
+        from eval.report import results_dict
 
         return results_dict(self)
 
@@ -158,7 +158,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     indices), ``deal_seeds``, ``agent_names``, ``players``, ``seed``, ``rules`` (extra
     RulesConfig fields). ``report(n)`` is called with the number of newly finished games.
     """
-    from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
 
     import_agent_modules(task.get("agent_modules") or ())
     observer_factory = _resolve(task["observer"]) if task.get("observer") else None
@@ -311,7 +311,7 @@ def run_tournament(
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
     ``{"search": {"budget": 64}}``), recorded in the settings.
     """
-    from .ratings import summarize
+    from eval.ratings import summarize
 
     agent_modules = [str(m) for m in agent_modules]
     import_agent_modules(agent_modules)
@@ -321,7 +321,7 @@ def run_tournament(
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    from ripmarket_env.engine import RulesConfig
+    from ripmarket_env.games.ripmarket import RulesConfig
 
     RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
     if int(chunk_sets) < 1:
@@ -381,7 +381,7 @@ def run_tournament(
     result = TournamentResult(settings=settings, games=records, elapsed=elapsed)
     result.summary = summarize(records, names)
     if out is not None:
-        from .report import write_report
+        from eval.report import write_report
 
         result.out = Path(out)
         write_report(result, result.out)
@@ -391,7 +391,7 @@ def run_tournament(
 def _warm_up(players: int, rules: dict[str, Any] | None) -> None:
     """Compile (or load) the engine kernels once here, so that a stale on-disk numba cache
     is rebuilt by this process instead of by every worker at the same time."""
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     eng = Engine(RulesConfig(num_players=players, **dict(rules or {})), batch_size=1)
     eng.reset([0])

@@ -1,22 +1,75 @@
-"""ripmarket: the reinforcement-learning environment and agent zoo for R.I.P. Market.
+"""ripmarket: the reinforcement-learning environment and agent zoo for a family of market
+card games (R.I.P. Market first).
 
-``ripmarket_env.env(num_players=4, ...)`` is the PettingZoo AEC env (``ripmarket_env.aec``),
-``ripmarket_env.raw_env`` the same without PettingZoo's wrappers. Both are imported on
-first use, so ``import ripmarket_env.engine`` stays light.
+* ``ripmarket_env.games()`` lists the registered games; ``ripmarket_env.make(game_id,
+  num_players=..., **rules)`` builds a game's PettingZoo AEC env (wrapped; ``raw=True``
+  for the raw env).
+* ``ripmarket_env.env(num_players=4, ...)`` / ``raw_env`` stay R.I.P. Market's AEC env
+  (``ripmarket_v0``).
+* Importing the package registers every game's Gymnasium ids (``RipMarket-v0``, ...).
+
+Everything else is imported on first use, so ``import ripmarket_env`` stays light.
+The layout (core, games, envs, app) is described in docs/ARCHITECTURE.md.
 """
 
 __version__ = "0.1.0"
 
-from ._jitcache import configure as _configure_jit_cache
+from ripmarket_env.core.jitcache import configure as _configure_jit_cache
 
 _configure_jit_cache()
 
-__all__ = ["__version__", "env", "raw_env"]
+__all__ = ["__version__", "env", "games", "make", "raw_env", "replay"]
+
+
+def games() -> list[str]:
+    """The ids of the registered games (``ripmarket_env.make(id)``)."""
+    from ripmarket_env.games import ids
+
+    return ids()
+
+
+def make(game_id: str, num_players: int | None = None, render_mode: str | None = None, raw: bool = False,
+         **rules):
+    """The PettingZoo AEC env of a registered game, in PettingZoo's standard wrappers
+    (``raw=True``: without them). Rule variants are keyword fields of the game's rules
+    config, or ``rules=<config>``."""
+    from ripmarket_env.envs.aec import aec_env_class, wrapped
+    from ripmarket_env.games import get
+
+    e = aec_env_class(get(game_id))(num_players=num_players, render_mode=render_mode, **rules)
+    return e if raw else wrapped(e)
+
+
+def replay(path, cards=None, on_line=None):
+    """Re-play and verify a game record of any registered game (``ripmarket_env.envs.record.replay``);
+    returns the one-game engine at the record's end."""
+    from ripmarket_env.envs.record import replay as _replay
+    from ripmarket_env.games import registry
+
+    return _replay(path, registry(), cards=cards, on_line=on_line)
+
+
+def _register_gym_ids() -> None:
+    """Register every game's single-agent and vector env with Gymnasium (by entry-point
+    string: nothing is imported until ``gymnasium.make``)."""
+    try:
+        import gymnasium
+    except ImportError:  # pragma: no cover - gymnasium is a dependency
+        return
+    from ripmarket_env.app.entry import GYM_IDS
+
+    for gym_id, (entry, vector_entry) in GYM_IDS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(id=gym_id, entry_point=entry, vector_entry_point=vector_entry,
+                               nondeterministic=False)
+
+
+_register_gym_ids()
 
 
 def __getattr__(name: str):
     if name in ("env", "raw_env"):
-        from . import aec
+        from ripmarket_env import aec
 
         return getattr(aec, name)
     raise AttributeError(f"module 'ripmarket_env' has no attribute {name!r}")

@@ -19,11 +19,11 @@ from collections import Counter
 import numba
 import numpy as np
 
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine import kernels as K
-from ripmarket_env.cards.registry import RULES
-from ripmarket_env.engine.core import _k
-from ripmarket_env.engine.observation import named_view
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket import kernels as K
+from ripmarket_env.games.ripmarket.cards.registry import RULES
+from ripmarket_env.games.ripmarket.engine import _k
+from ripmarket_env.games.ripmarket.observation import named_view
 
 RULE_NAMES = {code: name for name, code in RULES.items()}
 
@@ -51,10 +51,10 @@ def variant_cards(**effects):
     import json
     from importlib import resources
 
-    from ripmarket_env.cards.loader import parse_cards
-    from ripmarket_env.cards.text import RULE_KEYWORD, effect_text
+    from ripmarket_env.games.ripmarket.cards.loader import parse_cards
+    from ripmarket_env.games.ripmarket.cards.text import RULE_KEYWORD, effect_text
 
-    data = json.loads(resources.files("ripmarket_env.cards").joinpath("cards.json").read_text("utf-8"))
+    data = json.loads(resources.files("ripmarket_env.games.ripmarket.cards").joinpath("cards.json").read_text("utf-8"))
     by_name = {row["name"]: row for row in data["living"]}
     for name, effect in effects.items():
         row = by_name[name.replace("_", " ")]

@@ -12,8 +12,8 @@ from pettingzoo.test import api_test, performance_benchmark, render_test, seed_t
 
 import ripmarket_env
 from ripmarket_env import aec
-from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
-from ripmarket_env.engine.state import PHASE_NAMES
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
 COUNTS = (2, 3, 6, 10)
 
@@ -329,7 +329,7 @@ def test_seeding():
 
 
 def test_save_record_replays_to_the_same_game(tmp_path):
-    from ripmarket_env.record import replay
+    from ripmarket_env import replay
 
     e = ripmarket_env.env(num_players=4)
     e.reset(seed=31)

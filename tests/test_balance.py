@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from eval.balance import PlayRecorder, analyze, run_balance, validate_balance
-from ripmarket_env.cards.loader import default_cards
-from ripmarket_env.cli import app
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine.state import PH_PLAY
+from ripmarket_env.games.ripmarket.cards.loader import default_cards
+from ripmarket_env.app.cli import app
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.state import PH_PLAY
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ripmarket_env import bench as B
-from ripmarket_env.cli import app
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine import kernels as K
+from ripmarket_env.app import bench as B
+from ripmarket_env.app.cli import app
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket import kernels as K
 
 runner = CliRunner()
 
@@ -85,7 +85,7 @@ def test_bench_env_suite_json():
 
 
 def test_bench_without_texas_holdem_reports_it_missing(monkeypatch):
-    from ripmarket_env import envbench as E
+    from ripmarket_env.app import envbench as E
 
     monkeypatch.setattr(E, "_texas_env", lambda: (None, "ModuleNotFoundError: No module named 'rlcard'"))
     aec = E.bench_aec(0.05, players=3)
@@ -150,7 +150,7 @@ def test_run_demo_results():
 
     from rich.console import Console
 
-    from ripmarket_env.demo import run_demo
+    from ripmarket_env.app.demo import run_demo
 
     games = run_demo([4], [3, 4], Console(file=StringIO(), width=100))
     assert len(games) == 2

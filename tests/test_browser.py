@@ -35,7 +35,7 @@ def _free_port() -> int:
 def server_url():
     import uvicorn
 
-    from ripmarket_env.server import create_app
+    from ripmarket_env.app.server import create_app
 
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(max_games=8), host="127.0.0.1", port=port,

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from ripmarket_env.cards.loader import default_cards
+from ripmarket_env.games.ripmarket.cards.loader import default_cards
 from scenario import Table, serial
 
 DB = default_cards()

@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ripmarket_env.cards import registry as R
-from ripmarket_env.cards.loader import (
+from ripmarket_env.games.ripmarket.cards import registry as R
+from ripmarket_env.games.ripmarket.cards.loader import (
     FAMILIES,
     CardDataError,
     default_cards,
     load_cards,
     parse_cards,
 )
-from ripmarket_env.cards.reference import REGEN_COMMAND, render_cards_markdown
-from ripmarket_env.cards.text import TEMPLATES, change, effect_text
-from ripmarket_env.cli import app
+from ripmarket_env.games.ripmarket.cards.reference import REGEN_COMMAND, render_cards_markdown
+from ripmarket_env.games.ripmarket.cards.text import TEMPLATES, change, effect_text
+from ripmarket_env.app.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,7 @@ def db():
 @pytest.fixture()
 def raw():
     """A fresh copy of the packaged cards.json as Python data."""
-    text = resources.files("ripmarket_env.cards").joinpath("cards.json").read_text(encoding="utf-8")
+    text = resources.files("ripmarket_env.games.ripmarket.cards").joinpath("cards.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -9,8 +9,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from ripmarket_env.cli import app
-from ripmarket_env.demo import DEMO_AGENTS, run_tournament_demo
+from ripmarket_env.app.cli import app
+from ripmarket_env.app.demo import DEMO_AGENTS, run_tournament_demo
 
 
 def test_demo_tournament_prints_the_leaderboard_and_the_report(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("torch")
 
 from train import distill as D  # noqa: E402
-from train.checkpoint import CheckpointError  # noqa: E402
+from agents.checkpoint import CheckpointError  # noqa: E402
 from train.config import ConfigError, config_from_dict  # noqa: E402
 
 STYLES = ("greedy", "hoarder")
@@ -112,7 +112,7 @@ def test_pretrain_config_is_checked():
 
 def test_shipped_distilled_zoo_plays_legal_games():
     import agents
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     names = [f"{s}-bc" for s in D.DEFAULT_STYLES]
     assert set(names) <= set(agents.names())

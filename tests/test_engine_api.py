@@ -16,13 +16,13 @@ import re
 import numpy as np
 import pytest
 
-from ripmarket_env.engine import ConfigError, Engine, IllegalActionError, RulesConfig, seed_to_u32
-from ripmarket_env.engine import kernels as K
-from ripmarket_env.engine.actions import KINDS, ActionTable
-from ripmarket_env.engine.core import _k
-from ripmarket_env.engine.invariants import check_game, conservation_errors, state_bytes
-from ripmarket_env.engine.observation import named_view
-from ripmarket_env.engine.state import PHASE_NAMES
+from ripmarket_env.games.ripmarket import ConfigError, Engine, IllegalActionError, RulesConfig, seed_to_u32
+from ripmarket_env.games.ripmarket import kernels as K
+from ripmarket_env.games.ripmarket.actions import KINDS, ActionTable
+from ripmarket_env.games.ripmarket.engine import _k
+from ripmarket_env.games.ripmarket.invariants import check_game, conservation_errors, state_bytes
+from ripmarket_env.games.ripmarket.observation import named_view
+from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
 PLAYER_COUNTS = range(2, 11)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ripmarket_env.cards.loader import default_cards
-from ripmarket_env.cli import app
-from ripmarket_env.engine.actions import ActionTable
-from ripmarket_env.engine.observation import layout
-from ripmarket_env.engine.state import MAX_SEATS, PHASE_NAMES
-from ripmarket_env.envdoc import REGEN_COMMAND, render_env_markdown
+from ripmarket_env.games.ripmarket.cards.loader import default_cards
+from ripmarket_env.app.cli import app
+from ripmarket_env.games.ripmarket.actions import ActionTable
+from ripmarket_env.games.ripmarket.observation import layout
+from ripmarket_env.games.ripmarket.state import MAX_SEATS, PHASE_NAMES
+from ripmarket_env.app.envdoc import REGEN_COMMAND, render_env_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_MD = REPO / "docs" / "ENV.md"

@@ -38,7 +38,7 @@ def test_unknown_agent_is_refused():
 
 
 def test_cli(tmp_path):
-    run = lambda *a: subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "evaluate", *a],  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "evaluate", *a],  # noqa: E731
                                     capture_output=True, text=True, cwd=ROOT, timeout=300)
     r = run("random", "--players", "3", "--games", "6", "--zoo", "random", "--workers", "1", "--json")
     assert r.returncode == 0, r.stderr

@@ -1,4 +1,4 @@
-"""The engine's event log (ripmarket_env/engine/events.py): what each step did.
+"""The engine's event log (ripmarket_env/games/ripmarket/events.py): what each step did.
 
 Rules scenarios check that the kernels log the right events where the rules say things
 happen (rule IDs from docs/RULES.md in each test's name), random play checks the log's
@@ -13,11 +13,11 @@ import random
 import numpy as np
 import pytest
 
-from ripmarket_env.cards.registry import RULES
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine.events import EVENT_CODES, EVENT_KINDS, Event, GameLog, decode_rows
-from ripmarket_env.engine.state import MAX_EVENTS
-from ripmarket_env.record import Recorder
+from ripmarket_env.games.ripmarket.cards.registry import RULES
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.events import EVENT_CODES, EVENT_KINDS, Event, GameLog, decode_rows
+from ripmarket_env.games.ripmarket.state import MAX_EVENTS
+from ripmarket_env.envs.record import Recorder
 from scenario import Table, serial
 
 HIDDEN_KINDS = {"acquire_deck", "draw", "shadow_draw", "play"}
@@ -79,7 +79,7 @@ def one_round(plays: dict, n=4, first=0, haunts=None, rules=None, **arrange) -> 
 
 # ------------------------------------------------------------------ the kinds table
 def test_event_kind_table_is_a_bijection_and_matches_the_kernel_codes():
-    from ripmarket_env.engine import kernels as K
+    from ripmarket_env.games.ripmarket import kernels as K
 
     assert len(EVENT_KINDS) == len(EVENT_CODES)
     for code, name in EVENT_KINDS.items():

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.render import describe_action, render_text, seat_name
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.render import describe_action, render_text, seat_name
 
 GOLDEN = Path(__file__).parent / "golden"
 GAMES = ((2, 101), (4, 202), (7, 303))  # (players, seed): the game seed and the players' RNG seed

@@ -13,9 +13,9 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import agents
-from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
-from ripmarket_env.engine.observation import named_view
-from ripmarket_env.engine.observation import observation_bounds, piece_bounds
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.games.ripmarket.observation import named_view
+from ripmarket_env.games.ripmarket.observation import observation_bounds, piece_bounds
 from ripmarket_env.gym_env import ENV_ID, RipMarketEnv, SampledAction
 
 PHASES = ("acquire", "play", "choose_target", "choose_market_slot", "choose_replacement", "ghost",
@@ -213,7 +213,7 @@ def test_constructor_errors():
         RipMarketEnv(num_players=4, opponents="nobody")
     with pytest.raises(TypeError, match="opponent"):
         RipMarketEnv(num_players=4, opponents=[object()])
-    with pytest.raises(ValueError, match="contradicts"):
+    with pytest.raises(ValueError, match="disagrees"):
         RipMarketEnv(num_players=4, rules=RulesConfig(num_players=5))
 
 
@@ -358,7 +358,7 @@ def test_render_ansi_shows_the_learner_view():
 
 
 def test_random_opponents_play_in_the_compiled_call_or_in_python():
-    from ripmarket_env.engine.invariants import check_game
+    from ripmarket_env.games.ripmarket.invariants import check_game
 
     for compiled in (True, False):
         env = RipMarketEnv(num_players=5, learner_seat="random", compiled_opponents=compiled)

@@ -1,4 +1,4 @@
-"""Rule-based agents (agents/heuristics.py) and the seat view they decide from (agents/view.py)."""
+"""Rule-based agents (agents/ripmarket/heuristics.py) and the seat view they decide from (agents/ripmarket/view.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import agents
-from agents.heuristics import DEFAULT_GHOST, GHOST, LIVING, HeuristicAgent
-from agents.view import SeatView
-from ripmarket_env.engine import Engine, RulesConfig
+from agents.ripmarket.heuristics import DEFAULT_GHOST, GHOST, LIVING, HeuristicAgent
+from agents.ripmarket.view import SeatView
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
 LIVING_PHASES = {"acquire", "play", "choose_target", "choose_market_slot", "choose_replacement"}
 GHOST_PHASES = {"ghost", "choose_victim"}
@@ -238,7 +238,7 @@ def test_greedy_beats_random():
 def _arranged(num_players=4, *, actor_hand=(), played=None, rule=0, phase=1, hp=None, hand_n=None,
               shadow_hand=(), alive=None, acted=None, pend_shadow=-1):
     """An engine whose game 0 is arranged for seat 0 to decide; returns (engine, db)."""
-    # phase codes: 1 play, 5 ghost, 6 choose_victim (ripmarket_env.engine.state.PHASE_NAMES)
+    # phase codes: 1 play, 5 ghost, 6 choose_victim (ripmarket_env.games.ripmarket.state.PHASE_NAMES)
     eng = Engine(RulesConfig(num_players=num_players), batch_size=1)
     eng.reset([1])
     db = eng.cards

@@ -1,7 +1,7 @@
 """Invariants under random play, property-based tests and determinism.
 
 Every check names its rule (docs/RULES.md); the per-state invariants live in
-``ripmarket_env.engine.invariants`` (``check_game``) so the soak and the CLI share them.
+``ripmarket_env.games.ripmarket.invariants`` (``check_game``) so the soak and the CLI share them.
 
 - random play over every player count, ``check_game`` after every step (R-2.3, R-6.1,
   R-6.3, R-9.3, R-10.1, R-11.1, R-12.1, R-12.2 and the rest of the checker's list);
@@ -24,10 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig
-from ripmarket_env.engine.invariants import check_game, conservation_errors, state_bytes
-from ripmarket_env.engine.observation import named_view
-from ripmarket_env.engine.state import PH_GHOST_TARGET
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.games.ripmarket.invariants import check_game, conservation_errors, state_bytes
+from ripmarket_env.games.ripmarket.observation import named_view
+from ripmarket_env.games.ripmarket.state import PH_GHOST_TARGET
 
 PLAYER_COUNTS = range(2, 11)
 

@@ -20,11 +20,11 @@ def _pyproject() -> dict:
 def test_installed_metadata_declares_console_script():
     dist = metadata.distribution("ripmarket")
     scripts = {ep.name: ep.value for ep in dist.entry_points if ep.group == "console_scripts"}
-    assert scripts.get("ripmarket") == "ripmarket_env.cli:app"
+    assert scripts.get("ripmarket") == "ripmarket_env.app.cli:app"
 
 
 def test_pyproject_declares_console_script():
-    assert _pyproject()["project"]["scripts"]["ripmarket"] == "ripmarket_env.cli:app"
+    assert _pyproject()["project"]["scripts"]["ripmarket"] == "ripmarket_env.app.cli:app"
 
 
 def test_torch_pinned_exactly_in_train_extra():

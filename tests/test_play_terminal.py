@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ripmarket_env.cli import app
-from ripmarket_env.play import GameSession, SetupError, assign_opponents
-from ripmarket_env.record import replay
+from ripmarket_env.app.cli import app
+from ripmarket_env.app.play import GameSession, SetupError, assign_opponents
+from ripmarket_env import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = re.compile(r"Your choice \[1-(\d+)\]: $")
@@ -81,7 +81,7 @@ def test_terminal_game_with_bad_input(tmp_path):
     this seed loses HP fast, so the game also asks its Ghost decisions.
     """
     record = tmp_path / "game.jsonl"
-    argv = [sys.executable, "-m", "ripmarket_env.cli", "play", "--players", "3", "--seat", "1",
+    argv = [sys.executable, "-m", "ripmarket_env.app.cli", "play", "--players", "3", "--seat", "1",
             "--opponents", "greedy,survivor", "--seed", "13", "--save", str(record)]
     term = Pty(argv, ROOT)
     deadline = time.monotonic() + 800

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from train import distill as D  # noqa: E402
-from train.checkpoint import CheckpointError  # noqa: E402
+from agents.checkpoint import CheckpointError  # noqa: E402
 from train.config import ConfigError, config_from_dict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +70,7 @@ def test_init_from_loads_the_weights_and_rejects_other_networks():
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.policy import CHECKPOINT_DIR
-    from train.checkpoint import load_policy
+    from agents.checkpoint import load_policy
     from train.config import PolicyConfig
     from train.selfplay import init_policy, policy_kwargs
 
@@ -109,7 +109,7 @@ def test_refresh_and_init_config_errors(data, words):
     (["--guest", "nobody", "--guest-games", "5"], ["--guest nobody", "unknown agent"]),
 ])
 def test_distill_cli_checks_the_guest(args, words, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "distill", "--games", "2",
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "distill", "--games", "2",
                         "--out", str(tmp_path / "z.pt"), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     for w in words:
@@ -119,7 +119,7 @@ def test_distill_cli_checks_the_guest(args, words, tmp_path):
 
 def test_distill_cli_with_a_guest_records_both_kinds_of_games(tmp_path):
     out, rec = tmp_path / "z.pt", tmp_path / "rec.npz"
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "distill", "--players", "4", "--games", "2",
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "distill", "--players", "4", "--games", "2",
                         "--guest", "random", "--guest-games", "2", "--epochs", "1", "--workers", "1",
                         "--out", str(out), "--recording", str(rec)], capture_output=True, text=True, cwd=ROOT,
                        timeout=300)

@@ -7,9 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.record import FORMAT, VERSION, RecordError, Recorder, read_record, replay
-from ripmarket_env.render import card_label, describe_action, render_rgb, render_text, shadow_label
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env import replay
+from ripmarket_env.envs.record import FORMAT, VERSION, RecordError, Recorder, read_record
+from ripmarket_env.games.ripmarket.render import (
+    card_label,
+    describe_action,
+    render_rgb,
+    render_text,
+    shadow_label,
+)
 
 
 def random_game(n: int, seed: int, steps: int | None = None, rng_seed: int = 0, **rules) -> Recorder:
@@ -298,7 +305,7 @@ def test_replay_missing_file(tmp_path):
 def test_replay_command(tmp_path):
     from typer.testing import CliRunner
 
-    from ripmarket_env.cli import app
+    from ripmarket_env.app.cli import app
 
     rec = random_game(4, seed=33)
     path = rec.save(tmp_path / "g.jsonl")

@@ -13,8 +13,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ripmarket_env.cards.loader import CardDataError, default_cards, parse_cards
-from ripmarket_env.cards.text import effect_text
+from ripmarket_env.games.ripmarket.cards.loader import CardDataError, default_cards, parse_cards
+from ripmarket_env.games.ripmarket.cards.text import effect_text
 from scenario import Table, serial, variant_cards
 
 DB = default_cards()
@@ -337,7 +337,7 @@ def test_r_7_10_face_down_cards_ask_no_choices():
             assert d.choice == 0, d.name
     from importlib import resources
 
-    data = json.loads(resources.files("ripmarket_env.cards").joinpath("cards.json").read_text("utf-8"))
+    data = json.loads(resources.files("ripmarket_env.games.ripmarket.cards").joinpath("cards.json").read_text("utf-8"))
     row = next(r for r in data["living"] if r["name"] == "Veiled Blade")
     row["effect"] = [{"op": "face_down"}, {"op": "score_target", "amount": -2}]
     row["text"] = effect_text("living", row["effect"])

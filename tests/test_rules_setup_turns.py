@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ripmarket_env.cards import registry as REG
-from ripmarket_env.cards.loader import default_cards
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine.config import ConfigError
-from ripmarket_env.engine.core import IllegalActionError
+from ripmarket_env.games.ripmarket.cards import registry as REG
+from ripmarket_env.games.ripmarket.cards.loader import default_cards
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.config import ConfigError
+from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from scenario import Table, serial, variant_cards
 
 DB = default_cards()
@@ -269,7 +269,7 @@ def test_r_2_6_every_design_is_well_formed():
     """R-2.6: id, name, deck, value, copies, family, keywords, text and 1-4 primitives of the
     registry from the right deck; rule primitives carry RULE FLIP / RULE SHIFT; the text is
     the one generated from the effect."""
-    from ripmarket_env.cards.text import effect_text
+    from ripmarket_env.games.ripmarket.cards.text import effect_text
 
     for deck, designs in (("living", DB.living), ("shadow", DB.shadow)):
         for i, d in enumerate(designs):

@@ -1,4 +1,4 @@
-"""SearchAgent (agents/search.py): rebuilding the game from one seat's view, legality,
+"""SearchAgent (agents/ripmarket/search.py): rebuilding the game from one seat's view, legality,
 determinism and strength.
 
 The rebuild is checked against the engine itself: for many states of random games at
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import agents
-from agents.search import ReconstructionError, SearchAgent, determinize, public_state, reconstruct
-from ripmarket_env.engine import Engine, RulesConfig
+from agents.ripmarket.search import ReconstructionError, SearchAgent, determinize, public_state, reconstruct
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
 try:  # the engine's invariant checker, when present
-    from ripmarket_env.engine.invariants import check_record
+    from ripmarket_env.games.ripmarket.invariants import check_record
 except ImportError:  # pragma: no cover
     check_record = None
 
@@ -223,7 +223,7 @@ def test_search_beats_random_players():
 
 
 def test_placement_score_orders_finishers():
-    from agents.search import placement_score
+    from agents.ripmarket.search import placement_score
 
     eng = Engine(RulesConfig(num_players=4), batch_size=4)
     rows = eng.state.copy()
@@ -260,7 +260,7 @@ def test_place_weight_is_checked_and_zero_keeps_the_reward_alone():
 
 
 def test_default_budget_depends_on_the_player_count():
-    from agents.search import default_budget
+    from agents.ripmarket.search import default_budget
 
     assert [default_budget(p) for p in (2, 4, 5, 6, 10)] == [512, 512, 256, 256, 256]
     with pytest.raises(ValueError, match="budget"):

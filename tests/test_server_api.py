@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.record import replay
-from ripmarket_env.server import create_app
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env import replay
+from ripmarket_env.app.server import create_app
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +243,7 @@ def test_a_seat_never_sees_other_hidden_cards(client):
 
 def test_view_shows_no_more_than_the_seat_observation(client):
     """What the view says about every seat is also in that seat's own observation (R-12.3)."""
-    from ripmarket_env.engine.observation import named_view
+    from ripmarket_env.games.ripmarket.observation import named_view
 
     checked_played = 0
     for seed in range(6):
@@ -372,7 +372,7 @@ def test_serve_command(tmp_path):
     import httpx
     from typer.testing import CliRunner
 
-    from ripmarket_env.cli import app
+    from ripmarket_env.app.cli import app
 
     for args, message in ((["--max-games", "0"], "--max-games 0 is not allowed"),
                           (["--port", "70000"], "--port 70000 is not allowed")):
@@ -383,7 +383,7 @@ def test_serve_command(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ripmarket_env.cli", "serve", "--port", str(port), "--max-games", "3"],
+    proc = subprocess.Popen([sys.executable, "-m", "ripmarket_env.app.cli", "serve", "--port", str(port), "--max-games", "3"],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ))
     try:
         deadline = time.monotonic() + 300

@@ -21,10 +21,10 @@ import time
 import numpy as np
 import pytest
 
-from ripmarket_env.engine import Engine, RulesConfig
-from ripmarket_env.engine import kernels as K
-from ripmarket_env.engine.core import _k
-from ripmarket_env.engine.invariants import check_game, conservation_errors
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket import kernels as K
+from ripmarket_env.games.ripmarket.engine import _k
+from ripmarket_env.games.ripmarket.invariants import check_game, conservation_errors
 
 # About 2 CPU-minutes on an idle machine; the per-test timeout is raised so a busy
 # machine does not turn a slow soak into a failure.

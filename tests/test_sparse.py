@@ -71,7 +71,7 @@ def test_sparse_extractor_forward_and_backward_match_dense():
 def test_batch_agents_use_the_sparse_layer_and_agree_with_the_dense_networks():
     import agents
     from agents.policy import CHECKPOINT_DIR
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
     from train.distill import _inputs
 
     eng = Engine(RulesConfig(num_players=6), batch_size=16)
@@ -115,7 +115,7 @@ def test_sparse_policy_acts_like_its_own_distribution(shared):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.policy import PolicyAgent
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
     from train.config import PolicyConfig
     from train.selfplay import SparseExtractor, policy_kwargs
 
@@ -157,7 +157,7 @@ def test_fused_opponents_act_like_each_agent_alone():
     from agents.base import act_grouped
     from agents.policy import PolicyAgent
     from agents.sparse import fused_act
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     eng = Engine(RulesConfig(num_players=6), batch_size=64)
     eng.reset(list(range(64)))

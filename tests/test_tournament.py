@@ -234,7 +234,7 @@ def test_agent_stats_counts():
 def _cli(*args):
     from typer.testing import CliRunner
 
-    from ripmarket_env.cli import app
+    from ripmarket_env.app.cli import app
 
     return CliRunner().invoke(app, ["tournament", *args])
 
@@ -300,7 +300,7 @@ def test_cli_agent_settings_reach_the_agents(tmp_path):
 
 
 def test_agents_command_lists_every_agent_with_a_description():
-    from ripmarket_env.cli import app
+    from ripmarket_env.app.cli import app
 
     from typer.testing import CliRunner
 

@@ -15,7 +15,7 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from train.checkpoint import CheckpointError, read_metadata  # noqa: E402
+from agents.checkpoint import CheckpointError, read_metadata  # noqa: E402
 from train.config import ConfigError, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ def test_config_yaml_errors(tmp_path):
 def test_cli_rejects_bad_config(tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text(yaml.safe_dump({"policy": {"arch": "cnn"}}))
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "train", str(p), "--out", str(tmp_path)],
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(p), "--out", str(tmp_path)],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2
     assert "policy.arch" in r.stderr and "seat" in r.stderr and "Traceback" not in r.stderr
@@ -70,7 +70,7 @@ def test_cli_rejects_bad_config(tmp_path):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke")
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.cli", "train", str(ROOT / "configs/smoke.yaml"),
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
                         "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     (run_dir,) = (out / "checkpoints").iterdir()
@@ -106,7 +106,7 @@ def test_smoke_run_writes_logs_and_checkpoints(smoke_run):
 def test_checkpoint_metadata(smoke_run):
     _, run_dir = smoke_run
     meta = read_metadata(run_dir / "final.zip")
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     eng = Engine(RulesConfig(num_players=4))
     assert meta["card_digest"] == eng.cards.digest
@@ -118,7 +118,7 @@ def test_checkpoint_metadata(smoke_run):
 def test_checkpoint_plays_as_agent(smoke_run):
     _, run_dir = smoke_run
     from agents.policy import load_agent
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     bot = load_agent(run_dir / "final.zip", deterministic=False, seed=3)
     eng = Engine(RulesConfig(num_players=4), batch_size=3)
@@ -221,7 +221,7 @@ def test_shipped_bot_registered_and_plays():
     assert "ppo-6p" in agents.names()
     assert (ROOT / "agents" / "checkpoints" / "ppo-6p.zip").stat().st_size < 5 * 1024 * 1024
     bot = agents.make("ppo-6p")
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     eng = Engine(RulesConfig(num_players=6), batch_size=2)
     eng.reset([5, 6])
@@ -231,7 +231,7 @@ def test_shipped_bot_registered_and_plays():
 
 def test_export_policy_strips_optimizer(smoke_run, tmp_path):
     from agents.policy import load_agent
-    from train.checkpoint import export_policy
+    from agents.checkpoint import export_policy
 
     _, run_dir = smoke_run
     dst = export_policy(run_dir / "final.zip", tmp_path / "small.zip")

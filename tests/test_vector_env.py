@@ -10,8 +10,8 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import VecEnv
 
 import agents
-from ripmarket_env.engine import Engine, IllegalActionError, RulesConfig, seed_to_u32
-from ripmarket_env.engine.observation import named_view
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig, seed_to_u32
+from ripmarket_env.games.ripmarket.observation import named_view
 from ripmarket_env.gym_env import ENV_ID, RipMarketEnv
 from ripmarket_env.vector_env import (
     LearnerBatch,
@@ -395,8 +395,8 @@ def test_gymnasium_vector_env_determinism():
 # The compiled path for random opponents
 # ---------------------------------------------------------------------------------------
 from agents.base import RandomAgent  # noqa: E402
-from ripmarket_env.engine import vector_kernels as VK  # noqa: E402
-from ripmarket_env.engine.invariants import check_game  # noqa: E402
+from ripmarket_env.games.ripmarket import vector_kernels as VK  # noqa: E402
+from ripmarket_env.games.ripmarket.invariants import check_game  # noqa: E402
 
 _M64 = (1 << 64) - 1
 EVENT_LOG = {"ev", "ev_n", "ev_round", "ev_lost"}

@@ -2,5 +2,5 @@
 
 * ``train.config`` — ``TrainConfig`` (YAML, validated).
 * ``train.selfplay`` — the league vector env, the policy networks and the training loop.
-* ``train.checkpoint`` — checkpoints with layout metadata, loading with clear errors.
+* ``agents.checkpoint`` — checkpoints with layout metadata, loading with clear errors.
 """

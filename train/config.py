@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from agents.policy_config import PolicyConfig  # noqa: F401  (the policy: section)
+
 POLICY_ARCHS = ("mlp", "seat", "sparse")
 REWARD_MODES = ("win", "placement")
 LEAGUE_KINDS = ("self", "zoo", "random")
@@ -23,28 +25,6 @@ LEAGUE_KINDS = ("self", "zoo", "random")
 
 class ConfigError(ValueError):
     """A training config that cannot be used (names the key and the allowed values)."""
-
-
-@dataclass
-class PolicyConfig:
-    arch: str = "mlp"
-    """Policy network: "mlp" (SB3's MLP over the flat observation), "seat" (a per-seat
-    encoder shared across the 10 seat blocks, pooled, plus an MLP over the global pieces)
-    or "sparse" (the MLP with its first layer computed on the observation's non-zero
-    entries: ``sparse_hidden``, then ``net_arch``)."""
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value heads (after the features extractor)."""
-    seat_hidden: int = 64
-    """arch="seat": width of the shared per-seat encoder (two layers)."""
-    global_hidden: int = 128
-    """arch="seat": width of the MLP over the global pieces."""
-    sparse_hidden: int = 256
-    """arch="sparse": width of the first layer, computed on the observation's non-zero
-    entries only; with ``net_arch`` above it, the same network as "mlp" with
-    ``[sparse_hidden, *net_arch]``."""
-    sparse_shared: bool = False
-    """arch="sparse": one first layer for actor and critic (cheaper, but it learned more
-    slowly per step in our runs) instead of one each."""
 
 
 @dataclass

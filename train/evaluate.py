@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .selfplay import evaluate_vs_zoo, wilson
+from train.selfplay import evaluate_vs_zoo, wilson
 
 JOB = 100
 DEFAULT_ZOO = ("greedy", "survivor", "shark", "hoarder", "trickster")

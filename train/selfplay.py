@@ -43,108 +43,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
 from gymnasium import spaces
 
-from .config import PolicyConfig, TrainConfig
-from .checkpoint import make_metadata, save_checkpoint
-
-
-# ----------------------------------------------------------------------------- networks
-class SeatExtractor(BaseFeaturesExtractor):
-    """Features: MLP(global pieces) ++ [shared seat encoder(seat block k) for k in 0..9].
-
-    The seat blocks are relative to the viewer (block 0 = me), so concatenating the
-    encodings in block order keeps who-is-where, while the encoder weights are shared."""
-
-    def __init__(self, observation_space: spaces.Box, seat_start: int, seat_size: int, n_seats: int,
-                 seat_hidden: int = 64, global_hidden: int = 128):
-        super().__init__(observation_space, global_hidden + n_seats * seat_hidden)
-        self.seat_start, self.seat_size, self.n_seats = seat_start, seat_size, n_seats
-        self.seat = nn.Sequential(nn.Linear(seat_size, seat_hidden), nn.ReLU(),
-                                  nn.Linear(seat_hidden, seat_hidden), nn.ReLU())
-        self.glob = nn.Sequential(nn.Linear(seat_start, global_hidden), nn.ReLU())
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        g = self.glob(obs[:, : self.seat_start])
-        s = obs[:, self.seat_start: self.seat_start + self.n_seats * self.seat_size]
-        s = self.seat(s.reshape(-1, self.n_seats, self.seat_size)).flatten(1)
-        return torch.cat([g, s], dim=1)
-
-
-class SparseExtractor(BaseFeaturesExtractor):
-    """Features: ReLU(W x + b), an ``nn.Linear`` computed on the non-zero entries of x only.
-
-    An observation has about 70 non-zero entries out of 1,127 (one-hots and counts), so
-    the layer is the sum of the weight columns of those entries scaled by their values,
-    forward and backward (``_SparseMatmul``). With a separate extractor for actor and
-    critic (the default) and ``net_arch`` above it, the network is SB3's MLP with
-    ``[hidden, *net_arch]``, the same function and the same initialisation (SB3's
-    orthogonal init reaches the ``nn.Linear``), at a fraction of the first layer's cost."""
-
-    def __init__(self, observation_space: spaces.Box, hidden: int = 256):
-        super().__init__(observation_space, hidden)
-        self.linear = nn.Linear(int(observation_space.shape[0]), hidden)
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return torch.relu(_SparseMatmul.apply(obs, self.linear.weight) + self.linear.bias)
-
-    def sparse_parts(self) -> tuple[nn.Linear, nn.Module]:
-        """The first layer and the activation after it (``agents.policy.PolicyAgent``)."""
-        return self.linear, nn.ReLU()
-
-
-class _SparseMatmul(torch.autograd.Function):
-    """``x @ w.T`` (an ``nn.Linear`` weight ``w``) for a sparse ``x`` (no gradient to ``x``),
-    forward and backward over the non-zeros: forward with torch's ``embedding_bag``, the
-    weight gradient with the compiled ``agents.sparse.csr_t_matmul`` (serial: a numba
-    thread pool next to torch's ran 3-4 times slower; torch's own sparse products and
-    ``embedding_bag``'s backward were slower too). Both cost the non-zeros times the width."""
-
-    _last: tuple = (None, -1, None)  # (x, x's version, its CSR): actor and critic see one x
-
-    @staticmethod
-    def forward(ctx, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-        from agents.sparse import _columns, bag, csr
-
-        last_x, last_version, last_csr = _SparseMatmul._last
-        if x is last_x and x._version == last_version:
-            cols, vals, offsets = last_csr
-        else:
-            cols, vals, offsets = csr(x.detach().cpu().numpy())
-            _SparseMatmul._last = (x, x._version, (cols, vals, offsets))
-        wt = _columns(w)  # w.T, one row per input
-        ctx.csr = (cols, vals, offsets)
-        ctx.wt_shape = tuple(wt.shape)
-        # forward on torch's threads (embedding_bag: 8.5 against 22 ms for 8,192 rows x 256)
-        return bag(cols, vals, offsets, wt)
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor):
-        from agents.sparse import csr_t_matmul
-
-        cols, vals, offsets = ctx.csr
-        gwt = np.zeros(ctx.wt_shape, np.float32)
-        csr_t_matmul(cols, vals, offsets, len(cols), grad.detach().contiguous().numpy().astype(np.float32, copy=False), gwt)
-        return None, torch.from_numpy(gwt).t()
-
-
-def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
-    """SB3 ``policy_kwargs`` for a ``PolicyConfig``."""
-    kw: dict[str, Any] = {"net_arch": list(p.net_arch)}
-    if p.arch == "sparse":
-        kw["features_extractor_class"] = SparseExtractor
-        kw["features_extractor_kwargs"] = dict(hidden=p.sparse_hidden)
-        kw["share_features_extractor"] = p.sparse_shared
-    if p.arch == "seat":
-        from ripmarket_env.cards.loader import default_cards
-        from ripmarket_env.engine.observation import layout
-        from ripmarket_env.engine.state import MAX_SEATS
-
-        db = default_cards()
-        lay = layout(db.n_living, db.n_shadow)
-        kw["features_extractor_class"] = SeatExtractor
-        kw["features_extractor_kwargs"] = dict(seat_start=lay.seat_start, seat_size=lay.seat_size,
-                                               n_seats=MAX_SEATS, seat_hidden=p.seat_hidden,
-                                               global_hidden=p.global_hidden)
-    return kw
+from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
+from train.config import PolicyConfig, TrainConfig
+from agents.checkpoint import make_metadata, save_checkpoint
 
 
 # ----------------------------------------------------------------------------- league
@@ -205,7 +106,7 @@ class League:
         its style names (None when the league has no distilled agent)."""
         import copy
 
-        from .distill import DistilledAgent
+        from train.distill import DistilledAgent
 
         nets: dict[int, Any] = {}
         styles = None
@@ -292,7 +193,7 @@ def _league_batch_class():
 
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat)."""
-    from ripmarket_env.engine import RulesConfig
+    from ripmarket_env.games.ripmarket import RulesConfig
     from ripmarket_env.vector_env import RipMarketVecEnv
 
     LeagueBatch, RandomBatch = _league_batch_class()
@@ -335,7 +236,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     rate with its 95% Wilson interval and the per-opponent-kind counts."""
     import agents as zoo_reg
     from agents.base import act_grouped
-    from ripmarket_env.engine import Engine, RulesConfig
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
     # seeded, so an evaluation is reproducible
@@ -380,7 +281,7 @@ class ZooRefresh:
     fit, is how faithful the opponents were where the learner took them."""
 
     def __init__(self, cfg: TrainConfig, league: League, out: Path):
-        from .distill import DEFAULT_STYLES
+        from train.distill import DEFAULT_STYLES
 
         own = league.own_distilled()
         if own is None:
@@ -395,7 +296,7 @@ class ZooRefresh:
         self.count = 0
 
     def __call__(self, guest: Path, games: int | None = None) -> dict[str, Any]:
-        from .distill import Decisions, collect, fit
+        from train.distill import Decisions, collect, fit
 
         lc = self.cfg.league
         self.count += 1
@@ -414,7 +315,7 @@ class ZooRefresh:
                 "fit_s": time.perf_counter() - t1}
 
     def save(self, path: Path, steps: int) -> Path:
-        from .distill import save
+        from train.distill import save
 
         hidden = [m.out_features for m in self.net if hasattr(m, "out_features")][:-1]
         return save(self.net, path, self.styles, hidden,
@@ -425,7 +326,7 @@ class ZooRefresh:
 
 def agreement(net, data, n_styles: int) -> float:
     """Share of ``data``'s decisions where ``net``'s masked argmax is the recorded action."""
-    from .distill import agrees
+    from train.distill import agrees
 
     return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
 
@@ -437,7 +338,7 @@ def recording_path(num_players: int, games: int, seed: int, out: Path) -> Path:
 def recording(num_players: int, games: int, seed: int, out: Path, progress: bool = True):
     """The zoo-only recording of ``games`` games (``train.distill.collect``), cached at
     ``recording_path`` (shared by the warm start and the zoo refresh)."""
-    from .distill import collect, load_decisions, save_decisions
+    from train.distill import collect, load_decisions, save_decisions
 
     cache = recording_path(num_players, games, seed, out)
     if cache.is_file():
@@ -654,7 +555,7 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
 def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
     """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games (recorded
     once per player count, game count and seed, then reused from ``<out>/pretrain/``)."""
-    from .distill import pretrain_policy
+    from train.distill import pretrain_policy
 
     p = cfg.pretrain
     t0 = time.perf_counter()
@@ -673,7 +574,7 @@ def init_policy(policy, spec: str) -> Path:
     name) into ``policy``; ``CheckpointError`` if it is unusable or another network."""
     from agents.policy import CHECKPOINT_DIR
 
-    from .checkpoint import CheckpointError, load_policy
+    from agents.checkpoint import CheckpointError, load_policy
 
     path = Path(spec)
     if not path.is_file() and (CHECKPOINT_DIR / f"{spec}.zip").is_file():

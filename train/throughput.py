@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .config import config_from_dict, load_config
+from train.config import config_from_dict, load_config
 
 
 def bench_config(config: str | Path, rollouts: int):
@@ -33,7 +33,7 @@ def bench_config(config: str | Path, rollouts: int):
 
 def train_bench(config: str | Path, rollouts: int = 12, console=None) -> dict[str, Any]:
     """Run ``bench_config(config, rollouts)`` in a temporary folder; the figures as a dict."""
-    from .selfplay import train
+    from train.selfplay import train
 
     cfg = bench_config(config, rollouts)
     t = time.perf_counter()

@@ -1,6 +1,7 @@
-"""The batch-first R.I.P. Market rules engine (numba kernels over named arrays)."""
+"""R.I.P. Market's engine under its name from before the multi-game core (kept for
+existing code): ``Engine``, ``RulesConfig``, ``IllegalActionError``, ``ConfigError``,
+``seed_to_u32``. New code imports ``ripmarket_env.games.ripmarket``."""
 
-from .config import ConfigError, RulesConfig
-from .core import Engine, IllegalActionError, seed_to_u32
+from ripmarket_env.games.ripmarket import ConfigError, Engine, IllegalActionError, RulesConfig, seed_to_u32
 
 __all__ = ["ConfigError", "Engine", "IllegalActionError", "RulesConfig", "seed_to_u32"]

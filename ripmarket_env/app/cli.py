@@ -1,0 +1,692 @@
+"""The ``ripmarket`` command line.
+
+One function per command, registered on the typer app ``app`` at the bottom of the
+file; add new commands the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(
+    name="ripmarket",
+    help="R.I.P. Market: rules engine, environments and tools.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def main() -> None:
+    """R.I.P. Market: rules engine, environments and tools."""
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a one-line error to stderr and exit with ``code`` (no traceback)."""
+    typer.echo(f"error: {' '.join(message.split())}", err=True)
+    raise typer.Exit(code)
+
+
+def check_int(option: str, value: int | None, lo: int, hi: int | None = None) -> None:
+    """Fail (exit 2) naming ``option`` and the allowed range unless ``lo <= value <= hi``;
+    ``None`` (an option left to its default) passes."""
+    if value is None or (value >= lo and (hi is None or value <= hi)):
+        return
+    if hi is not None:
+        allowed = f"integers from {lo} to {hi}"
+    else:
+        allowed = {0: "non-negative integers", 1: "positive integers"}.get(lo, f"integers >= {lo}")
+    fail(f"{option} {value} is not allowed; allowed: {allowed}")
+
+
+def cards(
+    markdown: bool = typer.Option(False, "--markdown", help="Print Markdown instead of terminal tables."),
+    write: Optional[Path] = typer.Option(
+        None, "--write", metavar="PATH", help="Write the Markdown reference to PATH (e.g. docs/CARDS.md)."
+    ),
+    file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
+    custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
+) -> None:
+    """Show the full card reference (rulebook section 11)."""
+    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
+    from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
+
+    try:
+        db = load_cards(file, custom_deck=custom_deck)
+    except CardDataError as exc:
+        fail(str(exc))
+    if write is not None:
+        try:
+            write.write_text(render_cards_markdown(db), encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    if markdown:
+        typer.echo(render_cards_markdown(db), nl=False)
+        return
+    from rich.console import Console
+
+    Console().print(render_cards_rich(db))
+
+
+app.command("cards")(cards)
+
+
+def tournament(
+    agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
+    seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
+    out: Path = typer.Option(Path("reports/tournament"), "--out", metavar="DIR", help="Directory for report.md, results.json, games.csv and plots."),
+    workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    settings: list[str] = typer.Option(
+        [], "--set", metavar="AGENT.KEY=VALUE",
+        help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
+    ),
+) -> None:
+    """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
+    from eval.report import print_table
+    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, agent_registry, run_tournament, validate
+
+    registered = agent_registry().names
+
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    known = ", ".join(registered())
+    if not names:
+        fail(f"--agents {agents_!r} names no agent; allowed: {known}")
+    bad = [n for n in names if n not in registered()]
+    if bad:
+        fail(f"--agents: unknown agent {bad[0]!r}; allowed: {known}")
+    check_int("--players", players, MIN_PLAYERS, MAX_PLAYERS)
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
+    check_int("--chunk-sets", chunk_sets, 1)
+    try:
+        validate(names, players, games)
+    except ValueError as exc:
+        fail(f"--agents: {exc}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    agent_kwargs = _agent_settings(settings, names)
+    result = run_tournament(
+        names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
+        agent_kwargs=agent_kwargs or None,
+    )
+    print_table(result)
+
+
+def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
+    """Parse ``--set AGENT.KEY=VALUE`` items (values: int, float or text) and check that each
+    agent accepts them, failing with a message naming what is allowed."""
+    from eval.tournament import agent_registry
+
+    out: dict[str, dict] = {}
+    for item in items:
+        head, eq, value = item.partition("=")
+        agent, dot, key = head.partition(".")
+        if not eq or not dot or not agent or not key or not value:
+            fail(f"--set {item!r} is not allowed; use AGENT.KEY=VALUE, e.g. search.budget=128")
+        if agent not in names:
+            fail(f"--set {item!r}: agent {agent!r} is not in --agents; allowed: {', '.join(names)}")
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                continue
+        out.setdefault(agent, {})[key] = value
+    for agent, kw in out.items():
+        try:
+            agent_registry().make(agent, **kw)
+        except (TypeError, ValueError, KeyError) as exc:
+            fail(f"--set: agent {agent!r} does not accept {kw}: {exc}")
+    return out
+
+
+app.command("tournament")(tournament)
+
+
+def agents_cmd() -> None:
+    """List the registered agents with a one-line description each."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from eval.tournament import agent_registry
+
+    reg = agent_registry()
+    t = Table(title="Registered agents (use the names with --agents)")
+    t.add_column("name", no_wrap=True)
+    t.add_column("description")
+    for name in reg.names():
+        t.add_row(name, reg.describe(name))
+    Console().print(t)
+
+
+app.command("agents")(agents_cmd)
+
+
+def balance(
+    players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
+    games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
+    agents_: str = typer.Option(
+        "greedy,survivor,shark,hoarder,trickster", "--agents", metavar="LIST",
+        help="Registered agent names, comma-separated: the players whose games are analysed.",
+    ),
+    seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
+    out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
+    workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    from eval.balance import print_summary, run_balance, validate_balance
+    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
+
+    counts = _int_list(players, "--players", MIN_PLAYERS, MAX_PLAYERS)
+    if len(set(counts)) != len(counts):
+        fail(f"--players {players!r} lists a player count twice; list each count once")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
+    try:
+        validate_balance(names, counts, games)
+    except ValueError as exc:
+        fail(f"--agents: {exc}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet)
+    print_summary(result)
+    typer.echo(f"report: {out / 'balance.md'}")
+
+
+app.command("balance")(balance)
+
+
+def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
+    """Parse "2,4,6" into [2, 4, 6], failing with a message on anything else."""
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(v < lo or (hi is not None and v > hi) for v in vals):
+        allowed = f"integers from {lo} to {hi}" if hi is not None else f"integers >= {lo}"
+        fail(f"{option} {text!r} is not allowed; give a comma-separated list of {allowed}")
+    return vals
+
+
+def bench(
+    as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
+    suite: str = typer.Option(
+        "all", "--suite", metavar="SUITE",
+        help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env), all "
+        "(engine and env) or train (a training config's learner steps/s, --config).",
+    ),
+    players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
+    batch: str = typer.Option(
+        "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
+    ),
+    num_envs: str = typer.Option(
+        "64,1024", "--num-envs", metavar="LIST", help="Env suite: vector env sizes (games at once), comma-separated."
+    ),
+    seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
+    config: Path = typer.Option(
+        Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
+    ),
+    rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
+) -> None:
+    """Measure steps per second: the engine under random legal play (without and with
+    observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
+    single-agent gym env, the vector env) with random opponents; with --suite train,
+    learner steps per second of a training config end to end (rollouts against its
+    league and PPO updates) and where the time goes."""
+    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
+    if suite not in suites:
+        fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
+    if suite == "train":
+        _bench_train(config, rollouts, as_json, out)
+        return
+    ps = _int_list(players, "--players", 2, 10)
+    bs = _int_list(batch, "--batch", 1, 1 << 20)
+    ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
+    if not seconds > 0:
+        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ripmarket_env.app import bench as B
+    from ripmarket_env.app import envbench as E
+
+    run = suites[suite]
+    total = (2 * len(ps) * len(bs) if "engine" in run else 0) + (E.configs_count(ps, ns) if "env" in run else 0)
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, refresh_per_second=4,
+    ) as progress:
+        task = progress.add_task("compiling / loading kernels", total=total)
+
+        def advance(label: str) -> None:
+            progress.update(task, advance=1, description=label)
+
+        if "engine" in run:
+            report = B.run_bench(ps, bs, seconds, on_config=advance)
+        else:
+            report = {"environment": B.environment()}
+        report["suite"] = suite
+        if "env" in run:
+            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance)
+            report["environment"]["load_average_end"] = B.environment()["load_average"]
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+    else:
+        console = Console()
+        if "engine" in run:
+            console.print(B.render_rich(report))
+        if "env" in run:
+            console.print(E.render_rich(report["env"]))
+
+
+app.command("bench")(bench)
+
+
+def _write_report(text: str, out: Optional[Path], err) -> None:
+    if out is None:
+        return
+    try:
+        out.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc}")
+    err.print(f"wrote {out}")
+
+
+def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]) -> None:
+    """``bench --suite train``: ``train.throughput.train_bench`` on ``config``."""
+    if rollouts < 1:
+        fail(f"--rollouts {rollouts} is not allowed; give at least 1")
+    try:
+        from train.config import ConfigError
+        from train.throughput import render_rich, train_bench
+    except ImportError as exc:
+        fail(f"the train suite needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    from rich.console import Console
+
+    from ripmarket_env.app import bench as B
+
+    err = Console(stderr=True)
+    try:
+        result = train_bench(config, rollouts, console=err)
+    except ConfigError as exc:
+        fail(str(exc))
+    report = {"suite": "train", "environment": B.environment(), "train": result}
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+    else:
+        Console().print(render_rich(result))
+
+
+def envdoc(
+    write: Optional[Path] = typer.Option(None, "--write", metavar="PATH", help="Write the Markdown to PATH (e.g. docs/ENV.md)."),
+    check: Optional[Path] = typer.Option(
+        None, "--check", metavar="PATH", help="Exit 1 if PATH differs from the generated text."
+    ),
+) -> None:
+    """Print the environment reference (docs/ENV.md): spaces, tables, rewards, API."""
+    from ripmarket_env.app.envdoc import REGEN_COMMAND, render_env_markdown
+
+    text = render_env_markdown()
+    if check is not None:
+        try:
+            current = check.read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot read {check}: {exc}")
+        if current != text:
+            fail(f"{check} is stale: run `{REGEN_COMMAND}`", code=1)
+        typer.echo(f"{check} is up to date", err=True)
+        return
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    typer.echo(text, nl=False)
+
+
+app.command("envdoc")(envdoc)
+
+
+def demo(
+    games: int = typer.Option(240, "--games", metavar="N", help="Games of the demo tournament (rounded up to whole duplicate sets)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    budget: int = typer.Option(128, "--budget", metavar="N", help="The search agent's simulations per decision."),
+    out: Path = typer.Option(Path("reports/demo"), "--out", metavar="DIR", help="Directory of the tournament report."),
+    workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count)."),
+    rounds: bool = typer.Option(False, "--rounds", help="Instead: play seeded games between random agents and print them round by round."),
+    seeds: str = typer.Option("1", "--seeds", metavar="LIST", help="With --rounds: one game per seed and player count."),
+    round_players: str = typer.Option("4,6", "--round-players", metavar="LIST", help="With --rounds: player counts, comma-separated."),
+) -> None:
+    """A short tournament of the agent zoo (random, the heuristics, search): leaderboard and report."""
+    from rich.console import Console
+
+    from ripmarket_env.app.demo import run_demo, run_tournament_demo
+
+    if rounds:
+        run_demo(_int_list(round_players, "--round-players", 2, 10), _int_list(seeds, "--seeds", 0), Console())
+        return
+    check_int("--players", players, 2, 10)
+    check_int("--games", games, 1)
+    check_int("--budget", budget, 1)
+    check_int("--workers", workers, 1)
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    run_tournament_demo(out, games, players, budget, workers=workers)
+
+
+app.command("demo")(demo)
+
+
+def replay(
+    file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),
+) -> None:
+    """Replay a game record, check it against the engine, and print it round by round."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.envs.record import RecordError
+    from ripmarket_env.envs.record import replay as replay_record
+    from ripmarket_env.games import registry
+    from ripmarket_env.games.ripmarket.render import card_label, seat_name, shadow_label
+
+    console = Console()
+    actions: list[str] = []
+    state = {"round": 1, "header": None}
+
+    def hands(eng) -> None:
+        r = eng.state[0]
+        for q in range(eng.num_players):
+            living = [card_label(eng.cards, d) + (f" x{k}" if k > 1 else "")
+                      for d, k in enumerate(r["hand"][q]) if k > 0]
+            shadow = [shadow_label(eng.cards, s) + (f" x{k}" if k > 1 else "")
+                      for s, k in enumerate(r["shadow_hand"][q]) if k > 0]
+            console.print(f"  [dim]{seat_name(q)}: {', '.join(living) or '-'} | Shadow: {', '.join(shadow) or '-'}[/dim]")
+
+    def round_start(eng) -> None:
+        console.rule(f"Round {state['round']}")
+        if god and not eng.terminated[0]:
+            hands(eng)
+
+    def on_line(n: int, obj: dict, eng) -> None:
+        if "format" in obj:
+            state["header"] = obj
+            rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
+            console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            round_start(eng)
+        elif "step" in obj:
+            desc = obj["desc"]
+            kind, arg = eng.actions.decode(obj["action"])
+            if (not god and kind == "card" and bool(eng.cards.living_face_down[arg])
+                    and " replaces " not in desc):
+                desc = f"{seat_name(obj['seat'])} plays a card face-down"
+            console.print(f"  {obj['step']:>4}  {desc}")
+        elif "round" in obj:
+            title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
+            if god:  # the round's event log names hidden cards (deck draws, Shadow draws)
+                for line in obj["log"]:
+                    console.print(f"        [dim]{line}[/dim]")
+            t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
+            for col in ("seat", "card", "score", "damage", "HP after"):
+                t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
+            for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+                mark = " *" if q == obj["first_player"] else ""
+                card = obj["cards"][q] or "-"
+                if obj["targets"][q] is not None:
+                    card += f" -> {seat_name(obj['targets'][q])}"
+                if obj["haunted_by"][q]:
+                    card += " · haunted by " + ", ".join(obj["haunted_by"][q])
+                t.add_row(seat_name(q) + mark, card, "-" if sc is None else str(sc), str(dm),
+                          f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
+            console.print(t)
+            state["round"] = obj["round"] + 1
+            if not eng.terminated[0]:
+                round_start(eng)
+        elif "result" in obj:
+            res = obj["result"]
+            winners = ", ".join(seat_name(q) for q in res["winners"]) or "-"
+            rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
+            console.rule("Game over")
+            console.print(f"[bold]Winner(s):[/bold] {winners}")
+            console.print(f"Rewards: {rewards}")
+
+    try:
+        eng = replay_record(file, registry(), on_line=on_line)
+    except RecordError as exc:
+        fail(str(exc), code=1)
+    status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
+    console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+
+
+app.command("replay")(replay)
+
+
+def play(
+    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (2-10)."),
+    seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
+    opponents: Optional[str] = typer.Option(
+        None, "--opponents", metavar="LIST",
+        help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
+        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
+    ),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
+    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+) -> None:
+    """Play a game in the terminal against the bots (numbered choices at every decision)."""
+    from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
+
+    if opponents is None:
+        names = ["greedy", "survivor", "shark", "hoarder", "trickster"][: max(players - 1, 1)]
+    else:
+        names = [n.strip() for n in opponents.split(",") if n.strip()]
+    check_int("--seed", seed, 0)
+    try:
+        assign_opponents(players, seat, names, agent_registry().names())
+    except SetupError as exc:
+        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
+        fail(f"{option}: {exc}")
+    if save is not None and save.is_dir():
+        fail(f"--save {save} is a directory; give a file name")
+    try:
+        play_terminal(players, seat, names, seed=seed, save=save, out=typer.echo)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted", err=True)
+        raise typer.Exit(130)
+
+
+app.command("play")(play)
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Interface to listen on (default: loopback only)."),
+    port: int = typer.Option(8000, "--port", metavar="PORT", help="TCP port."),
+    max_games: int = typer.Option(64, "--max-games", metavar="N", help="Games held at once; more get HTTP 429."),
+) -> None:
+    """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn)."""
+    if not 0 <= port <= 65535:
+        fail(f"--port {port} is not allowed; allowed: 0 to 65535")
+    check_int("--max-games", max_games, 1)
+    try:
+        import uvicorn
+
+        from ripmarket_env.app.server.app import create_app
+    except ImportError as exc:
+        fail(f"the server needs the serve extra ({exc}); install it with: pip install -e '.[serve]'")
+    typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs)", err=True)
+    uvicorn.run(create_app(max_games=max_games), host=host, port=port, log_level="info")
+
+
+app.command("serve")(serve)
+
+
+def train(
+    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ppo_6p.yaml."),
+    out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
+    total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
+) -> None:
+    """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
+    try:
+        from train.config import ConfigError, config_from_dict, load_config
+        from train.selfplay import train as run_training
+    except ImportError as exc:
+        fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    try:
+        cfg = load_config(config)
+        if total_timesteps is not None or seed is not None:
+            d = cfg.to_dict()
+            if total_timesteps is not None:
+                d["total_timesteps"] = total_timesteps
+            if seed is not None:
+                d["seed"] = seed
+            cfg = config_from_dict(d)
+    except ConfigError as exc:
+        fail(str(exc))
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    summary = run_training(cfg, out, console=console)
+    console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
+                  f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
+                  f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
+                  f"update {summary['time_update_s']:.0f} s)")
+    console.print(f"checkpoint: {summary['checkpoint']}")
+    fe = summary.get("final_eval")
+    if fe:
+        lo, hi = fe["wilson95"]
+        console.print(f"final evaluation vs the zoo: {fe['wins']:.0f}/{fe['games']} wins = {fe['win_rate']:.1%} "
+                      f"(95% Wilson {lo:.1%}..{hi:.1%})")
+
+
+app.command("train")(train)
+
+
+
+
+def distill(
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per recorded game (2-10)."),
+    games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record (about 80 decisions each at 6 players)."),
+    seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
+    epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
+    workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
+    out: Path = typer.Option(Path("agents/checkpoints/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo."),
+    recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
+    guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
+    guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
+) -> None:
+    """Fit one network imitating every zoo heuristic (fast batch opponents for training)."""
+    try:
+        from train import distill as D
+    except ImportError as exc:
+        fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    check_int("--players", players, 2, 10)
+    for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
+        check_int(name, v, 1)
+    check_int("--seed", seed, 0)
+    check_int("--guest-games", guest_games, 0)
+    if (guest is None) != (guest_games == 0):
+        fail("--guest and --guest-games go together: name the agent and how many games it plays")
+    if guest is not None:
+        from train.evaluate import make_agent
+
+        try:
+            make_agent(guest)
+        except Exception as exc:
+            fail(f"--guest {guest}: {exc}")
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if recording is not None and recording.is_file():
+        try:
+            data = D.load_decisions(recording)
+        except Exception as exc:
+            fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
+    else:
+        data = D.collect(players, games, seed=seed, workers=workers)
+        if guest is not None:
+            more = D.collect(players, guest_games, seed=seed + 1, workers=workers, guest=guest)
+            more.game = more.game + games  # game numbers after the zoo-only games
+            data = D.Decisions.concat([data, more])
+        if recording is not None:
+            D.save_decisions(data, recording)
+    net, info = D.fit(data, seed=seed, epochs=epochs)
+    import numpy as np
+
+    info.update({"num_players": players, "games": int(len(np.unique(data.game))), "seed": seed,
+                 "decisions": len(data), "recording": str(recording) if recording else None})
+    D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
+    acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
+    console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
+    console.print(f"distilled zoo: {out}")
+
+
+app.command("distill")(distill)
+
+
+def evaluate(
+    agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
+    zoo: str = typer.Option("greedy,survivor,shark,hoarder,trickster", "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats."),
+    seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
+    workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
+    import agents as registry
+
+    try:
+        from train.evaluate import evaluate as run_eval
+        from train.evaluate import make_agent
+    except ImportError as exc:
+        fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    check_int("--players", players, 2, 10)
+    for name, v in (("--games", games), ("--workers", workers)):
+        check_int(name, v, 1)
+    check_int("--seed", seed, 0)
+    names = [z.strip() for z in zoo.split(",") if z.strip()]
+    bad = [z for z in names if z not in registry.names()]
+    if not names or bad:
+        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r}; allowed: {', '.join(registry.names())}")
+    try:
+        make_agent(agent)
+    except Exception as exc:  # unknown name, unusable checkpoint
+        fail(str(exc))
+    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(res, indent=1))
+        return
+    lo, hi = res["wilson95"]
+    typer.echo(f"{agent}: {res['wins']:.0f}/{res['games']} wins = {res['win_rate']:.1%} "
+               f"(95% Wilson {lo:.1%}..{hi:.1%}; parity {res['parity']:.1%}) at {players} players vs {', '.join(names)}")
+
+
+app.command("evaluate")(evaluate)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

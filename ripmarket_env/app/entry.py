@@ -1,0 +1,40 @@
+"""Gymnasium entry points of every game (registered on ``import ripmarket_env``).
+
+Opponents given by name are built with the zoo's ``agents.make``; rows of several network
+opponents are decided together with ``agents.act_grouped``. Pure data at import time:
+the classes are built when Gymnasium calls an entry point.
+"""
+
+from __future__ import annotations
+
+#: Gymnasium id -> (single-agent entry point, vector entry point)
+GYM_IDS = {
+    "RipMarket-v0": ("ripmarket_env.gym_env:RipMarketEnv", "ripmarket_env.vector_env:RipMarketGymVectorEnv"),
+}
+
+
+def resolve_agent(name: str):
+    """An agent of the zoo by registry name (``agents.make``)."""
+    import agents
+
+    return agents.make(name)
+
+
+def decide_grouped(agents_, who, observations, masks):
+    from agents.base import act_grouped
+
+    return act_grouped(agents_, who, observations, masks)
+
+
+def zoo_env_classes(spec) -> dict:
+    """The game's env classes with the zoo's name resolution: ``gym``, ``vec``, ``gym_vector``."""
+    from ripmarket_env.envs.gym import gym_env_class
+    from ripmarket_env.envs.vector import vec_env_classes
+
+    vec, gvec = vec_env_classes(spec)
+    face = {"agent_resolver": staticmethod(resolve_agent), "decide": staticmethod(decide_grouped)}
+    return {
+        "gym": type(gym_env_class(spec).__name__, (gym_env_class(spec),), {"agent_resolver": staticmethod(resolve_agent)}),
+        "vec": type(vec.__name__, (vec,), face),
+        "gym_vector": type(gvec.__name__, (gvec,), face),
+    }

@@ -1,0 +1,340 @@
+"""``ripmarket bench --suite env``: throughput of the environments, with random legal actions.
+
+* AEC: ``ripmarket_env.env()`` (PettingZoo wrappers included) at 6 players against
+  PettingZoo's ``texas_holdem_v4.env()`` in the same process and the same loop::
+
+      for agent in env.agent_iter():
+          obs, rew, term, trunc, info = env.last()
+          action = None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]))
+          env.step(action)
+
+  (a new game when one ends; ``rng`` a numpy Generator). The envs run in alternating
+  slices of about a quarter of a second (the order reversed every round), so a change of
+  machine load hits them alike.
+  One *agent step* is one ``step`` call, the dead steps at the end of a game included.
+  ``raw_env`` (no wrappers) is timed the same way.
+* Gym: ``RipMarketEnv`` (RipMarket-v0), random opponents, the learner's action drawn from
+  ``info["action_mask"]``; learner steps per second.
+* Vector: ``RipMarketVecEnv`` (the SB3 face), random opponents, random learner seats; the
+  learner's actions are drawn from the masks outside the timed ``step`` calls; learner
+  steps per second over the whole batch. Timed with ``numba_threads=1`` and, for the
+  largest batch, on every core numba may use.
+
+``steps_per_cpu_sec`` divides by the process's CPU time instead of wall time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+AEC_PLAYERS = 6
+#: The environment targets (issue 3).
+AEC_RATIO_TARGET = 3.0
+VECTOR_TARGET = {"players": 6, "num_envs": 1024, "learner_steps_per_sec": 300_000}
+TEXAS_MISSING = (
+    "PettingZoo's texas_holdem_v4 is not available ({error}); install the bench extra: "
+    "pip install 'ripmarket[bench]'"
+)
+
+
+# ----------------------------------------------------------------------------------
+# AEC
+# ----------------------------------------------------------------------------------
+class _AecLoop:
+    """The documented random-play loop over one AEC env, run in time slices."""
+
+    def __init__(self, env, seed: int = 0):
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        self.steps = 0
+        self.games = 0
+        self.seconds = 0.0
+        self.cpu = 0.0
+
+    def run(self, seconds: float) -> None:
+        env, rng = self.env, self.rng
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        steps = 0
+        while True:
+            for _agent in env.agent_iter():
+                obs, _rew, term, trunc, _info = env.last()
+                action = None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]))
+                env.step(action)
+                steps += 1
+                if steps % 64 == 0 and time.perf_counter() >= end:
+                    break
+            else:  # the game ended
+                self.games += 1
+                env.reset()
+                if time.perf_counter() < end:
+                    continue
+            break
+        self.seconds += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self.steps += steps
+
+    def result(self) -> dict:
+        return {
+            "agent_steps_per_sec": self.steps / self.seconds if self.seconds else 0.0,
+            "steps_per_cpu_sec": self.steps / self.cpu if self.cpu > 0 else 0.0,
+            "agent_steps": self.steps,
+            "games": self.games,
+            "seconds": self.seconds,
+        }
+
+
+def _texas_env():
+    """``texas_holdem_v4.env()``, or the reason it cannot be built."""
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+
+        return texas_holdem_v4.env(), None
+    except Exception as exc:  # ImportError, or PettingZoo's DependencyNotInstalled for rlcard
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True) -> dict:
+    """Agent steps per second of ``env()``, ``raw_env`` and ``texas_holdem_v4.env()``."""
+    import ripmarket_env
+
+    loops = {
+        "env": _AecLoop(ripmarket_env.env(num_players=players)),
+        "raw_env": _AecLoop(ripmarket_env.raw_env(num_players=players)),
+    }
+    texas_error = None
+    if texas:
+        tenv, texas_error = _texas_env()
+        if tenv is not None:
+            loops["texas_holdem_v4"] = _AecLoop(tenv)
+    else:
+        texas_error = "not measured (texas=False)"
+    slice_s = max(0.02, min(0.25, seconds / 4))
+    for loop in loops.values():  # warm up (first calls, caches)
+        loop.run(min(0.2, seconds / 4))
+        loop.steps = loop.games = 0
+        loop.seconds = loop.cpu = 0.0
+    order = list(loops.values())
+    rounds = 0
+    while min(loop.seconds for loop in order) < seconds:
+        for loop in order if rounds % 2 == 0 else order[::-1]:  # no env always runs first
+            if loop.seconds < seconds:
+                loop.run(slice_s)
+        rounds += 1
+    out = {
+        "players": players,
+        "loop": "env.last(); rng.choice(np.flatnonzero(obs['action_mask'])); env.step(action); "
+                "reset when the game ends",
+        "env": loops["env"].result(),
+        "raw_env": loops["raw_env"].result(),
+    }
+    if "texas_holdem_v4" in loops:
+        t = loops["texas_holdem_v4"].result()
+        out["texas_holdem_v4"] = t
+        ratio = out["env"]["agent_steps_per_sec"] / t["agent_steps_per_sec"]
+        out["ratio_vs_texas_holdem"] = ratio
+        out["raw_ratio_vs_texas_holdem"] = out["raw_env"]["agent_steps_per_sec"] / t["agent_steps_per_sec"]
+        out["target"] = {"ratio": AEC_RATIO_TARGET, "measured": ratio, "met": ratio >= AEC_RATIO_TARGET}
+    else:
+        out["texas_holdem_v4"] = {"missing": TEXAS_MISSING.format(error=texas_error)}
+        out["ratio_vs_texas_holdem"] = None
+        out["target"] = {"ratio": AEC_RATIO_TARGET, "measured": None, "met": None}
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# Gym and vector envs
+# ----------------------------------------------------------------------------------
+def bench_gym(players: int, seconds: float, seed: int = 0) -> dict:
+    """Learner steps per second of RipMarket-v0 against random opponents."""
+    from ripmarket_env.gym_env import RipMarketEnv
+
+    env = RipMarketEnv(num_players=players, learner_seat="random")
+    rng = np.random.default_rng(seed)
+    _obs, info = env.reset(seed=seed)
+    steps = games = 0
+    for _ in range(20):  # warm up
+        _obs, _r, term, _t, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term:
+            _obs, info = env.reset()
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while True:
+        _obs, _r, term, _t, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        steps += 1
+        if term:
+            games += 1
+            _obs, info = env.reset()
+        if steps % 64 == 0 and time.perf_counter() >= end:
+            break
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {
+        "players": players,
+        "compiled_opponents": env._random_opponents(),
+        "learner_steps_per_sec": steps / wall,
+        "steps_per_cpu_sec": steps / cpu if cpu > 0 else 0.0,
+        "learner_steps": steps,
+        "games": games,
+        "seconds": wall,
+    }
+
+
+def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    keys = rng.random(masks.shape)
+    keys[~masks] = -1.0
+    return keys.argmax(axis=1)
+
+
+def bench_vector(players: int, num_envs: int, seconds: float, threads: int | None = 1, seed: int = 0) -> dict:
+    """Learner steps per second of ``RipMarketVecEnv`` (random opponents), ``step`` only."""
+    import numba
+
+    from ripmarket_env.vector_env import RipMarketVecEnv
+
+    venv = RipMarketVecEnv(num_envs=num_envs, num_players=players, learner_seat="random", seed=seed,
+                           numba_threads=threads)
+    rng = np.random.default_rng(seed)
+    venv.reset()
+    for _ in range(3):  # warm up
+        venv.step(_random_actions(venv.batch.masks, rng))
+    steps = calls = games = 0
+    wall = cpu = 0.0
+    while wall < seconds:
+        actions = _random_actions(venv.batch.masks, rng)
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        _obs, _rew, dones, _infos = venv.step(actions)
+        wall += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        steps += num_envs
+        calls += 1
+        games += int(dones.sum())
+    return {
+        "players": players,
+        "num_envs": num_envs,
+        "numba_threads": threads if threads is not None else numba.get_num_threads(),
+        "compiled_opponents": venv.batch.compiled_opponents,
+        "learner_steps_per_sec": steps / wall,
+        "steps_per_cpu_sec": steps / cpu if cpu > 0 else 0.0,
+        "learner_steps": steps,
+        "step_calls": calls,
+        "games": games,
+        "seconds": wall,
+    }
+
+
+def run_env_bench(
+    players: Sequence[int] = (2, 4, 6, 10),
+    num_envs: Sequence[int] = (64, 1024),
+    seconds: float = 2.0,
+    texas: bool = True,
+    on_config: Callable[[str], None] | None = None,
+) -> dict:
+    """The env suite: AEC vs texas_holdem_v4, the gym env per player count, the vector env
+    per player count and batch size. ``on_config(label)`` after each timed configuration."""
+    import numba
+
+    def done(label: str) -> None:
+        if on_config is not None:
+            on_config(label)
+
+    t_start = time.perf_counter()
+    aec = bench_aec(seconds, texas=texas)
+    done(f"AEC env, {AEC_PLAYERS} players, and texas_holdem_v4")
+    gym = []
+    for P in players:
+        gym.append(bench_gym(P, seconds))
+        done(f"gym env, {P} players")
+    cores = numba.config.NUMBA_NUM_THREADS
+    vector = []
+    for P in players:
+        for B in num_envs:
+            vector.append(bench_vector(P, B, seconds, threads=1))
+            done(f"vector env, {P} players, {B} games, 1 thread")
+        if cores > 1:
+            B = max(num_envs)
+            vector.append(bench_vector(P, B, seconds, threads=cores))
+            done(f"vector env, {P} players, {B} games, {cores} threads")
+    t = VECTOR_TARGET
+    hits = [v for v in vector if (v["players"], v["num_envs"]) == (t["players"], t["num_envs"])]
+    targets = [{"aec_vs_texas_holdem": aec["target"]}]
+    if hits:
+        best = max(hits, key=lambda v: v["learner_steps_per_sec"])
+        targets.append({"vector": {
+            **t, "measured": best["learner_steps_per_sec"], "numba_threads": best["numba_threads"],
+            "met": best["learner_steps_per_sec"] >= t["learner_steps_per_sec"],
+        }})
+    return {
+        "unit": "AEC: agent steps per second; gym and vector: learner steps per second",
+        "config": {"players": list(players), "num_envs": list(num_envs), "seconds_per_config": seconds},
+        "aec": aec,
+        "gym": gym,
+        "vector": vector,
+        "targets": targets,
+        "wall_seconds": time.perf_counter() - t_start,
+    }
+
+
+def configs_count(players: Sequence[int], num_envs: Sequence[int]) -> int:
+    """How many configurations ``run_env_bench`` times (for a progress bar)."""
+    import numba
+
+    extra = 1 if numba.config.NUMBA_NUM_THREADS > 1 else 0
+    return 1 + len(players) + len(players) * (len(num_envs) + extra)
+
+
+# ----------------------------------------------------------------------------------
+# Output
+# ----------------------------------------------------------------------------------
+def render_rich(env_report: dict):
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from ripmarket_env.app.bench import _rate
+
+    aec = env_report["aec"]
+    lines = [Text(f"AEC env, {aec['players']} players (agent steps/s, same loop, same process)", style="bold")]
+    lines.append(Text(f"  env():   {_rate(aec['env']['agent_steps_per_sec'])}"))
+    lines.append(Text(f"  raw_env: {_rate(aec['raw_env']['agent_steps_per_sec'])}"))
+    texas = aec["texas_holdem_v4"]
+    if "missing" in texas:
+        lines.append(Text(f"  texas_holdem_v4: {texas['missing']}", style="yellow"))
+    else:
+        lines.append(Text(f"  texas_holdem_v4.env(): {_rate(texas['agent_steps_per_sec'])}"))
+        tgt = aec["target"]
+        lines.append(Text(
+            f"  ratio env()/texas: {aec['ratio_vs_texas_holdem']:.2f}x (target >= {tgt['ratio']:.0f}x: "
+            f"{'met' if tgt['met'] else 'MISSED'})", style="green" if tgt["met"] else "bold red",
+        ))
+    table = Table(
+        title="Gym and vector envs, random opponents — learner steps per second", title_justify="left",
+        box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, pad_edge=False,
+    )
+    for col in ("env", "players", "games", "threads", "steps/s", "per CPU-s"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for g in env_report["gym"]:
+        table.add_row("gym", str(g["players"]), "1", "1", _rate(g["learner_steps_per_sec"]),
+                      _rate(g["steps_per_cpu_sec"]))
+    for v in env_report["vector"]:
+        table.add_row("vector", str(v["players"]), str(v["num_envs"]), str(v["numba_threads"]),
+                      _rate(v["learner_steps_per_sec"]), _rate(v["steps_per_cpu_sec"]))
+    parts = [*lines, table]
+    for t in env_report["targets"]:
+        if "vector" in t:
+            v = t["vector"]
+            parts.append(Text(
+                f"target vector env, {v['players']} players, {v['num_envs']} games: "
+                f">= {_rate(v['learner_steps_per_sec'])} learner steps/s, measured {_rate(v['measured'])} "
+                f"({v['numba_threads']} threads) — {'met' if v['met'] else 'MISSED'}",
+                style="green" if v["met"] else "bold red",
+            ))
+    return Group(*parts)

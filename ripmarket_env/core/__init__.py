@@ -1,0 +1,14 @@
+"""The game-agnostic core of the zoo (numpy and numba only, nothing else of the project).
+
+* ``spec.GameSpec``: a game's facts and hooks as data;
+* ``engine.Engine``: the generic batched engine facade and the cross-game step policy;
+* ``kernels``: compiled helpers that read only a game row's public face;
+* ``agent``: the agent protocol the envs speak and the uniformly random agent;
+* ``jitcache``: where numba keeps compiled kernels.
+"""
+
+from ripmarket_env.core.engine import Engine, IllegalActionError, seed_to_u32
+from ripmarket_env.core.agent import Agent, BaseAgent, RandomAgent
+from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec, Piece
+
+__all__ = ["Agent", "BaseAgent", "BatchKernels", "Engine", "FastPath", "RandomAgent", "GameSpec", "IllegalActionError", "Piece", "seed_to_u32"]

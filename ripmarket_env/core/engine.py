@@ -1,0 +1,253 @@
+"""``Engine``: the game-agnostic facade over a game's batched kernels.
+
+Every game of the zoo keeps its state as one structured numpy array with a row per game
+(its ``state``), and exposes the same small public face through these fields of a row:
+``done`` (bool), ``actor`` (the seat that decides next), ``phase`` (the decision's code),
+``mask`` (the legal actions of that decision, one byte per action), ``step_rewards`` and
+``final_rewards`` (float per seat). The cross-game step policy lives here, once:
+
+* one seed per game; any non-negative integer folds into the game's own RNG seed;
+* an action ``-1`` skips a game, a finished game ignores its action;
+* an illegal action raises ``IllegalActionError`` naming the decision and the legal set,
+  and leaves every game exactly as it was (checked for the whole batch before any step);
+* rewards are paid once, on the step that ends a game;
+* cloning a game copies its row byte for byte.
+
+A game subclasses ``Engine`` and supplies the kernels through four hooks
+(``_reset_rows``, ``_step_rows``, ``_encode``, ``_decode_events``) plus
+``describe_action``; see ``ripmarket_env/games/ripmarket/engine.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ripmarket_env.core import kernels as CK
+
+try:  # plain-Python mode (NUMBA_DISABLE_JIT=1) reads records by attribute via recarray views
+    from numba.core.config import DISABLE_JIT as NO_JIT
+except ImportError:  # pragma: no cover
+    NO_JIT = False
+
+
+def kernel_view(arr: np.ndarray) -> np.ndarray:
+    """The array as the kernels take it (a recarray view in plain-Python mode)."""
+    return arr.view(np.recarray) if NO_JIT else arr
+
+
+#: Below this batch size the kernels run on one thread: starting threads costs more than
+#: the work (a single game steps about 10x faster this way).
+SERIAL_BELOW = 32
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the game's current decision (the state is unchanged)."""
+
+    def __init__(self, game: int, action, legal: list[int], phase: str, describe=None):
+        self.game = game
+        self.action = action
+        self.legal = legal
+        self.phase = phase
+        legal_txt = ", ".join(
+            f"{a} ({describe(a)})" if describe else str(a) for a in legal
+        ) or "none (the game is over)"
+        super().__init__(
+            f"illegal action {action} in game {game} (decision: {phase}); legal actions: {legal_txt}. "
+            "The state was not changed."
+        )
+
+
+def as_int(x, what: str, allowed: str) -> int:
+    """``x`` as a Python int, or a ValueError naming ``what`` and the allowed values."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{what} must be {allowed}, got {x!r}")
+    return int(x)
+
+
+def seed_to_u32(seed: int) -> int:
+    """Fold any non-negative integer seed into a 32-bit game seed (stable across runs)."""
+    seed = as_int(seed, "seed", "a non-negative integer")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    return int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0])
+
+
+def raw_rows(state: np.ndarray) -> np.ndarray:
+    """The state's bytes, one row per game (padding included)."""
+    return state.view(np.uint8).reshape(len(state), -1)
+
+
+def copy_rows(state: np.ndarray, idx) -> np.ndarray:
+    """Copy game rows byte for byte, so a clone's bytes equal the original's."""
+    out = np.empty(len(idx), dtype=state.dtype)
+    raw_rows(out)[:] = raw_rows(state)[idx]
+    return out
+
+
+class Engine:
+    """A batch of games of one kind sharing one rules config (see the module docstring).
+
+    Subclasses set ``state`` (the structured array), ``batch_size``, ``num_players``,
+    ``num_actions``, ``obs_size``, ``phase_names`` and ``seeds`` (an object array of the
+    seeds given to ``reset``) in their constructor, and implement the hooks below.
+    """
+
+    state: np.ndarray
+    batch_size: int
+    num_players: int
+    phase_names: Sequence[str]
+    #: the phase name reported for a finished game
+    over_phase: str = "game_over"
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_rows(self, idx: np.ndarray, seeds32: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _step_rows(self, actions: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _encode(self, viewers: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _decode_events(self, game: int) -> list:  # pragma: no cover
+        raise NotImplementedError
+
+    def describe_action(self, action: int) -> str:  # pragma: no cover
+        return str(int(action))
+
+    @staticmethod
+    def fold_seed(seed: int) -> int:
+        """A ``reset`` seed as the game's RNG seed (validates it)."""
+        return seed_to_u32(seed)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seeds: Sequence[int] | int, games: Sequence[int] | None = None) -> None:
+        """Start new games: one seed per game (all games, or the rows in ``games``)."""
+        idx = np.arange(self.batch_size) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if np.isscalar(seeds):
+            seeds = [seeds] if len(idx) == 1 else None
+            if seeds is None:
+                raise ValueError("reset needs one seed per game")
+        seeds = list(seeds)
+        if len(seeds) != len(idx):
+            raise ValueError(f"reset got {len(seeds)} seeds for {len(idx)} games; give one seed per game")
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.batch_size):
+            raise ValueError(f"game index out of range 0..{self.batch_size - 1}")
+        s32 = np.array([self.fold_seed(x) for x in seeds], dtype=np.int64)  # validates every seed first
+        self._reset_rows(idx, s32)
+        self.seeds[idx] = [int(x) for x in seeds]
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def obs_size(self) -> int:
+        return self._obs_size
+
+    def current_player(self) -> np.ndarray:
+        """Seat that makes the next decision in each game (-1 for finished games)."""
+        return np.where(self.state["done"], -1, self.state["actor"]).astype(np.int64)
+
+    def phase(self) -> list[str]:
+        names = self.phase_names
+        return [names[p] for p in self.state["phase"]]
+
+    def legal_mask(self) -> np.ndarray:
+        """(batch, num_actions) bool: the legal actions of each game's current decision."""
+        return self.state["mask"].view(np.bool_)
+
+    def legal_actions(self, game: int = 0) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.state["mask"][game])]
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return self.state["done"]
+
+    def rewards(self) -> np.ndarray:
+        """Final rewards (batch, players), meaningful once a game is terminated."""
+        return self.state["final_rewards"][:, : self.num_players]
+
+    # ------------------------------------------------------------------ step
+    def check_actions(self, actions) -> np.ndarray:
+        """``actions`` as an int64 array of one action per game, or a ValueError /
+        ``IllegalActionError`` (nothing is changed either way)."""
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iuf":
+            raise ValueError(
+                f"actions must be integers (one per game, -1 to skip a game), got {list(np.ravel(a))!r}"
+            )
+        if a.shape != (self.batch_size,):
+            raise ValueError(
+                f"step needs one action per game: expected shape ({self.batch_size},), got {a.shape}"
+            )
+        if not np.issubdtype(a.dtype, np.integer):
+            with np.errstate(invalid="ignore"):
+                whole = np.isfinite(a) & (np.mod(a, 1) == 0)
+            if not np.all(whole):
+                raise ValueError(f"actions must be integers, got {a!r}")
+        a = a.astype(np.int64)
+        bad = CK.first_illegal(kernel_view(self.state), a)
+        if bad >= 0:
+            done = bool(self.state["done"][bad])
+            raise IllegalActionError(
+                int(bad), int(a[bad]), self.legal_actions(int(bad)),
+                self.over_phase if done else self.phase_names[self.state["phase"][bad]], self.describe_action,
+            )
+        return a
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per game; ``-1`` skips a game, finished games ignore theirs.
+
+        Returns ``(rewards, terminated)``: rewards (batch, players) paid by this step
+        (non-zero only on the step that ends a game) and the terminated flags.
+        Raises ``IllegalActionError`` (and changes nothing) if any action is illegal.
+        """
+        self._step_rows(self.check_actions(actions))
+        return self.state["step_rewards"][:, : self.num_players], self.state["done"]
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, viewers: Sequence[int] | np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """(batch, obs_size) float32: each game seen by one seat (default: the actor).
+
+        Any seat may be the viewer; it sees its own hidden information and public
+        information only.
+        """
+        if viewers is None:
+            v = np.maximum(self.state["actor"].astype(np.int64), 0)
+        else:
+            v = np.asarray(viewers).reshape(-1)
+            if v.dtype.kind not in "iu":
+                raise ValueError(f"viewer seats must be integers in 0..{self.num_players - 1}, got {v.tolist()!r}")
+            v = v.astype(np.int64)
+            if v.shape != (self.batch_size,):
+                raise ValueError(f"observe needs one viewer seat per game ({self.batch_size})")
+            if v.min() < 0 or v.max() >= self.num_players:
+                raise ValueError(f"viewer seats must be in 0..{self.num_players - 1}")
+        if out is None:
+            out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
+        self._encode(v, out)
+        return out
+
+    # ------------------------------------------------------------------ clone
+    def clone(self, games: Sequence[int] | None = None) -> "Engine":
+        """A new Engine holding independent copies of the given games (default: all)."""
+        idx = np.arange(self.batch_size) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.state = copy_rows(self.state, idx)
+        twin.seeds = self.seeds[idx].copy()
+        twin.batch_size = len(idx)
+        return twin
+
+    def copy_from(self, other: "Engine", dst_games, src_games=slice(None)) -> None:
+        """Overwrite some of this engine's games with games of ``other`` (same rules)."""
+        rows = np.arange(len(other.state))[src_games]
+        raw_rows(self.state)[dst_games] = raw_rows(other.state)[rows]
+
+    def events(self, game: int = 0) -> list:
+        """What game ``game``'s latest step (or reset) did, in order: a list of the game's
+        ``Event`` objects (each with ``text_for(viewer)``)."""
+        game = as_int(game, "game", f"a game index in 0..{self.batch_size - 1}")
+        if not 0 <= game < self.batch_size:
+            raise ValueError(f"game must be a game index in 0..{self.batch_size - 1}, got {game}")
+        return self._decode_events(game)

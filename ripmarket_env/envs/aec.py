@@ -1,0 +1,379 @@
+# noqa: D212, D415
+"""The PettingZoo AEC env of any game of the zoo, built from its ``GameSpec``.
+
+``aec_env_class(spec)`` is the game's ``raw_env`` class (its docstring is the game's page,
+``spec.doc``); ``wrapped(raw)`` puts PettingZoo's standard wrappers for classic games
+around one. ``ripmarket_env.make(game_id)`` and ``ripmarket_env.env()`` build them.
+
+Conventions, the same for every game: one agent per seat (``player_i``), every agent
+stays in ``agents`` until the game ends, ``agent_selection`` is the engine's current
+player, decisions with one legal option are taken by the engine, observations are
+``{"observation": float32, "action_mask": int8}`` for ANY agent at any time (the mask all
+zeros for agents not deciding), rewards are paid once on the step that ends the game,
+``reset(seed=s)`` replays the engine's game ``s``, an illegal action raises the engine's
+``IllegalActionError`` from ``raw_env`` (state unchanged) and terminates the game under
+``TerminateIllegalWrapper`` in ``env()``.
+"""
+
+from __future__ import annotations
+
+import operator
+import secrets
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ripmarket_env.core.engine import IllegalActionError, kernel_view as _k
+from ripmarket_env.core.spec import GameSpec
+
+__all__ = ["GameAECEnv", "aec_env_class", "wrapped"]
+
+
+def wrapped(e: AECEnv) -> AECEnv:
+    """A raw env in PettingZoo's standard wrappers for classic games."""
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
+    return e
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def aec_env_class(spec: GameSpec) -> type:
+    """The ``raw_env`` class of a game (one class per game, made once)."""
+    if spec.id not in _CLASSES:
+        cls = type("raw_env", (GameAECEnv,), {
+            "game": spec,
+            "__doc__": spec.doc or f"{spec.title} as a PettingZoo AEC env.",
+            "metadata": {**GameAECEnv.metadata, "name": spec.env_name},
+        })
+        _CLASSES[spec.id] = cls
+    return _CLASSES[spec.id]
+
+
+# ------------------------------------------------------------------------------ wrappers
+# PettingZoo's BaseWrapper forwards every attribute it does not hold through __getattr__,
+# one call per wrapper level, and the AEC loop reads agent_selection, agents,
+# terminations, truncations, infos and _cumulative_rewards several times per step. These
+# subclasses of PettingZoo's wrappers read (and write) those attributes straight on the
+# raw env and take unwrapped and the spaces from it in one call (no wrapper changes
+# them); everything else is PettingZoo's code.
+_STATE_ATTRS = ("agents", "agent_selection", "terminations", "truncations", "infos", "rewards",
+                "_cumulative_rewards")
+
+
+def _direct(name: str) -> property:
+    get = operator.attrgetter(f"_raw_env.{name}")
+
+    def put(self, value):
+        setattr(self._raw_env, name, value)
+
+    return property(get, put)
+
+
+def _direct_after_reset(name: str) -> property:
+    get = operator.attrgetter(f"_raw_env.{name}")
+
+    def fetch(self):
+        if self._has_reset:
+            return get(self)
+        return self.__getattr__(name)  # OrderEnforcingWrapper: "cannot be accessed before reset"
+
+    def put(self, value):
+        setattr(self._raw_env, name, value)
+
+    return property(fetch, put)
+
+
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    __doc__ = wrappers.TerminateIllegalWrapper.__doc__
+
+    def __init__(self, env, illegal_reward: float):
+        self._raw_env = env.unwrapped
+        super().__init__(env, illegal_reward)
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    __doc__ = wrappers.AssertOutOfBoundsWrapper.__doc__
+
+    def __init__(self, env):
+        self._raw_env = env.unwrapped
+        super().__init__(env)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    __doc__ = wrappers.OrderEnforcingWrapper.__doc__
+
+    def __init__(self, env):
+        self._raw_env = env.unwrapped
+        super().__init__(env)
+
+
+def _raw_unwrapped(self):
+    return self._raw_env
+
+
+def _raw_action_space(self, agent):
+    return self._raw_env.action_space(agent)
+
+
+def _raw_observation_space(self, agent):
+    return self._raw_env.observation_space(agent)
+
+
+for _cls in (TerminateIllegalWrapper, AssertOutOfBoundsWrapper, OrderEnforcingWrapper):
+    _cls.unwrapped = property(_raw_unwrapped)
+    _cls.action_space = _raw_action_space
+    _cls.observation_space = _raw_observation_space
+del _cls
+for _name in _STATE_ATTRS:
+    setattr(TerminateIllegalWrapper, _name, _direct(_name))
+    setattr(AssertOutOfBoundsWrapper, _name, _direct(_name))
+    setattr(OrderEnforcingWrapper, _name, _direct_after_reset(_name))
+del _name
+
+
+class _Discrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers Python ints and numpy int64 scalars
+    directly (the same answer); it compares equal to, and pickles and copies as, a plain
+    ``Discrete(n)``."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._size = int(n)
+
+    def contains(self, x) -> bool:
+        if type(x) is int or type(x) is np.int64:
+            return 0 <= x < self._size
+        return super().contains(x)
+
+    def __reduce__(self):
+        return (spaces.Discrete, (int(self.n), int(self.start)))
+
+    def __repr__(self) -> str:
+        return f"Discrete({self.n})"
+
+
+# ------------------------------------------------------------------------------ the env
+class GameAECEnv(AECEnv, EzPickle):
+    """A game of the zoo as a PettingZoo AEC env: one agent per seat (see the module
+    docstring); ``aec_env_class(spec)`` binds it to a game."""
+
+    game: GameSpec
+    metadata = {
+        "name": "game_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, num_players: int | None = None, render_mode: str | None = None,
+                 rules=None, **rules_kwargs):
+        EzPickle.__init__(self, num_players, render_mode, rules, **rules_kwargs)
+        super().__init__()
+        spec = self.game
+        rules = spec.make_rules(num_players, rules, **rules_kwargs)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
+        self.render_mode = render_mode
+        self.render_viewer: int | None = None
+        self.render_god = False
+        self.rules = rules
+        self.engine = spec.make_engine(rules, 1)
+        n = rules.num_players
+        self.num_players = n
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        na = self.engine.num_actions
+        low, high = spec.observation_bounds(self.engine)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(na,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: _Discrete(na) for a in self.possible_agents}
+        self.game_seed: int | None = None
+        self._history: list[int] = []
+        self._bind()
+
+    # ---------------------------------------------------------------- engine views
+    def _bind(self) -> None:
+        st = self.engine.state
+        self._state_ref = st
+        self._S = _k(st)
+        self._TB = _k(self.engine.tables)
+        self._mask = st["mask"][0]
+        self._step_rewards = st["step_rewards"][0]
+        self._na = self.engine.num_actions
+        self._obs_size = self.engine.obs_size
+        self._cfg = self.engine.cfg
+        self._offs = self.engine._offs
+        self._no_mask = np.zeros(self._na, np.int8)
+        self._viewer = np.zeros(1, np.int64)
+        fast = self.game.fast
+        self._reset_one, self._step_one, self._status_one, self._observe_one = (
+            fast.reset_one, fast.step_one, fast.status_one, fast.observe_one)
+        self._phase_names = tuple(self.game.phase_names) + ("game_over",)
+        self._over = len(self._phase_names) - 1
+        self._flag = self.game.seat_flag
+        self._status = (True, 0, self._over, 0)
+        self._agent_bits = [(a, 1 << i) for i, a in enumerate(self.possible_agents)]
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; ``seed`` (a non-negative int) fixes it, None draws a fresh one.
+
+        ``options`` is accepted for API compatibility and not used.
+        """
+        if seed is None:
+            seed = secrets.randbits(63)
+        seed = int(seed)
+        s32 = self.engine.fold_seed(seed)  # raises on a negative seed
+        if self.engine.state is not self._state_ref:
+            self._bind()
+        self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s32)
+        self.engine.seeds[0] = seed
+        self.game_seed = seed
+        self._history = []
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._rewards_paid = False
+        self._skip_agent_selection = None
+        self._sync(rebuild=True)
+
+    def _sync(self, rebuild: bool = False) -> None:
+        """agent_selection and infos from the engine's current decision (``_status``).
+
+        The info dicts are built by ``rebuild`` (reset) and updated in place after a step.
+        """
+        done, actor, phase, flags = self._status
+        name = self._phase_names[self._over if done else phase]
+        flag = self._flag
+        if rebuild:
+            self.infos = {}
+            for a, bit in self._agent_bits:
+                info = self.infos[a] = {"phase": name}
+                if flag:
+                    info[flag] = bool(flags & bit)
+                info["legal_moves"] = []
+            self._infos_flags = flags
+        else:
+            infos = self.infos
+            for info in infos.values():
+                info["phase"] = name
+            if flags != self._infos_flags and flag:
+                for a, bit in self._agent_bits:
+                    infos[a][flag] = bool(flags & bit)
+                self._infos_flags = flags
+            if self._infos_legal is not None:
+                infos[self._infos_legal]["legal_moves"] = []
+        self._infos_legal = None
+        if not done:
+            agent = self.possible_agents[actor]
+            self.infos[agent]["legal_moves"] = self._mask.nonzero()[0].tolist()
+            self._infos_legal = agent
+            self.agent_selection = agent
+
+    def refresh(self) -> None:
+        """Re-read the engine after changing ``self.engine.state`` from outside the env."""
+        self._bind()
+        self._status = self._status_one(self._S, self._cfg, 0)
+        self._sync(rebuild=True)
+
+    # ---------------------------------------------------------------- step
+    def _illegal(self, action) -> IllegalActionError:
+        done, _actor, phase, _flags = self._status
+        legal = [] if done else self._mask.nonzero()[0].tolist()
+        return IllegalActionError(
+            0, action, legal, self._phase_names[self._over if done else phase], self.engine.describe_action
+        )
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise self._illegal(action) from None
+        if not (0 <= a < self._na and self._mask[a]):
+            raise self._illegal(a)
+        self._cumulative_rewards[agent] = 0.0
+        self._status = self._step_one(self._S, self._TB, self._cfg, 0, a)
+        self._history.append(a)
+        if self._status[0]:  # the game ended: the only step that pays (R-11.3)
+            r = self._step_rewards
+            for i, ag in enumerate(self.possible_agents):
+                self.rewards[ag] = float(r[i])
+                self.terminations[ag] = True
+            self._accumulate_rewards()
+        elif self._rewards_paid:
+            for ag in self.rewards:
+                self.rewards[ag] = 0.0
+        self._rewards_paid = self._status[0]
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        obs = np.empty((1, self._obs_size), np.float32)
+        self._viewer[0] = seat
+        self._observe_one(self._S, self._TB, self._cfg, self._viewer, self._offs, obs)
+        status = self._status
+        mask = self._mask.copy() if status[1] == seat and not status[0] else self._no_mask.copy()
+        return {"observation": obs[0], "action_mask": mask}
+
+    # ---------------------------------------------------------------- render
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode "
+                f'(e.g. ripmarket_env.make("{self.game.id}", render_mode="ansi")).'
+            )
+            return None
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.engine, 0, viewer=self.render_viewer, god=self.render_god)
+        text = self.game.render_text(self.engine, 0, viewer=self.render_viewer, god=self.render_god)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ---------------------------------------------------------------- records
+    def save_record(self, path) -> Path:
+        """Write the current game (from its seed, every action so far) as a record file."""
+        from ripmarket_env.envs.record import Recorder
+
+        if self.game_seed is None:
+            raise RuntimeError("no game to save: call reset() first")
+        rec = Recorder.new(self.rules, self.game_seed, cards=getattr(self.engine, "cards", None), spec=self.game)
+        for a in self._history:
+            rec.step(a)
+        return rec.save(path)
