@@ -511,7 +511,8 @@ def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.nda
         i = int(bad[0])
         raise ApiError(422, f"observation[{i}] is {values[i]!r}; allowed: finite numbers "
                             f"(this feature: {float(low[i]):g} to {float(high[i]):g})")
-    out = x.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32: inf, out of bounds below
+        out = x.astype(np.float32)
     bad = np.flatnonzero((out < low) | (out > high))
     if bad.size:
         i = int(bad[0])
