@@ -108,7 +108,7 @@ class CreateGame(Strict):
         description="Bot names (GET /api/bots) for the other seats in seat order; a shorter list is repeated.",
     )
     seed: Optional[StrictInt] = Field(
-        None, ge=0, le=2**63 - 1,
+        None, ge=0, le=2**53 - 1,
         description="Omit it for a real game: the server then draws a secret seed, shown once the game is over. "
                     "A chosen seed makes a practice game (its deal can be known in advance): practice is true "
                     "in its view and its record.")
@@ -151,7 +151,7 @@ def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
             ..., json_schema_extra=mask_schema,
             description=f"Exactly {num_actions} values, 1 (or true) for each legal action, 0 (or false) "
                         "otherwise; at least one 1.")
-        seed: Optional[StrictInt] = Field(None, ge=0, le=2**63 - 1, description="Seed of the bot's own RNG (default 0).")
+        seed: Optional[StrictInt] = Field(None, ge=0, le=2**53 - 1, description="Seed of the bot's own RNG (default 0).")
 
     return BotActIn
 
@@ -340,7 +340,7 @@ ERRORS = {
 
 # ------------------------------------------------------------------------------ errors
 _SHAPES = {
-    "create": '{"players": 2-10, "seat": 0..players-1, "opponents": ["greedy", ...], "seed": optional integer >= 0 '
+    "create": '{"players": 2-10, "seat": 0..players-1, "opponents": ["greedy", ...], "seed": optional integer 0..2**53-1 '
               '(makes a practice game), "rules": optional object}',
     "action": '{"action": <integer from legal_actions>, "decision_number": <the view\'s decision_number>} '
               '(and the seat token in the X-Seat-Token header)',
