@@ -12,6 +12,7 @@ stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -97,9 +98,28 @@ def load_agent(path: str | Path, deterministic: bool = True, seed: int | None = 
     return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=name or Path(path).stem, metadata=meta)
 
 
+#: Shipped checkpoints' networks, loaded once per file (path, size, mtime) and shared by
+#: every agent made from the registry: an agent holds only its own RNG, and the network is
+#: used for inference only (eval mode, no gradients), so sharing it is safe.
+_policy_cache: dict = {}
+_policy_cache_lock = threading.Lock()
+
+
+def _shared_policy(path: Path):
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    with _policy_cache_lock:
+        if key not in _policy_cache:
+            from agents.checkpoint import load_policy
+
+            _policy_cache[key] = load_policy(path)
+        return _policy_cache[key]
+
+
 def _factory(path: Path):
     def make(deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-        return load_agent(path, deterministic=deterministic, seed=seed, name=path.stem)
+        policy, meta = _shared_policy(path)
+        return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=path.stem, metadata=meta)
 
     make.__name__ = f"make_{path.stem.replace('-', '_')}"
     return make

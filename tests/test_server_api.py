@@ -1,5 +1,6 @@
-"""The JSON API of `ripmarket serve`: games, errors, hidden information, the game cap,
-concurrent games and the stateless bot endpoint."""
+"""The JSON API of `ripmarket serve`: games, errors, hidden information, secret seeds,
+the limits (per client, in all, expiry), the store across restarts, duplicate answers,
+request guards, concurrent games and the stateless bot endpoint."""
 
 from __future__ import annotations
 
@@ -16,33 +17,51 @@ from ripmarket_env import replay
 from ripmarket_env.app.server import create_app
 
 
+BASE = "http://127.0.0.1"
+
+
+def make_client(peer: str = "127.0.0.1", **kwargs) -> TestClient:
+    """A client of a new app, talking from address ``peer`` (the client a limit counts)."""
+    return TestClient(create_app(**kwargs), base_url=BASE, client=(peer, 50000))
+
+
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(max_games=16)) as c:
+    with make_client(max_games=64, max_games_per_client=64) as c:
         yield c
 
 
 def new_game(client, **body):
     body = {"players": 3, "seat": 0, "opponents": ["greedy", "survivor"], "seed": 7, **body}
+    body = {k: v for k, v in body.items() if v is not None}
     r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
     return r.json()
 
 
+def tok(g) -> dict:
+    return {"X-Seat-Token": g["seat_token"]}
+
+
 def read(client, g):
-    r = client.get(f"/api/games/{g['game_id']}", params={"token": g["seat_token"]})
+    r = client.get(f"/api/games/{g['game_id']}", headers=tok(g))
     assert r.status_code == 200, r.text
     return r.json()
 
 
-def play_out(client, g, rng: random.Random, limit: int = 400) -> dict:
-    state = g
+def answer(client, g, state, action):
+    return client.post(f"/api/games/{g['game_id']}/actions", headers=tok(g),
+                       json={"action": action, "decision_number": state["decision_number"]})
+
+
+def play_out(client, g, rng: random.Random, limit: int = 400, state: dict | None = None) -> dict:
+    state = state or g
     for _ in range(limit):
         if state["status"] == "over":
             return state
         assert state["status"] == "your_turn"
         a = rng.choice(state["legal_actions"])["action"]
-        r = client.post(f"/api/games/{g['game_id']}/actions", json={"token": g["seat_token"], "action": a})
+        r = answer(client, g, state, a)
         assert r.status_code == 200, r.text
         state = r.json()
     raise AssertionError("the game did not end")
@@ -59,7 +78,7 @@ def test_create_read_act_record(client, tmp_path):
     g = new_game(client, players=3, seat=1, seed=11)
     assert g["game_id"] and g["seat_token"] and g["game_id"] != g["seat_token"]
     assert len(g["seat_token"]) >= 24
-    assert g["seat"] == 1 and g["players"] == 3 and g["seed"] == 11
+    assert g["seat"] == 1 and g["players"] == 3 and g["seed"] == 11 and g["practice"] is True
     assert g["controllers"] == ["greedy", "you", "survivor"]
     assert g["status"] == "your_turn" and g["decision"]["seat"] == 1
     assert g["legal_actions"] and all(a["label"] and a["text"] for a in g["legal_actions"])
@@ -68,23 +87,23 @@ def test_create_read_act_record(client, tmp_path):
     state = read(client, g)
     assert state["legal_actions"] == g["legal_actions"]
 
-    r = client.get(f"/api/games/{g['game_id']}/record", params={"token": g["seat_token"]})
+    r = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
     assert r.status_code == 409 and "not over yet" in detail(r)
 
     final = play_out(client, g, random.Random(3))
     assert final["result"] is not None and final["legal_actions"] == []
     assert final["rounds"], "resolved rounds are reported"
     assert final["result"]["you_won"] == (1 in final["result"]["winners"])
-    r = client.get(f"/api/games/{g['game_id']}/record", params={"token": g["seat_token"]})
+    r = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
     assert r.status_code == 200
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert lines[0]["format"] == "ripmarket-record" and lines[0]["seed"] == 11
+    assert lines[0]["format"] == "ripmarket-record" and lines[0]["seed"] == 11 and lines[0]["practice"] is True
     assert lines[-1]["result"]["winners"] == final["result"]["winners"]
     path = tmp_path / "g.jsonl"
     path.write_text(r.text)
     assert bool(replay(path).terminated[0])
 
-    r = client.post(f"/api/games/{g['game_id']}/actions", json={"token": g["seat_token"], "action": 0})
+    r = answer(client, g, final, 0)
     assert r.status_code == 409 and "the game is over" in detail(r)
 
 
@@ -122,7 +141,8 @@ def test_rules_and_page(client):
         ({"players": 3, "opponents": ["greedy"], "seed": -5}, 422, "seed: input should be greater than or equal to 0"),
         ({"players": 3, "opponents": ["greedy"], "color": "red"}, 422, "color: unknown field"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"tie_rule": "coin"}}, 422, "rules.tie_rule: input should be 'all' or 'earliest'"),
-        ({"players": 3, "opponents": ["greedy"], "rules": {"start_hp": 0}}, 422, "start_hp=0 is not allowed; allowed: null or an integer from 1 to 9"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"start_hp": 0}}, 422, "rules.start_hp: input should be greater than or equal to 1"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"hand_size": 7}}, 422, "rules.hand_size: input should be less than or equal to 6"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"epilogue": True}}, 422, "epilogue"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"num_players": 3}}, 422, "rules.num_players: unknown field"),
     ],
@@ -153,53 +173,60 @@ def test_game_errors_leave_the_game_unchanged(client):
     legal = [a["action"] for a in before["legal_actions"]]
     illegal = next(a for a in range(57) if a not in legal)
 
-    r = client.get("/api/games/no-such-game", params={"token": tok})
+    h = {"X-Seat-Token": tok}
+    r = client.get("/api/games/no-such-game", headers=h)
     assert r.status_code == 404 and "no game with id 'no-such-game'" in detail(r)
     assert "POST /api/games" in detail(r)
-    r = client.get(f"/api/games/{gid}", params={"token": "wrong"})
-    assert r.status_code == 403 and "the token does not match" in detail(r)
+    r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": "wrong"})
+    assert r.status_code == 403 and "the seat token does not match" in detail(r)
     r = client.get(f"/api/games/{gid}")
-    assert r.status_code == 422 and "query parameter 'token': required but missing" in detail(r)
-    r = client.get(f"/api/games/{gid}/record", params={"token": "wrong"})
+    assert r.status_code == 422 and "header parameter 'X-Seat-Token': required but missing" in detail(r)
+    r = client.get(f"/api/games/{gid}", params={"token": tok})
+    assert r.status_code == 400 and "goes in the X-Seat-Token header, not in the URL" in detail(r)
+    r = client.get(f"/api/games/{gid}/record", headers={"X-Seat-Token": "wrong"})
     assert r.status_code == 403
 
     act = f"/api/games/{gid}/actions"
+    n = before["decision_number"]
     cases = [
-        ({"token": "wrong", "action": legal[0]}, 403, "the token does not match"),
-        ({"token": tok, "action": illegal}, 409, f"action {illegal} is not legal now"),
-        ({"token": tok, "action": 57}, 422, "action 57 is out of range (actions are 0 to 56)"),
-        ({"token": tok, "action": -1}, 422, "action -1 is out of range"),
-        ({"token": tok, "action": "1"}, 422, "action: input should be a valid integer"),
-        ({"token": tok, "action": 1.5}, 422, "action: input should be a valid integer"),
-        ({"token": tok}, 422, "action: required but missing"),
-        ({"action": legal[0]}, 422, "token: required but missing"),
-        ({"token": tok, "action": legal[0], "extra": 1}, 422, "extra: unknown field"),
+        ({"action": legal[0], "decision_number": n}, {"X-Seat-Token": "wrong"}, 403, "the seat token does not match"),
+        ({"action": legal[0], "decision_number": n}, {}, 422, "header parameter 'X-Seat-Token': required but missing"),
+        ({"action": illegal, "decision_number": n}, h, 409, f"action {illegal} is not legal now"),
+        ({"action": 57, "decision_number": n}, h, 422, "action 57 is out of range (actions are 0 to 56)"),
+        ({"action": -1, "decision_number": n}, h, 422, "action: input should be greater than or equal to 0"),
+        ({"action": "1", "decision_number": n}, h, 422, "action: input should be a valid integer"),
+        ({"action": 1.5, "decision_number": n}, h, 422, "action: input should be a valid integer"),
+        ({"decision_number": n}, h, 422, "action: required but missing"),
+        ({"action": legal[0]}, h, 422, "decision_number: required but missing"),
+        ({"action": legal[0], "decision_number": n + 1}, h, 409, f"decision_number {n + 1} is not the pending decision {n}"),
+        ({"action": legal[0], "decision_number": n, "token": tok}, h, 422, "token: unknown field"),
     ]
-    for body, status, message in cases:
-        r = client.post(act, json=body)
+    for body, headers, status, message in cases:
+        r = client.post(act, json=body, headers=headers)
         assert r.status_code == status, (body, r.text)
         assert message in detail(r), (body, detail(r))
-        if status in (409, 422) and "action" in body and isinstance(body["action"], int):
+        if status in (409, 422) and isinstance(body.get("action"), int) and "decision_number" not in message \
+                and body["action"] >= 0:
             assert "legal" in detail(r)  # says what is allowed
         assert read(client, g) == before, f"{body} changed the game"
-    r = client.post(f"/api/games/no-such-game/actions", json={"token": tok, "action": legal[0]})
+    r = client.post("/api/games/no-such-game/actions", json={"action": legal[0], "decision_number": n}, headers=h)
     assert r.status_code == 404
-    r = client.post(act, content=b'{"token": ', headers={"content-type": "application/json"})
-    assert r.status_code == 422 and "not valid JSON" in detail(r) and '{"token": "<seat_token>"' in detail(r)
+    r = client.post(act, content=b'{"action": ', headers={"content-type": "application/json", **h})
+    assert r.status_code == 422 and "not valid JSON" in detail(r) and '{"action": <integer' in detail(r)
     assert read(client, g) == before
     # the illegal-action message lists the legal actions with their descriptions
-    r = client.post(act, json={"token": tok, "action": illegal})
+    r = client.post(act, json={"action": illegal, "decision_number": n}, headers=h)
     for a in before["legal_actions"]:
         assert f"{a['action']} ({a['text']})" in detail(r)
 
 
 def test_delete(client):
     g = new_game(client)
-    r = client.delete(f"/api/games/{g['game_id']}", params={"token": "nope"})
+    r = client.delete(f"/api/games/{g['game_id']}", headers={"X-Seat-Token": "nope"})
     assert r.status_code == 403
-    r = client.delete(f"/api/games/{g['game_id']}", params={"token": g["seat_token"]})
+    r = client.delete(f"/api/games/{g['game_id']}", headers=tok(g))
     assert r.status_code == 204
-    r = client.get(f"/api/games/{g['game_id']}", params={"token": g["seat_token"]})
+    r = client.get(f"/api/games/{g['game_id']}", headers=tok(g))
     assert r.status_code == 404
 
 
@@ -210,7 +237,7 @@ def test_a_seat_never_sees_other_hidden_cards(client):
     for seed in range(12):
         g = new_game(client, players=5, seat=2, opponents=["trickster"], seed=seed)
         manager = client.app.state.games
-        session = manager.get(g["game_id"], g["seat_token"]).session
+        session = manager.open(g["game_id"], g["seat_token"]).session
         rng = random.Random(seed)
         state = g
         while state["status"] != "over":
@@ -234,8 +261,7 @@ def test_a_seat_never_sees_other_hidden_cards(client):
             if state is not g:  # only the creation answer carries the token
                 assert "seat_token" not in text and g["seat_token"] not in text
             a = rng.choice(state["legal_actions"])["action"]
-            state = client.post(f"/api/games/{g['game_id']}/actions",
-                                json={"token": g["seat_token"], "action": a}).json()
+            state = answer(client, g, state, a).json()
         if seen_hidden_face_down:
             break
     assert seen_hidden_face_down, "no face-down card of another seat was seen"
@@ -248,7 +274,7 @@ def test_view_shows_no_more_than_the_seat_observation(client):
     checked_played = 0
     for seed in range(6):
         g = new_game(client, players=4, seat=3, opponents=["trickster", "greedy"], seed=seed)
-        session = client.app.state.games.get(g["game_id"], g["seat_token"]).session
+        session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
         eng = session.engine
         rng = random.Random(seed)
         state = g
@@ -270,29 +296,31 @@ def test_view_shows_no_more_than_the_seat_observation(client):
                 counts = np.rint(nv["attached"][rel] * 3).astype(int)
                 assert shadows == sorted(d for d, n in enumerate(counts) for _ in range(n))
             a = rng.choice(state["legal_actions"])["action"]
-            state = client.post(f"/api/games/{g['game_id']}/actions",
-                                json={"token": g["seat_token"], "action": a}).json()
+            state = answer(client, g, state, a).json()
     assert checked_played > 0
 
 
 # ------------------------------------------------------------------ capacity and threads
 def test_game_cap_gives_429():
-    with TestClient(create_app(max_games=2)) as c:
+    with make_client(max_games=2, idle_seconds=600) as c:
         a = new_game(c)
         new_game(c, seed=8)
         r = c.post("/api/games", json={"players": 3, "opponents": ["greedy"]})
         assert r.status_code == 429
         text = detail(r)
-        assert "maximum of 2 games" in text and "--max-games 2" in text and "try again later" in text
-        # a finished game makes room
+        assert "maximum of 2 live games" in text and "--max-games 2" in text and "retry in" in text
+        assert 1 <= int(r.headers["Retry-After"]) <= 600
+        # a finished game makes room at once, and stays readable
         play_out(c, a, random.Random(1))
+        assert len(c.app.state.games) == 1
         r = c.post("/api/games", json={"players": 3, "opponents": ["greedy"]})
         assert r.status_code == 201, r.text
         assert len(c.app.state.games) == 2
+        assert read(c, a)["status"] == "over"
 
 
 def test_two_games_interleaved_in_threads(tmp_path):
-    with TestClient(create_app(max_games=4)) as c:
+    with make_client(max_games=4) as c:
         games = [new_game(c, players=3, seat=q, seed=30 + q, opponents=["greedy", "shark"]) for q in range(2)]
         turn = threading.Condition()
         order = {"next": 0}
@@ -310,7 +338,7 @@ def test_two_games_interleaved_in_threads(tmp_path):
                     if state["status"] == "over":
                         break
                     a = rng.choice(state["legal_actions"])["action"]
-                    r = c.post(f"/api/games/{g['game_id']}/actions", json={"token": g["seat_token"], "action": a})
+                    r = answer(c, g, state, a)
                     assert r.status_code == 200, r.text
                     state = r.json()
                     with turn:
@@ -333,30 +361,33 @@ def test_two_games_interleaved_in_threads(tmp_path):
         assert not errors, errors
         for i, g in enumerate(games):
             assert finals[i]["status"] == "over"
-            r = c.get(f"/api/games/{g['game_id']}/record", params={"token": g["seat_token"]})
+            r = c.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
             path = tmp_path / f"{i}.jsonl"
             path.write_text(r.text)
             assert bool(replay(path).terminated[0])  # each game is exactly its own record
 
-        # many requests on one game at once: the lock keeps it consistent
+        # 12 copies of one answer at once: exactly one is applied, the others refused
         g = new_game(c, players=4, opponents=["random"], seed=40)
         state = read(c, g)
         a = state["legal_actions"][0]["action"]
         codes = []
+        start = threading.Barrier(12)
 
         def hit():
-            r = c.post(f"/api/games/{g['game_id']}/actions", json={"token": g["seat_token"], "action": a})
-            codes.append(r.status_code)
+            start.wait(timeout=60)
+            r = answer(c, g, state, a)
+            codes.append((r.status_code, r.json()))
 
-        ts = [threading.Thread(target=hit) for _ in range(6)]
+        ts = [threading.Thread(target=hit) for _ in range(12)]
         for t in ts:
             t.start()
         for t in ts:
             t.join(timeout=300)
-        assert codes.count(200) >= 1 and set(codes) <= {200, 409}
-        session = c.app.state.games.get(g["game_id"], g["seat_token"]).session
+        assert sorted(code for code, _ in codes) == [200] + [409] * 11, codes
+        assert all("already answered" in body["detail"] for code, body in codes if code == 409)
+        session = c.app.state.games.open(g["game_id"], g["seat_token"]).session
         steps = [line for line in session.recorder.lines if "step" in line]
-        assert sum(1 for s in steps if s["seat"] == 0) == codes.count(200)
+        assert sum(1 for s in steps if s["seat"] == 0) == 1
 
 
 # ------------------------------------------------------------------ the serve command
@@ -375,15 +406,23 @@ def test_serve_command(tmp_path):
     from ripmarket_env.app.cli import app
 
     for args, message in ((["--max-games", "0"], "--max-games 0 is not allowed"),
+                          (["--max-games-per-client", "0"], "--max-games-per-client 0 is not allowed"),
+                          (["--idle-timeout", "0"], "--idle-timeout 0 is not allowed"),
+                          (["--max-game-age", "inf"], "--max-game-age inf is not allowed"),
                           (["--port", "70000"], "--port 70000 is not allowed")):
         result = CliRunner().invoke(app, ["serve", *args])
         assert result.exit_code == 2 and message in result.output
+    bad = tmp_path / "not-a-db.sqlite3"
+    bad.write_bytes(b"this is not SQLite" * 100)
+    result = CliRunner().invoke(app, ["serve", "--db", str(bad)])
+    assert result.exit_code == 2 and "is not a usable game store" in result.output
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ripmarket_env.app.cli", "serve", "--port", str(port), "--max-games", "3"],
+    proc = subprocess.Popen([sys.executable, "-m", "ripmarket_env.app.cli", "serve", "--port", str(port), "--max-games", "3",
+                             "--db", str(tmp_path / "games.sqlite3")],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ))
     try:
         deadline = time.monotonic() + 300
@@ -398,9 +437,18 @@ def test_serve_command(tmp_path):
         assert r.status_code == 200 and r.json()["bots"]
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
         assert page.status_code == 200 and "R.I.P. Market" in page.text
+        r = httpx.get(f"http://127.0.0.1:{port}/api/bots", headers={"Host": "attacker.example"}, timeout=5)
+        assert r.status_code == 400 and "Host header" in r.json()["detail"]  # DNS rebinding
+        g = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"players": 2, "opponents": ["greedy"]},
+                       timeout=60).json()
+        r = httpx.get(f"http://localhost:{port}/api/games/{g['game_id']}", headers=tok(g), timeout=5)
+        assert r.status_code == 200
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        out = proc.communicate(timeout=60)[0].decode()
+    assert f"/api/games/{g['game_id']} HTTP/1.1\" 200" in out  # the access log is on...
+    assert g["seat_token"] not in out  # ...and never shows a seat token
+    assert (tmp_path / "games.sqlite3").stat().st_size > 0
 
 
 # ------------------------------------------------------------------ bots
@@ -460,3 +508,238 @@ def test_bot_endpoint_unknown_bot_and_bad_json(client):
     assert r.status_code == 422 and "not valid JSON" in detail(r) and '"observation": [' in detail(r)
     r = client.post("/api/bots/greedy/act", json={"observation": obs.tolist()})
     assert r.status_code == 422 and "action_mask: required but missing" in detail(r)
+
+
+# ------------------------------------------------------------------ seeds (issue 19, 1)
+def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
+    g = new_game(client, seed=None, players=4, opponents=["shark", "greedy"])
+    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    assert session.seed.bit_length() > 64  # far beyond a searchable 32-bit space
+    secret = str(session.seed)
+    assert g["seed"] is None and g["practice"] is False
+    state = g
+    rng = random.Random(5)
+    while state["status"] != "over":
+        assert state["seed"] is None and secret not in json.dumps(state)
+        state = answer(client, g, state, rng.choice(state["legal_actions"])["action"]).json()
+    assert state["seed"] == session.seed  # revealed once the game is over...
+    record = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g)).text
+    head = json.loads(record.splitlines()[0])
+    assert head["seed"] == session.seed and head["practice"] is False  # ...and in the record
+    path = tmp_path / "secret.jsonl"
+    path.write_text(record)
+    assert bool(replay(path).terminated[0])
+
+
+def test_secret_seeds_differ_and_a_chosen_seed_is_practice(client):
+    seen = {client.app.state.games.open(g["game_id"], g["seat_token"]).session.seed
+            for g in (new_game(client, seed=None) for _ in range(3))}
+    assert len(seen) == 3
+    g = new_game(client, seed=123)
+    assert g["practice"] is True and g["seed"] == 123  # the client knows it anyway
+
+
+# ------------------------------------------------------------------ limits (issue 19, 2)
+def test_64_requests_no_longer_lock_everyone_out():
+    """The attack of issue 19: one client sends 64 POST /api/games. It gets its 4 games and
+    then 429s that say when to retry; other clients still start and finish games."""
+    app = create_app(max_games=64, max_games_per_client=4, idle_seconds=900)
+    attacker = TestClient(app, base_url=BASE, client=("127.0.0.66", 40000))
+    codes = [attacker.post("/api/games", json={"players": 2, "opponents": ["greedy"]}) for _ in range(64)]
+    assert [r.status_code for r in codes].count(201) == 4
+    refused = [r for r in codes if r.status_code == 429]
+    assert len(refused) == 60
+    for r in refused[:3]:
+        assert 1 <= int(r.headers["Retry-After"]) <= 900
+        text = detail(r)
+        assert "you already have 4 live games" in text and "--max-games-per-client 4" in text and "retry in" in text
+    for k in range(3):  # other clients keep playing, whole games
+        other = TestClient(app, base_url=BASE, client=(f"127.0.0.{10 + k}", 40000))
+        final = play_out(other, new_game(other, players=2, opponents=["greedy"], seed=k), random.Random(k))
+        assert final["result"] is not None
+
+
+def test_idle_games_expire_and_reading_does_not_keep_them_alive(tmp_path):
+    now = [1000.0]
+    c = make_client(max_games=2, max_games_per_client=2, idle_seconds=60, max_age_seconds=300,
+                    keep_seconds=3600, clock=lambda: now[0])
+    a = new_game(c)
+    for _ in range(5):  # a reader polls game a every 20 s: it still expires 60 s after its last answer
+        now[0] += 20
+        r = c.get(f"/api/games/{a['game_id']}", headers=tok(a))
+        if r.status_code != 200:
+            break
+    assert r.status_code == 410, r.text
+    assert "has expired: no decision was answered for 60 s" in detail(r) and "--idle-timeout 60" in detail(r)
+    # game b, answered every 50 s, lives on until the maximum age
+    b = new_game(c, seed=8, players=6, opponents=["survivor"], rules={"start_hp": 9})
+    start = now[0]
+    state = b
+    while True:
+        now[0] += 50
+        r = answer(c, b, state, state["legal_actions"][0]["action"])
+        if r.status_code != 200:
+            break
+        state = r.json()
+        if state["status"] == "over":
+            pytest.fail("the game ended before its maximum age; make it longer")
+    assert r.status_code == 410 and "maximum game age of 5 min (ripmarket serve --max-game-age 300)" in detail(r)
+    assert now[0] - start > 300
+    # both slots are free again
+    assert len(c.app.state.games) == 0
+    new_game(c), new_game(c, seed=9)
+
+
+def test_retry_after_says_when_a_slot_frees_up():
+    now = [0.0]
+    c = make_client(max_games=1, idle_seconds=100, clock=lambda: now[0])
+    new_game(c)
+    now[0] = 30.0
+    r = c.post("/api/games", json={"players": 2, "opponents": ["greedy"]})
+    assert r.status_code == 429 and r.headers["Retry-After"] == "70"
+    now[0] = 101.0
+    new_game(c, players=2, opponents=["greedy"])  # the idle game expired; its slot is free
+
+
+# ------------------------------------------------------------------ store (issue 19, 6)
+def test_games_and_records_survive_a_restart(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    now = [5000.0]
+    c1 = make_client(db=db, clock=lambda: now[0], keep_seconds=3600)
+    live = new_game(c1, players=4, seed=None, opponents=["shark", "ppo-6p", "greedy"])
+    state = live
+    for _ in range(3):
+        state = answer(c1, live, state, state["legal_actions"][0]["action"]).json()
+    done = new_game(c1, players=2, opponents=["greedy"], seed=3)
+    final = play_out(c1, done, random.Random(2))
+    before_live, record = read(c1, live), c1.get(f"/api/games/{done['game_id']}/record", headers=tok(done)).text
+    secret = c1.app.state.games.open(live["game_id"], live["seat_token"]).session.seed
+    c1.app.state.games.store.close()
+    del c1  # the server stops; a new one opens the same file
+
+    c2 = make_client(db=db, clock=lambda: now[0], keep_seconds=3600)
+    assert read(c2, live) == before_live  # the live game is back exactly
+    assert read(c2, done) == final
+    assert c2.get(f"/api/games/{done['game_id']}/record", headers=tok(done)).text == record
+    assert c2.get(f"/api/games/{live['game_id']}", headers={"X-Seat-Token": "x" * 32}).status_code == 403
+    end = play_out(c2, live, random.Random(4), limit=1000, state=read(c2, live))
+    assert end["seed"] == secret
+    path = tmp_path / "restarted.jsonl"
+    path.write_text(c2.get(f"/api/games/{live['game_id']}/record", headers=tok(live)).text)
+    assert bool(replay(path).terminated[0])  # the record spans the restart and replays
+    # finished games stay fetchable for keep_seconds after they end, then are gone
+    now[0] += 3000
+    assert read(c2, done)["status"] == "over"
+    now[0] += 700
+    c2.app.state.games.sweep()
+    r = c2.get(f"/api/games/{done['game_id']}", headers=tok(done))
+    assert r.status_code == 404 and "kept for 60 min after they end" in detail(r)
+    raw = db.read_bytes()
+    assert live["seat_token"].encode() not in raw  # tokens are stored as digests only
+
+
+# ------------------------------------------------------------------ guards (issue 19, 10)
+def test_host_header_body_size_and_echo_are_checked(client):
+    r = client.get("/api/bots", headers={"Host": "rebound.attacker.example"})
+    assert r.status_code == 400 and "is not a name of this server" in detail(r)
+    assert client.get("/api/bots", headers={"Host": "localhost:8000"}).status_code == 200
+    assert client.get("/api/bots", headers={"Host": "[::1]:8000"}).status_code == 200
+    huge = json.dumps({"players": 3, "opponents": ["x" * 10_000_000]}).encode()
+    r = client.post("/api/games", content=huge, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "larger than 65,536 bytes" in detail(r) and len(r.content) < 500
+    r = client.post("/api/games", json={"players": "p" * 50_000, "opponents": ["greedy"]})
+    assert r.status_code == 422 and len(r.content) < 1000 and "50,002 characters" in detail(r)
+    obs, mask = observation()
+    r = client.post("/api/bots/" + "b" * 30 + "/act", json={"observation": obs.tolist(), "action_mask": mask.tolist()})
+    assert r.status_code == 404 and len(r.content) < 1000
+
+
+def test_openapi_states_ranges_and_lengths(client):
+    schema = client.get("/openapi.json").json()
+    comp = schema["components"]["schemas"]
+    obs, mask = observation()
+    o = comp["BotActIn"]["properties"]["observation"]
+    assert o["minItems"] == o["maxItems"] == obs.size == len(o["prefixItems"])
+    from ripmarket_env.games.ripmarket.observation import observation_bounds
+    from ripmarket_env.games.ripmarket.cards.loader import default_cards
+
+    low, high = observation_bounds(default_cards())
+    assert [x["minimum"] for x in o["prefixItems"]] == low.tolist()
+    assert [x["maximum"] for x in o["prefixItems"]] == high.tolist()
+    m = comp["BotActIn"]["properties"]["action_mask"]
+    assert m["minItems"] == m["maxItems"] == mask.size
+    act = comp["ActionIn"]["properties"]
+    assert act["action"]["minimum"] == 0 and "decision_number" in comp["ActionIn"]["required"]
+    assert comp["RulesIn"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
+    params = schema["paths"]["/api/games/{game_id}"]["get"]["parameters"]
+    assert {p["name"]: p["in"] for p in params} == {"game_id": "path", "X-Seat-Token": "header"}
+
+
+# ------------------------------------------------------------------ bot endpoint (issue 19, 3 and 5)
+@pytest.mark.parametrize(
+    "index, raw, message",
+    [
+        (0, "3.4e38", "outside its feature's bounds; allowed: 0 to 1"),  # finite double, inf as float32
+        (0, "1e300", "outside its feature's bounds"),
+        (0, "1000000.0", "outside its feature's bounds"),  # int16 overflow in search
+        (0, "-0.5", "outside its feature's bounds"),
+        (0, "9" * 400, "observation[0] is 99999"),  # a 400-digit integer
+        (5, "-" + "9" * 400, "observation[5] is -9999"),
+        (0, "1e400", "observation[0] is inf; allowed: finite numbers"),
+    ],
+)
+def test_bot_endpoint_refuses_numbers_outside_the_observation_space(client, index, raw, message):
+    obs, mask = observation()
+    o = [json.dumps(float(x)) for x in obs.tolist()]
+    o[index] = raw
+    body = '{"observation": [' + ", ".join(o) + '], "action_mask": ' + json.dumps(mask.tolist()) + "}"
+    for name in ("greedy", "search", "ppo-6p"):
+        r = client.post(f"/api/bots/{name}/act", content=body.encode(), headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        assert message in detail(r) and len(r.content) < 1000
+
+
+def test_bot_endpoint_fuzz_never_500(client):
+    """Random in-bounds, boundary and out-of-bounds observations for every bot: 200 or 422,
+    never a server error (the test client raises on one)."""
+    import agents
+    from ripmarket_env.games.ripmarket.cards.loader import default_cards
+    from ripmarket_env.games.ripmarket.observation import observation_bounds
+
+    low, high = observation_bounds(default_cards())
+    rng = np.random.default_rng(19)
+    codes = []
+    for name in agents.names():
+        for k in range(4):
+            obs = [rng.uniform(low, high), np.where(rng.random(low.size) < .5, low, high),
+                   rng.uniform(low - 2, high + 2), np.where(rng.random(low.size) < .9, 0, high)][k].astype(np.float64)
+            mask = rng.random(57) < 0.3
+            mask[rng.integers(57)] = True
+            r = client.post(f"/api/bots/{name}/act", json={"observation": obs.tolist(),
+                                                           "action_mask": mask.astype(int).tolist()})
+            codes.append(r.status_code)
+            assert r.status_code in (200, 422), r.text
+            if r.status_code == 200:
+                assert mask[r.json()["action"]]
+            else:
+                assert k == 2  # only the out-of-bounds one is refused
+    assert codes.count(200) == 3 * len(agents.names())
+
+
+def test_bots_are_built_once_and_answer_like_fresh_ones(client):
+    import agents
+    from agents import policy
+
+    obs, mask = observation(players=6, seed=5)
+    for name in ("ppo-6p", "greedy", "random", "search"):
+        for seed in (0, 7):
+            r = client.post(f"/api/bots/{name}/act",
+                            json={"observation": obs.tolist(), "action_mask": mask.tolist(), "seed": seed})
+            fresh = agents.make(name, seed=seed).act(obs, mask.astype(bool))
+            assert r.json()["action"] == fresh, (name, seed)
+    pooled = client.app.state.bots._bots
+    assert {"ppo-6p", "greedy", "random", "search"} <= set(pooled)
+    # the shipped network is loaded once and shared by every agent made from it
+    a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
+    assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy
+    assert len([k for k in policy._policy_cache if k[0].endswith("ppo-6p.zip")]) == 1

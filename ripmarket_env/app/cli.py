@@ -522,20 +522,47 @@ app.command("play")(play)
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Interface to listen on (default: loopback only)."),
     port: int = typer.Option(8000, "--port", metavar="PORT", help="TCP port."),
-    max_games: int = typer.Option(64, "--max-games", metavar="N", help="Games held at once; more get HTTP 429."),
+    max_games: int = typer.Option(64, "--max-games", metavar="N", help="Live games held at once, all clients together; past it, new games get HTTP 429 with Retry-After."),
+    max_games_per_client: int = typer.Option(4, "--max-games-per-client", metavar="N", help="Live games one client (peer address) may hold at once."),
+    idle_timeout: float = typer.Option(1800, "--idle-timeout", metavar="SECONDS", help="A live game with no decision answered for this long expires (reading it does not count)."),
+    max_game_age: float = typer.Option(4 * 3600, "--max-game-age", metavar="SECONDS", help="A live game expires this long after it started, played or not."),
+    keep_finished: float = typer.Option(7 * 24 * 3600, "--keep-finished", metavar="SECONDS", help="Finished games and their records stay fetchable this long after they end."),
+    db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", help="SQLite file of the games (they survive a restart); default $XDG_DATA_HOME/ripmarket/server.sqlite3 (~/.local/share/...). ':memory:' keeps nothing."),
+    allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another name the Host header may carry (repeatable); the bound address and, on loopback, localhost are always allowed."),
+    max_body: int = typer.Option(65536, "--max-body", metavar="BYTES", help="Largest request body read; larger ones get HTTP 413."),
 ) -> None:
-    """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn)."""
+    """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn).
+
+    Games are kept in an SQLite file and survive a restart; docs/SERVER.md describes the
+    limits and the security model."""
     if not 0 <= port <= 65535:
         fail(f"--port {port} is not allowed; allowed: 0 to 65535")
     check_int("--max-games", max_games, 1)
+    check_int("--max-games-per-client", max_games_per_client, 1)
+    check_int("--max-body", max_body, 1024)
+    for option, value in (("--idle-timeout", idle_timeout), ("--max-game-age", max_game_age),
+                          ("--keep-finished", keep_finished)):
+        if not (value > 0 and value < float("inf")):
+            fail(f"{option} {value:g} is not allowed; allowed: a positive number of seconds")
     try:
         import uvicorn
 
-        from ripmarket_env.app.server.app import create_app
+        from ripmarket_env.app.server.app import LOOPBACK_HOSTS, create_app, default_db_path
+        from ripmarket_env.app.server.store import StoreError
     except ImportError as exc:
         fail(f"the server needs the serve extra ({exc}); install it with: pip install -e '.[serve]'")
-    typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs)", err=True)
-    uvicorn.run(create_app(max_games=max_games), host=host, port=port, log_level="info")
+    hosts = [host, *allow_host]
+    if host in LOOPBACK_HOSTS:
+        hosts += list(LOOPBACK_HOSTS)
+    path = db if db is not None else default_db_path()
+    try:
+        web = create_app(max_games=max_games, idle_seconds=idle_timeout, max_games_per_client=max_games_per_client,
+                         max_age_seconds=max_game_age, keep_seconds=keep_finished, db=path,
+                         allowed_hosts=hosts, max_body=max_body)
+    except StoreError as exc:
+        fail(str(exc))
+    typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs); games kept in {path}", err=True)
+    uvicorn.run(web, host=host, port=port, log_level="info")
 
 
 app.command("serve")(serve)

@@ -59,6 +59,11 @@ __all__ = [
 
 MAX_BOT_STEPS = 100_000
 
+#: Bits of the seed a game gets when none is chosen (``secrets.randbits``): far more than
+#: can be searched, and drawn from the OS's cryptographic source, so the deal cannot be
+#: predicted from it or worked out in advance.
+SECRET_SEED_BITS = 128
+
 # numba's parallel kernels may run on a threading layer that is not thread-safe (the
 # "workqueue" layer when neither OpenMP nor TBB is present): every call into the engine
 # kernels, and every bot decision (a bot may call kernels of its own), takes this lock.
@@ -163,18 +168,29 @@ class GameSession:
     ``opponents`` is cycled over the other seats in seat order. ``rules`` holds
     ``RulesConfig`` fields other than ``num_players`` (e.g. ``{"tie_rule": "earliest"}``).
     Construction plays the bots' decisions up to your first one.
+
+    Without ``seed`` the game gets a secret one (``SECRET_SEED_BITS`` bits from
+    ``secrets``): ``view()`` shows it only once the game is over. A chosen seed makes a
+    *practice* game (its deal may have been worked out in advance): ``practice`` is
+    true, the view shows the seed, and the record's header says ``"practice": true``.
+
+    ``steps`` re-plays the actions of every seat of a game that was already under way
+    (``recorder.lines``' ``action`` fields, in order) before the bots take over: how the
+    server brings a game back after a restart. ``SetupError`` if one is not legal.
     """
 
     def __init__(self, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-                 rules: dict | None = None, cards=None):
+                 rules: dict | None = None, cards=None, steps: Sequence[int] = (), practice: bool | None = None):
         self.controllers = assign_opponents(players, seat, opponents, agent_registry().names())
         self.players = int(players)
         self.seat = int(seat)
+        chosen = seed is not None
         if seed is None:
-            seed = secrets.randbelow(2**31)
+            seed = secrets.randbits(SECRET_SEED_BITS)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise SetupError(f"seed={seed!r} is not allowed; allowed: a non-negative integer (or none)")
         self.seed = int(seed)
+        self.practice = bool(chosen if practice is None else practice)
         fields = dict(rules or {})
         if "num_players" in fields and fields["num_players"] != self.players:
             raise SetupError(
@@ -188,6 +204,7 @@ class GameSession:
             raise SetupError(str(exc)) from None
         with KERNEL_LOCK:
             self.recorder = Recorder.new(self.rules, self.seed, cards=cards)
+        self.recorder.lines[0]["practice"] = self.practice
         self.engine = self.recorder.engine
         self.db = self.engine.cards
         self.bots = {
@@ -200,6 +217,11 @@ class GameSession:
         self.round_no = 1
         self._round_events: list[Event] = []
         self._take_log()  # what the reset did (decisions taken before the first real one)
+        for i, a in enumerate(steps):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or int(a) not in self.legal_actions():
+                raise SetupError(f"steps[{i}]={a!r} is not a legal action of this game at step {i}; "
+                                 f"legal: {self.legal_actions()}")
+            self._step(int(a))
         self.run_bots()
 
     # ------------------------------------------------------------------ state
@@ -218,6 +240,17 @@ class GameSession:
     @property
     def your_turn(self) -> bool:
         return not self.over and self.actor == self.seat
+
+    @property
+    def decision_number(self) -> int:
+        """The number of the next decision (decisions taken so far, every seat's): an
+        answer names it, so a repeated or stale answer can be told apart and refused."""
+        return self.recorder.num_steps
+
+    @property
+    def steps(self) -> list[int]:
+        """Every seat's actions so far, in order (``GameSession(..., steps=...)`` re-plays them)."""
+        return [line["action"] for line in self.recorder.lines if "step" in line]
 
     @property
     def phase(self) -> str:
@@ -458,7 +491,9 @@ class GameSession:
         return {
             "seat": me,
             "players": P,
-            "seed": self.seed,
+            "seed": self.seed if (done or self.practice) else None,
+            "practice": self.practice,
+            "decision_number": self.decision_number,
             "controllers": list(self.controllers),
             "rules": self.rules.to_dict(),
             "round": self.rounds[-1].round if done and not self._round_events and self.rounds else self.round_no,

@@ -1,27 +1,46 @@
-"""The server's games: create, find by id and seat token, act under a per-game lock.
+"""The server's games: create, find by id and seat token, act under a per-game lock,
+limits per client and in all, expiry, and a store that outlives the process.
 
-Every game is a :class:`ripmarket_env.app.play.GameSession` held in memory with its own lock,
-so requests for one game run one at a time while different games interleave freely.
-At most ``max_games`` games are held; when the table is full, games idle for longer than
-``idle_seconds`` and then finished games (least recently used first) make room, and if
-none can, creating a game fails with :class:`TooManyGames` (HTTP 429).
+Every live game is a :class:`ripmarket_env.app.play.GameSession` with its own lock, so
+requests for one game run one at a time while different games interleave freely.
+
+Limits (``Limits``; ``ripmarket serve`` options; docs/SERVER.md):
+
+* at most ``max_games`` live games in all and ``max_games_per_client`` per client (the
+  peer address); past either, creating a game fails with :class:`TooManyGames`, which
+  says when a slot frees up (HTTP 429 with ``Retry-After``);
+* a live game expires when no decision was answered for ``idle_seconds`` or when it is
+  ``max_age_seconds`` old, whatever happens: reading a game does not keep it alive;
+* a finished game leaves the live games at once (its slot is free) and, like an
+  expired one, stays in the store for ``keep_seconds`` after it ended: finished games
+  can be read and their records fetched for that long, expired ones answer 410.
+
+Every game is written to a :class:`ripmarket_env.app.server.store.Store` (SQLite) as it
+changes, so a restarted server brings live games back (re-playing their actions) and
+still serves finished games and their records.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ripmarket_env.app.play import GameSession
+from ripmarket_env.app.play import GameSession, SetupError
+from ripmarket_env.app.server.store import GameRow, Store, token_digest
 
-__all__ = ["BadToken", "GameManager", "ManagedGame", "TooManyGames", "UnknownGame"]
+__all__ = ["BadToken", "GameGone", "GameManager", "Limits", "ManagedGame", "TooManyGames", "UnknownGame"]
 
 
 class UnknownGame(LookupError):
-    """No game has this id."""
+    """No game has this id (or it ended longer than ``keep_seconds`` ago)."""
+
+
+class GameGone(LookupError):
+    """The game expired (idle, too old) before it ended."""
 
 
 class BadToken(PermissionError):
@@ -29,101 +48,245 @@ class BadToken(PermissionError):
 
 
 class TooManyGames(RuntimeError):
-    """The server already holds ``max_games`` games it cannot drop."""
+    """No slot for another live game now; ``retry_after`` seconds until one frees up."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = int(retry_after)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_games: int = 64
+    max_games_per_client: int = 4
+    idle_seconds: float = 1800.0
+    max_age_seconds: float = 4 * 3600.0
+    keep_seconds: float = 7 * 24 * 3600.0
+
+    def __post_init__(self):
+        for name in ("max_games", "max_games_per_client"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be an integer of at least 1, got {v!r}")
+        for name in ("idle_seconds", "max_age_seconds", "keep_seconds"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {v!r}")
 
 
 @dataclass
 class ManagedGame:
-    game_id: str
-    token: str
-    session: GameSession
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    created: float = field(default_factory=time.monotonic)
-    touched: float = field(default_factory=time.monotonic)
+    """A game as the server holds it: ``session`` while it is live, ``row`` always."""
 
-    def touch(self) -> None:
-        self.touched = time.monotonic()
+    row: GameRow
+    session: GameSession | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def game_id(self) -> str:
+        return self.row.game_id
+
+    @property
+    def live(self) -> bool:
+        return self.row.status == "live"
+
+    def expires_at(self, limits: Limits) -> float:
+        return min(self.row.last_action + limits.idle_seconds, self.row.created + limits.max_age_seconds)
+
+
+def _when(seconds: float) -> str:
+    s = max(1, math.ceil(seconds))
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min"
+    return f"{s / 3600:.1f} h"
 
 
 class GameManager:
-    def __init__(self, max_games: int = 64, idle_seconds: float = 3600.0,
-                 session_factory: Callable[..., GameSession] = GameSession):
-        if int(max_games) < 1:
-            raise ValueError(f"max_games must be at least 1, got {max_games}")
-        self.max_games = int(max_games)
-        self.idle_seconds = float(idle_seconds)
+    def __init__(self, limits: Limits | None = None, store: Store | None = None,
+                 session_factory: Callable[..., GameSession] = GameSession, clock: Callable[[], float] = time.time):
+        self.limits = limits or Limits()
+        self.store = store if store is not None else Store(":memory:")
         self.session_factory = session_factory
-        self._games: dict[str, ManagedGame] = {}
-        self._reserved = 0
+        self.clock = clock
+        self._live: dict[str, ManagedGame] = {g.game_id: ManagedGame(g) for g in self.store.live()}
+        self._reserved: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._purged = -math.inf
 
     def __len__(self) -> int:
+        """Live games."""
         with self._lock:
-            return len(self._games)
+            return len(self._live)
 
-    # ------------------------------------------------------------------ room
-    def _make_room(self) -> bool:
-        """Under ``self._lock``: drop idle, then finished games until one more fits."""
-        if len(self._games) + self._reserved < self.max_games:
-            return True
-        now = time.monotonic()
-        idle = sorted((g for g in self._games.values() if now - g.touched > self.idle_seconds),
-                      key=lambda g: g.touched)
-        idle_ids = {g.game_id for g in idle}
-        done = sorted((g for g in self._games.values() if g.session.over and g.game_id not in idle_ids),
-                      key=lambda g: g.touched)
-        for g in idle + done:
-            if len(self._games) + self._reserved < self.max_games:
-                break
-            if g.lock.acquire(blocking=False):  # never drop a game in the middle of a request
-                try:
-                    self._games.pop(g.game_id, None)
-                finally:
-                    g.lock.release()
-        return len(self._games) + self._reserved < self.max_games
+    # ------------------------------------------------------------------ expiry
+    def _expired_reason(self, g: ManagedGame, now: float) -> str | None:
+        lim = self.limits
+        if now - g.row.last_action > lim.idle_seconds:
+            return (f"no decision was answered for {_when(lim.idle_seconds)} "
+                    f"(ripmarket serve --idle-timeout {lim.idle_seconds:g})")
+        if now - g.row.created > lim.max_age_seconds:
+            return f"it reached the maximum game age of {_when(lim.max_age_seconds)} " \
+                   f"(ripmarket serve --max-game-age {lim.max_age_seconds:g})"
+        return None
 
-    # ------------------------------------------------------------------ api
-    def create(self, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-               rules: dict | None = None) -> ManagedGame:
-        """A new game (bots play up to your first decision). Raises ``TooManyGames`` or
-        ``ripmarket_env.app.play.SetupError``."""
+    def _expire(self, g: ManagedGame, reason: str, now: float) -> None:
+        """Under ``self._lock`` and ``g.lock``."""
+        g.row.status, g.row.ended, g.row.end_reason = "expired", now, reason
+        g.session = None
+        self._live.pop(g.game_id, None)
+        self.store.expire(g.game_id, now, reason)
+
+    def sweep(self) -> int:
+        """Expire idle and too-old live games (not one in the middle of a request);
+        drop finished ones past ``keep_seconds``. How many games were expired."""
+        now = self.clock()
+        n = 0
         with self._lock:
-            if not self._make_room():
+            for g in list(self._live.values()):
+                reason = self._expired_reason(g, now)
+                if reason and g.lock.acquire(blocking=False):
+                    try:
+                        self._expire(g, reason, now)
+                        n += 1
+                    finally:
+                        g.lock.release()
+            if now - self._purged > 60:
+                self._purged = now
+                self.store.purge(now - self.limits.keep_seconds)
+        return n
+
+    # ------------------------------------------------------------------ create
+    def create(self, client: str, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
+               rules: dict | None = None) -> tuple[ManagedGame, str]:
+        """A new game (bots play up to your first decision) and its seat token. Raises
+        ``TooManyGames`` or ``ripmarket_env.app.play.SetupError``."""
+        self.sweep()
+        lim = self.limits
+        with self._lock:
+            now = self.clock()
+            mine = [g for g in self._live.values() if g.row.client == client]
+            if len(mine) + self._reserved.get(client, 0) >= lim.max_games_per_client:
+                wait = min((g.expires_at(lim) for g in mine), default=now + 1) - now
                 raise TooManyGames(
-                    f"the server already holds its maximum of {self.max_games} games "
-                    f"(ripmarket serve --max-games {self.max_games}); finish or delete a game "
-                    "(DELETE /api/games/{id}?token=...) or try again later"
-                )
-            self._reserved += 1
+                    f"you already have {lim.max_games_per_client} live games, the most one client may hold "
+                    f"(ripmarket serve --max-games-per-client {lim.max_games_per_client}); finish or delete one "
+                    f"(DELETE /api/games/{{id}}) or retry in {_when(wait)}, when your oldest idle game expires",
+                    math.ceil(max(wait, 1)))
+            if len(self._live) + sum(self._reserved.values()) >= lim.max_games:
+                wait = min((g.expires_at(lim) for g in self._live.values()), default=now + 1) - now
+                raise TooManyGames(
+                    f"the server already holds its maximum of {lim.max_games} live games "
+                    f"(ripmarket serve --max-games {lim.max_games}); retry in {_when(wait)}, when the next "
+                    f"idle game expires, or sooner if a game ends",
+                    math.ceil(max(wait, 1)))
+            self._reserved[client] = self._reserved.get(client, 0) + 1
         try:
             session = self.session_factory(players, seat, opponents, seed=seed, rules=rules)
-            game = ManagedGame(secrets.token_urlsafe(12), secrets.token_urlsafe(24), session)
+            token = secrets.token_urlsafe(24)
+            now = self.clock()
+            row = GameRow(
+                game_id=secrets.token_urlsafe(12), token_hash=token_digest(token), client=client,
+                players=session.players, seat=session.seat, opponents=list(opponents), seed=session.seed,
+                practice=session.practice, rules=dict(rules or {}), steps=session.steps, status="live",
+                created=now, last_action=now)
+            game = ManagedGame(row, session)
             with self._lock:
-                while game.game_id in self._games:  # pragma: no cover - 96 random bits
-                    game.game_id = secrets.token_urlsafe(12)
-                self._games[game.game_id] = game
-            return game
+                while row.game_id in self._live or self.store.get(row.game_id):  # pragma: no cover - 96 bits
+                    row.game_id = secrets.token_urlsafe(12)
+                self.store.insert(row)
+                self._live[row.game_id] = game
+            if session.over:  # pragma: no cover - a game cannot end before a person's first decision
+                self._finish(game)
+            return game, token
         finally:
             with self._lock:
-                self._reserved -= 1
+                self._reserved[client] -= 1
+                if not self._reserved[client]:
+                    del self._reserved[client]
 
-    def get(self, game_id: str, token: str) -> ManagedGame:
-        """The game, if ``token`` is its seat token. Raises ``UnknownGame`` / ``BadToken``."""
-        with self._lock:
-            game = self._games.get(game_id)
-        if game is None:
-            raise UnknownGame(
-                f"no game with id {game_id!r} (finished games are dropped when the server needs room); "
-                "create one with POST /api/games"
-            )
-        if not isinstance(token, str) or not secrets.compare_digest(token.encode(), game.token.encode()):
+    # ------------------------------------------------------------------ find
+    def _check(self, row: GameRow, token: str) -> None:
+        if not isinstance(token, str) or not secrets.compare_digest(token_digest(token), row.token_hash):
             raise BadToken(
-                f"the token does not match game {game_id!r}; send the seat_token that POST /api/games returned"
+                f"the seat token does not match game {row.game_id!r}; send the seat_token that "
+                "POST /api/games returned in the X-Seat-Token header"
             )
-        game.touch()
+
+    def _unknown(self, game_id: str) -> UnknownGame:
+        shown = game_id if len(game_id) <= 40 else game_id[:40] + "..."
+        return UnknownGame(
+            f"no game with id {shown!r} (games are kept for {_when(self.limits.keep_seconds)} after they end); "
+            "create one with POST /api/games"
+        )
+
+    def open(self, game_id: str, token: str) -> ManagedGame:
+        """The game, if ``token`` is its seat token; a live game comes with its session
+        (rebuilt from the store after a restart). Take ``game.lock`` before using it.
+        Raises ``UnknownGame``, ``GameGone``, ``BadToken``."""
+        with self._lock:
+            game = self._live.get(game_id)
+        if game is None:
+            row = self.store.get(game_id)
+            if row is None:
+                raise self._unknown(game_id)
+            game = ManagedGame(row)
+        self._check(game.row, token)
+        if game.live:
+            with game.lock:
+                now = self.clock()
+                reason = self._expired_reason(game, now)
+                if reason is None and game.session is None:
+                    reason = self._restore(game)
+                if reason is not None:
+                    with self._lock:
+                        self._expire(game, reason, now)
+        if game.row.status == "expired":
+            raise GameGone(f"game {game_id!r} has expired: {game.row.end_reason}; start a new one with POST /api/games")
         return game
 
+    def _restore(self, game: ManagedGame) -> str | None:
+        r = game.row
+        try:
+            game.session = self.session_factory(r.players, r.seat, r.opponents, seed=r.seed, rules=r.rules or None,
+                                                steps=r.steps, practice=r.practice)
+        except SetupError as exc:
+            return f"it could not be brought back after a restart ({exc})"
+        return None
+
+    # ------------------------------------------------------------------ changes
+    def acted(self, game: ManagedGame) -> None:
+        """Under ``game.lock``, after a decision was answered: store it; a finished game
+        moves from the live games to the finished ones."""
+        game.row.last_action = self.clock()
+        game.row.steps = game.session.steps
+        if game.session.over:
+            self._finish(game)
+        else:
+            self.store.save_steps(game.game_id, game.row.steps, game.row.last_action)
+
+    def _finish(self, game: ManagedGame) -> None:
+        s = game.session
+        view = s.view()
+        view["game_id"] = game.game_id
+        now = self.clock()
+        game.row.status, game.row.ended, game.row.end_reason = "over", now, "finished"
+        game.row.record, game.row.final_view = s.record_text(), view
+        self.store.finish(game.game_id, game.row.steps, now, game.row.record, view)
+        with self._lock:
+            self._live.pop(game.game_id, None)
+
     def delete(self, game_id: str, token: str) -> None:
-        game = self.get(game_id, token)
+        try:
+            game = self.open(game_id, token)
+        except GameGone:
+            game = ManagedGame(self.store.get(game_id))
         with game.lock, self._lock:
-            self._games.pop(game_id, None)
+            self._live.pop(game_id, None)
+            self.store.delete(game_id)
+            game.session = None
+
+    def client_games(self, client: str) -> int:
+        with self._lock:
+            return sum(1 for g in self._live.values() if g.row.client == client)

@@ -1,6 +1,7 @@
 // R.I.P. Market: play against the bots. Plain JavaScript, no build step.
 // Talks to the JSON API of ripmarket_env/server/app.py; the page keeps the current game's
-// id and seat token in sessionStorage so a reload resumes it.
+// id and seat token in sessionStorage so a reload resumes it. The seat token goes in the
+// X-Seat-Token header (never in a URL); an action names the decision_number it answers.
 "use strict";
 
 const DEFAULT_BOTS = ["greedy", "survivor", "shark", "hoarder", "trickster"];
@@ -9,6 +10,7 @@ const STORE = "ripmarket.game";
 const $ = (id) => document.getElementById(id);
 let bots = [];
 let game = null; // {id, token}
+let decisionNumber = null; // the pending decision of the game shown
 let busy = false;
 
 // ------------------------------------------------------------------ helpers
@@ -33,6 +35,7 @@ function el(tag, attrs, ...children) {
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
+  if (game && path.startsWith("/api/games/")) opts.headers["X-Seat-Token"] = game.token;
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -152,7 +155,7 @@ async function act(action) {
   document.querySelectorAll("[data-action]").forEach((b) => { b.disabled = true; });
   showError("");
   try {
-    const state = await api("POST", `/api/games/${encodeURIComponent(game.id)}/actions`, { token: game.token, action });
+    const state = await api("POST", `/api/games/${encodeURIComponent(game.id)}/actions`, { action, decision_number: decisionNumber });
     render(state);
   } catch (e) {
     showError(e.message);
@@ -164,7 +167,25 @@ async function act(action) {
 }
 
 function gamePath() {
-  return `/api/games/${encodeURIComponent(game.id)}?token=${encodeURIComponent(game.token)}`;
+  return `/api/games/${encodeURIComponent(game.id)}`;
+}
+
+// The record needs the seat token header, so it is fetched and handed over as a file.
+async function downloadRecord(ev) {
+  ev.preventDefault();
+  const link = ev.currentTarget;
+  try {
+    const res = await fetch(`${gamePath()}/record`, { headers: { "X-Seat-Token": game.token } });
+    if (!res.ok) throw new Error((await res.json()).detail || res.statusText);
+    const url = URL.createObjectURL(new Blob([await res.text()], { type: "application/x-ndjson" }));
+    const tmp = el("a", { href: url, download: link.getAttribute("download") });
+    document.body.append(tmp);
+    tmp.click();
+    tmp.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  } catch (e) {
+    showError(`The record could not be fetched: ${e.message}`);
+  }
 }
 
 // A clickable thing on the table: enabled only when its action is legal now.
@@ -356,7 +377,7 @@ function renderResult(state) {
     el("h2", { id: "result-title", text: headline }),
     el("p", { text: `Game over after ${res.rounds} round(s). Rewards: ` + res.rewards.map((x, q) => `player_${q} ${x >= 0 ? "+" : ""}${x.toFixed(3)}`).join(", ") }),
     el("div", { class: "result-actions" },
-      el("a", { class: "button", href: `/api/games/${encodeURIComponent(game.id)}/record?token=${encodeURIComponent(game.token)}`, download: `ripmarket-${game.id}.jsonl`, text: "Download the game record" }),
+      el("a", { class: "button", href: "#", download: `ripmarket-${game.id}.jsonl`, onclick: downloadRecord, text: "Download the game record" }),
       el("button", { type: "button", class: "primary", onclick: showSetup, text: "Play again" })),
   );
 }
@@ -366,6 +387,7 @@ function render(state) {
   $("game").hidden = false;
   $("new-game").hidden = false;
   document.body.dataset.status = state.status;
+  decisionNumber = state.decision_number;
   const me = state.table.seats[state.seat];
   let prompt;
   if (state.status === "over") prompt = "The game is over.";
@@ -373,7 +395,9 @@ function render(state) {
   else prompt = `Waiting for ${state.decision.name}…`;
   $("prompt").textContent = prompt;
   $("prompt").className = `prompt ${state.status}`;
-  setStatus(`${state.players} players · seed ${state.seed} · round ${state.round}`);
+  // A secret seed is 128 bits (more than a JavaScript number holds): the record shows it.
+  const seed = state.practice ? `practice game, seed ${state.seed}` : "secret seed";
+  setStatus(`${state.players} players · ${seed} · round ${state.round}`);
   renderResult(state);
   renderBoard(state);
   renderHand(state);
