@@ -30,7 +30,7 @@ class CheckpointError(ValueError):
 
 # ----------------------------------------------------------------------------- facts
 def _current_facts() -> dict[str, Any]:
-    from ripmarket_env import __version__
+    from ripmarket_env.core import __version__
     from ripmarket_env.games.ripmarket.cards.loader import default_cards
     from ripmarket_env.games.ripmarket.actions import ActionTable
     from ripmarket_env.games.ripmarket.observation import layout

@@ -12,8 +12,7 @@ Everything else is imported on first use, so ``import ripmarket_env`` stays ligh
 The layout (core, games, envs, app) is described in docs/ARCHITECTURE.md.
 """
 
-__version__ = "0.1.0"
-
+from ripmarket_env.core import __version__
 from ripmarket_env.core.jitcache import configure as _configure_jit_cache
 
 _configure_jit_cache()

@@ -148,8 +148,16 @@ class League:
 
 
 def _league_batch_class():
+    import agents
     from agents.base import act_grouped
-    from ripmarket_env.vector_env import LearnerBatch
+    from ripmarket_env.envs.vector import LearnerBatch as _GameBatch
+    from ripmarket_env.games.ripmarket import SPEC
+
+    class LearnerBatch(_GameBatch):
+        """R.I.P. Market's batch with the zoo's name resolution and fused network opponents."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, spec=SPEC, agent_resolver=agents.make, decide=act_grouped, **kwargs)
 
     class LeagueBatch(LearnerBatch):
         """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``."""
@@ -193,8 +201,10 @@ def _league_batch_class():
 
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat)."""
-    from ripmarket_env.games.ripmarket import RulesConfig
-    from ripmarket_env.vector_env import RipMarketVecEnv
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games.ripmarket import SPEC, RulesConfig
+
+    RipMarketVecEnv = vec_env_classes(SPEC)[0]
 
     LeagueBatch, RandomBatch = _league_batch_class()
     only_random = league.mix[0] == 0 and league.mix[1] == 0

@@ -55,7 +55,7 @@ class RecordError(ValueError):
 
 
 def _package_version() -> str:
-    from ripmarket_env import __version__
+    from ripmarket_env.core import __version__
 
     return __version__
 
