@@ -86,6 +86,7 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
@@ -116,9 +117,10 @@ def tournament(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     agent_kwargs = _agent_settings(settings, names)
+    _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None,
+        agent_kwargs=agent_kwargs or None, cards=cards_file,
     )
     print_table(result)
 
@@ -173,7 +175,16 @@ def agents_cmd() -> None:
 app.command("agents")(agents_cmd)
 
 
+balance_app = typer.Typer(
+    help="Card balance for designers: play rates, win rates, Market take rates and damage per card, "
+    "seat advantage, game length, Ghost swings. `ripmarket balance diff A B` compares two runs.",
+    no_args_is_help=False, add_completion=False,
+)
+
+
+@balance_app.callback(invoke_without_command=True)
 def balance(
+    ctx: typer.Context,
     players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: str = typer.Option(
@@ -183,9 +194,12 @@ def balance(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    if ctx.invoked_subcommand is not None:
+        return
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -202,12 +216,46 @@ def balance(
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet)
+    _check_cards(cards_file)
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file)
     print_summary(result)
     typer.echo(f"report: {out / 'balance.md'}")
 
 
-app.command("balance")(balance)
+@balance_app.command("diff")
+def balance_diff(
+    a: Path = typer.Argument(..., metavar="A", help="balance.json of the first run (or its directory)."),
+    b: Path = typer.Argument(..., metavar="B", help="balance.json of the second run (or its directory)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the comparison as Markdown here."),
+) -> None:
+    """Compare two balance runs (e.g. two card files) card by card, flagging the significant changes."""
+    from eval.balance import diff_markdown, diff_results, load_result, print_diff
+
+    try:
+        d = diff_results(load_result(a), load_result(b))
+    except ValueError as exc:
+        fail(str(exc))
+    print_diff(d)
+    if out is not None:
+        if out.is_dir():
+            fail(f"--out {out} is a directory; give a file name")
+        out.write_text(diff_markdown(d, (str(a), str(b))), encoding="utf-8")
+        typer.echo(f"comparison: {out}")
+
+
+app.add_typer(balance_app, name="balance")
+
+
+def _check_cards(path: Optional[Path]) -> None:
+    """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file."""
+    if path is None:
+        return
+    from ripmarket_env.cards.loader import CardDataError, load_cards
+
+    try:
+        load_cards(path)
+    except CardDataError as exc:
+        fail(f"--cards: {exc}")
 
 
 def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
@@ -492,6 +540,7 @@ def play(
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
     from ripmarket_env.play import SetupError, agent_registry, assign_opponents, play_terminal
@@ -508,8 +557,14 @@ def play(
         fail(f"{option}: {exc}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
+    _check_cards(cards_file)
+    cards = None
+    if cards_file is not None:
+        from ripmarket_env.cards.loader import load_cards
+
+        cards = load_cards(cards_file)
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, out=typer.echo)
+        play_terminal(players, seat, names, seed=seed, save=save, cards=cards)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
