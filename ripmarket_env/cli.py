@@ -449,7 +449,7 @@ app.command("demo")(demo)
 
 def replay(
     file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
-    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
 ) -> None:
     """Replay a game record, check it against the engine, and print it round by round."""
     from rich.console import Console
@@ -460,8 +460,7 @@ def replay(
     from ripmarket_env.render import card_label, seat_name, shadow_label
 
     console = Console()
-    actions: list[str] = []
-    state = {"round": 1, "header": None}
+    state = {"round": 1, "header": None, "hp": [], "who": [], "steps": []}
 
     def hands(eng) -> None:
         r = eng.state[0]
@@ -477,43 +476,56 @@ def replay(
         if god and not eng.terminated[0]:
             hands(eng)
 
+    def who(q: int) -> str:
+        return f"{seat_name(q)} ({state['who'][q]})" if state["who"] else seat_name(q)
+
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
             state["header"] = obj
+            state["hp"] = [int(x) for x in eng.state[0]["hp"][: eng.num_players]]
+            state["who"] = list(obj.get("controllers") or [])
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
             console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            if state["who"]:
+                console.print("Seats: " + ", ".join(f"{seat_name(q)} {c}" for q, c in enumerate(state["who"])))
             round_start(eng)
         elif "step" in obj:
+            if god:  # the round's event log tells every decision, forced ones included, once
+                state["steps"].append(obj)
+                return
             desc = obj["desc"]
             kind, arg = eng.actions.decode(obj["action"])
-            if (not god and kind == "card" and bool(eng.cards.living_face_down[arg])
+            if (kind == "card" and bool(eng.cards.living_face_down[arg])
                     and " replaces " not in desc):
                 desc = f"{seat_name(obj['seat'])} plays a card face-down"
             console.print(f"  {obj['step']:>4}  {desc}")
         elif "round" in obj:
             title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if god:  # the round's event log names hidden cards (deck draws, Shadow draws)
+            if god:  # every event of the round, hidden cards named (deck draws, Shadow draws)
+                state["steps"] = []
                 for line in obj["log"]:
-                    console.print(f"        [dim]{line}[/dim]")
+                    console.print(f"        {line}")
             t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-            for col in ("seat", "card", "score", "damage", "HP after"):
+            for col in ("seat", "card", "score", "HP lost", "HP after"):
                 t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
-            for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+            for q, (sc, hp) in enumerate(zip(obj["scores"], obj["hp"])):
                 mark = " *" if q == obj["first_player"] else ""
                 card = obj["cards"][q] or "-"
                 if obj["targets"][q] is not None:
                     card += f" -> {seat_name(obj['targets'][q])}"
                 if obj["haunted_by"][q]:
                     card += " · haunted by " + ", ".join(obj["haunted_by"][q])
-                t.add_row(seat_name(q) + mark, card, "-" if sc is None else str(sc), str(dm),
+                lost = max(0, state["hp"][q] - int(hp)) if q < len(state["hp"]) else obj["damage"][q]
+                t.add_row(who(q) + mark, card, "-" if sc is None else str(sc), str(lost),
                           f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
+            state["hp"] = [int(x) for x in obj["hp"]]
             console.print(t)
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)
         elif "result" in obj:
             res = obj["result"]
-            winners = ", ".join(seat_name(q) for q in res["winners"]) or "-"
+            winners = ", ".join(who(q) for q in res["winners"]) or "-"
             rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
             console.rule("Game over")
             console.print(f"[bold]Winner(s):[/bold] {winners}")
@@ -523,6 +535,8 @@ def replay(
         eng = replay_record(file, on_line=on_line)
     except RecordError as exc:
         fail(str(exc), code=1)
+    for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
+        console.print(f"  {obj['step']:>4}  {obj['desc']}")
     status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
     console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
 

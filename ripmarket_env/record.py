@@ -4,7 +4,9 @@ A record is a text file, one JSON object per line:
 
 1. the header: ``{"format": "ripmarket-record", "version": 2, "rules": {...},
    "cards_digest": "...", "seed": 17, "players": 4, "package_version": "0.1.0"}``
-   (``rules`` is ``RulesConfig.to_dict()``, ``cards_digest`` the card database's digest);
+   (``rules`` is ``RulesConfig.to_dict()``, ``cards_digest`` the card database's digest),
+   and, when known, ``"controllers": ["person", "greedy", ...]``: who played each seat
+   (``"person"`` or the bot's registry name);
 2. one line per agent decision: ``{"step": i, "seat": s, "action": a, "desc": "..."}``
    (``desc`` names it in words, hidden cards included: a record is the full game);
 3. after the step that resolved a round, one line per resolved round, built from the
@@ -103,7 +105,7 @@ class Recorder:
     taken yet); its seed is read from ``engine.seeds``.
     """
 
-    def __init__(self, engine: Engine, seed: int | None = None):
+    def __init__(self, engine: Engine, seed: int | None = None, controllers: list[str] | None = None):
         if not isinstance(engine, Engine):
             raise TypeError(f"Recorder needs an Engine, got {type(engine).__name__}")
         if engine.batch_size != 1:
@@ -125,6 +127,8 @@ class Recorder:
             "players": engine.num_players,
             "package_version": _package_version(),
         }]
+        if controllers is not None:
+            self.lines[0]["controllers"] = _controllers(controllers, engine.num_players)
         self.num_steps = 0
         #: The game's event log, and what the latest step (or the reset) did, in order:
         #: ("event", Event) and ("round", RoundLog) items (``GameLog.items``).
@@ -134,9 +138,11 @@ class Recorder:
         self._finish_if_done()
 
     @classmethod
-    def new(cls, rules: RulesConfig, seed: int, cards: CardDB | None = None) -> "Recorder":
-        """A Recorder over a fresh one-game Engine started from ``seed``."""
-        return cls(Engine(rules, batch_size=1, cards=cards), seed=seed)
+    def new(cls, rules: RulesConfig, seed: int, cards: CardDB | None = None,
+            controllers: list[str] | None = None) -> "Recorder":
+        """A Recorder over a fresh one-game Engine started from ``seed``; ``controllers``
+        names who plays each seat (``"person"`` or a bot name) in the header."""
+        return cls(Engine(rules, batch_size=1, cards=cards), seed=seed, controllers=controllers)
 
     @property
     def done(self) -> bool:
@@ -176,6 +182,14 @@ class Recorder:
         path = Path(path)
         path.write_text(self.dumps(), encoding="utf-8")
         return path
+
+
+def _controllers(names, players: int) -> list[str]:
+    """The header's ``controllers``: one non-empty name per seat (ValueError otherwise)."""
+    if not isinstance(names, (list, tuple)) or len(names) != players or not all(
+            isinstance(n, str) and n.strip() for n in names):
+        raise ValueError(f"controllers must list one non-empty name per seat ({players}), got {names!r}")
+    return [str(n) for n in names]
 
 
 # ------------------------------------------------------------------------------ replay
@@ -230,6 +244,11 @@ def _check_header(path, n: int, head: dict, cards: CardDB) -> tuple[RulesConfig,
         raise RecordError(
             f"{where}: players={head['players']!r} disagrees with rules.num_players={rules.num_players}"
         )
+    if "controllers" in head:
+        try:
+            _controllers(head["controllers"], rules.num_players)
+        except ValueError as exc:
+            raise RecordError(f"{where}: {exc}") from None
     return rules, seed
 
 
@@ -273,7 +292,7 @@ def replay(path, cards: CardDB | None = None,
     lines = read_record(path)
     n0, head = lines[0]
     rules, seed = _check_header(path, n0, head, cards)
-    rec = Recorder.new(rules, seed, cards=cards)
+    rec = Recorder.new(rules, seed, cards=cards, controllers=head.get("controllers"))
     if on_line is not None:
         on_line(n0, head, rec.engine)
     pending: list[dict] = list(rec.lines[1:])  # lines the replay produced that the record must show next
