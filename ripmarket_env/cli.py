@@ -603,7 +603,7 @@ def serve(
     except ImportError as exc:
         fail(f"the server needs the serve extra ({exc}); install it with: pip install -e '.[serve]'")
     typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs)", err=True)
-    uvicorn.run(create_app(max_games=max_games), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(max_games=max_games, warm_up=True), host=host, port=port, log_level="info")
 
 
 app.command("serve")(serve)

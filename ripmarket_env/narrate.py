@@ -190,6 +190,13 @@ def standings(players: int, events: Sequence, rounds: Sequence, stories: Sequenc
             "died_round": died_in.get(q),
             "how": how.get(q),
         })
+    for row in out:  # a shared place names its range: "2nd-3rd (tied)"
+        k = sum(1 for x in out if x["place"] == row["place"])
+        if row["place"] and k > 1:
+            lo, hi = row["place"] - (k - 1) / 2, row["place"] + (k - 1) / 2
+            if lo.is_integer() and hi.is_integer():
+                row["place_text"] = (f"{int(lo)}{_suffix(int(lo))}–{int(hi)}{_suffix(int(hi))} "
+                                     + ("(shared win)" if row["winner"] else "(tied)"))
     out.sort(key=lambda s: (s["place"] or 99, s["seat"]))
     return out
 
