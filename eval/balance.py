@@ -420,10 +420,14 @@ def _delta(x) -> str:
     return "—" if x is None else f"{100 * x:+.1f} pts"
 
 
+def _p(p: float) -> str:
+    return "p<0.0001" if p < 1e-4 else f"p={p:.2g}"
+
+
 def _sig(x, p) -> str:
     if x is None or p is None:
         return "—"
-    text = f"{100 * x:+.1f} pts (p={p:.2g})"
+    text = f"{100 * x:+.1f} pts ({_p(p)})"
     return f"**{text}**" if p < ALPHA else text
 
 
@@ -665,7 +669,7 @@ def print_summary(result: dict[str, Any], console=None) -> None:
             t.add_column(col, justify="right" if col != "card" else "left")
         for c in cards:
             t.add_row(c["name"], str(c["plays"]), _ci(c["win_played"]), _ci(c["win_not_played"]),
-                      _delta(c["win_delta"]), f"{c['win_p']:.2g}" + (" *" if c["win_p"] < ALPHA else ""))
+                      _delta(c["win_delta"]), _p(c["win_p"]) + (" *" if c["win_p"] < ALPHA else ""))
         if not cards:
             t.add_row("(no card has enough games yet)", "", "", "", "", "")
         console.print(t)
@@ -740,7 +744,7 @@ def diff_results(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 def _chg(c: dict) -> str:
     if c["change"] is None:
         return "—"
-    text = f"{100 * c['change']:+.1f} pts (p={c['p']:.2g})"
+    text = f"{100 * c['change']:+.1f} pts ({_p(c['p'])})"
     return f"**{text}**" if c["significant"] else text
 
 
@@ -797,7 +801,7 @@ def print_diff(d: dict[str, Any], console=None) -> None:
                                   "win rate of the haunted"), ("market", "taken from the Market")):
                     x = c.get(key)
                     if x and x["significant"]:
-                        t.add_row(c["name"], what, _ci(x["a"]), _ci(x["b"]), _delta(x["change"]), f"{x['p']:.2g}")
+                        t.add_row(c["name"], what, _ci(x["a"]), _ci(x["b"]), _delta(x["change"]), _p(x["p"]))
                         n += 1
         if not n:
             t.add_row("(no significant change)", "", "", "", "", "")
