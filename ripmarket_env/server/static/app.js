@@ -379,8 +379,9 @@ function layoutBoard() {
   const board = $("board");
   if (!state || $("game").hidden) return;
   const narrow = frame.clientWidth < 640;
+  const crowded = state.players > 6;
   const W = narrow ? 480 : 960;
-  const H = narrow ? 560 : 600;
+  const H = narrow ? (crowded ? 680 : 560) : 600;
   board.style.width = `${W}px`;
   board.style.height = `${H}px`;
   board.classList.toggle("narrow", narrow);
@@ -402,8 +403,8 @@ function renderBoard(st) {
     const theta = Math.PI / 2 + (2 * Math.PI * k) / n;
     const box = seatBox(st, s);
     const narrow = $("board-frame").clientWidth < 640;
-    box.style.left = `${50 + (narrow ? 36 : 40) * Math.cos(theta)}%`;
-    box.style.top = `${50 + (narrow ? 39 : 38) * Math.sin(theta)}%`;
+    box.style.left = `${50 + (narrow ? 37 : 40) * Math.cos(theta)}%`;
+    box.style.top = `${50 + (narrow ? 41 : 38) * Math.sin(theta)}%`;
     if (n > 6) box.classList.add("crowded");
     return box;
   });
@@ -462,6 +463,7 @@ function renderChoices(st) {
     box.replaceChildren(el("p", { class: "muted", text: st.status === "over" ? "The game is over." : "The bots are playing…" }));
     return;
   }
+  box.closest(".choices-panel").scrollTop = 0;
   box.replaceChildren(...st.legal_actions.map((a, i) =>
     el("button", {
       type: "button", class: `choice kind-${a.kind}`, dataset: { action: String(a.action) },
