@@ -147,7 +147,14 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None):
+    """The agent; with a card database (``--cards``) it is told the cards when it takes
+    them (the heuristics and search do; random and the trained networks do not)."""
+    if cards is not None:
+        try:
+            return agent_registry().make_seeded(name, seed, cards=cards, **(kwargs or {}))
+        except TypeError:
+            pass
     return agent_registry().make_seeded(name, seed, **(kwargs or {}))
 
 
@@ -189,7 +196,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     eng = Engine(rules, batch_size=B, cards=cards)
     eng.reset(seeds)
     extra = task.get("agent_kwargs") or {}
-    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n)) for i, n in enumerate(names)]
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards)
+            for i, n in enumerate(names)]
     observer = observer_factory(eng) if observer_factory is not None else None
     rows = np.arange(B)
     steps = np.zeros(B, dtype=np.int64)

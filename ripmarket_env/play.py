@@ -112,14 +112,22 @@ def agent_registry():
     return agents
 
 
-def _make_bot(name: str, seed: int, rules: RulesConfig):
+def _make_bot(name: str, seed: int, rules: RulesConfig, cards=None):
+    """The bot, told the game's cards and start HP when it takes them (the heuristics and
+    search do; random and the trained networks do not)."""
     agents = agent_registry()
     kwargs = {"seed": seed}
+    extras = []
+    if cards is not None:
+        extras.append("cards")
     if rules.start_hp is not None:  # heuristics read HP as a fraction of the start HP
+        extras.append("start_hp")
+    values = {"cards": cards, "start_hp": rules.hp}
+    for k in range(len(extras), 0, -1):  # every extra, then fewer, then none
         try:
-            return agents.make(name, start_hp=rules.hp, **kwargs)
+            return agents.make(name, **{x: values[x] for x in extras[:k]}, **kwargs)
         except TypeError:
-            pass
+            continue
     return agents.make(name, **kwargs)
 
 
@@ -187,7 +195,7 @@ class GameSession:
         self.engine = self.recorder.engine
         self.db = self.engine.cards
         self.bots = {
-            q: _make_bot(name, 1_000 * self.seed + q, self.rules)
+            q: _make_bot(name, 1_000 * self.seed + q, self.rules, cards=cards)
             for q, name in enumerate(self.controllers) if q != self.seat
         }
         self.events: list[Event] = []
