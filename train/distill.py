@@ -19,6 +19,7 @@ a message naming what differs, like any checkpoint (``agents.checkpoint``).
 from __future__ import annotations
 
 import io
+import os
 import time
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -191,7 +192,12 @@ def save(net, path: str | Path, styles, hidden, info: dict) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"format": FORMAT, "styles": list(styles), "hidden": list(hidden), **_current_facts(), **info}
-    torch.save({"meta": meta, "state_dict": net.state_dict()}, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:  # atomic: a reader sees the old file or the new one, never half of one
+        torch.save({"meta": meta, "state_dict": net.state_dict()}, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 
