@@ -44,6 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
+from eval.evaluate import evaluate_vs_zoo
 from train.config import PolicyConfig, TrainConfig
 from agents.checkpoint import make_metadata, save_checkpoint
 
@@ -223,61 +224,6 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     env = LeagueVecEnv()
     env.seed(seed)
     return env
-
-
-# ----------------------------------------------------------------------------- evaluation
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (float(c - h), float(c + h))
-
-
-def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
-                    batch: int = 256, progress=None) -> dict[str, Any]:
-    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
-
-    Plays ``games`` games with the engine directly, in batches; a win is a positive final
-    reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
-    rate with its 95% Wilson interval and the per-opponent-kind counts."""
-    import agents as zoo_reg
-    from agents.base import act_grouped
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
-    # seeded, so an evaluation is reproducible
-    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k) for k, z in enumerate(zoo)]
-    players = [*opp, agent]
-    wins = 0.0
-    played = 0
-    rewards = []
-    while played < games:
-        B = min(batch, games - played)
-        eng = Engine(RulesConfig(num_players=num_players), batch_size=B)
-        eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, B)])
-        bot_seat = (np.arange(B) + played) % num_players
-        who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
-        who[np.arange(B), bot_seat] = len(opp)  # the evaluated agent
-        while not eng.terminated.all():
-            actor = eng.current_player()
-            live = actor >= 0
-            obs = eng.observe(np.maximum(actor, 0))
-            masks = eng.legal_mask().copy()
-            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -1)
-            eng.step(act_grouped(players, agent_of, obs, masks))
-        r = eng.rewards()[np.arange(B), bot_seat]
-        rewards.extend(r.tolist())
-        wins += float((r > 0).sum())
-        played += B
-        if progress is not None:
-            progress(played)
-    lo, hi = wilson(wins, played)
-    return {"games": played, "wins": wins, "win_rate": wins / played, "wilson95": [lo, hi],
-            "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
 
 
 # ----------------------------------------------------------------------------- zoo refresh

@@ -636,7 +636,7 @@ def distill(
     if (guest is None) != (guest_games == 0):
         fail("--guest and --guest-games go together: name the agent and how many games it plays")
     if guest is not None:
-        from train.evaluate import make_agent
+        from eval.evaluate import make_agent
 
         try:
             make_agent(guest)
@@ -685,8 +685,8 @@ def evaluate(
     import agents as registry
 
     try:
-        from train.evaluate import evaluate as run_eval
-        from train.evaluate import make_agent
+        from eval.evaluate import evaluate as run_eval
+        from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     check_int("--players", players, 2, 10)
