@@ -54,7 +54,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     rules = spec.make_rules(num_players)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
     # seeded, so an evaluation is reproducible
-    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k) for k, z in enumerate(zoo)]
+    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k, game=game) for k, z in enumerate(zoo)]
     players = [*opp, agent]
     wins = 0.0
     played = 0
