@@ -35,7 +35,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -142,7 +142,8 @@ class Recorder(Observer):
 @dataclass
 class Result:
     """A finished table: per game (row) ``rewards``, ``winners``, ``places`` (None for a
-    game without places), ``steps`` (decisions taken) and the final ``engine``."""
+    game without places), ``steps`` (decisions taken), the final ``engine`` and the
+    number of ``rounds`` played."""
 
     engine: Any
     rewards: np.ndarray
@@ -150,7 +151,6 @@ class Result:
     places: np.ndarray | None
     steps: np.ndarray
     rounds: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 def outcome(spec, engine, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
