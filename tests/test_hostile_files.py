@@ -38,7 +38,7 @@ from ripmarket_env.engine import Engine, RulesConfig  # noqa: E402
 from ripmarket_env import replay  # noqa: E402
 from ripmarket_env.envs.record import RecordError, Recorder  # noqa: E402
 from agents.checkpoint import META_NAME, CheckpointError, export_policy, load_policy, read_metadata  # noqa: E402
-from train.checkpoint import load_model  # noqa: E402
+from train.selfplay import load_model  # noqa: E402
 from train.config import ConfigError, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -138,12 +138,12 @@ def test_checkpoint_plays_as_agent(smoke_run):
 
 
 def test_resume_restores_weights_optimizer_and_steps_without_unpickling(smoke_run, tmp_path):
-    """The safe resume path (``train.checkpoint.load_model``, ``ripmarket train --resume``)
+    """The safe resume path (``train.selfplay.load_model``, ``ripmarket train --resume``)
     gives back the saved network, Adam state and step count, and training goes on from
     them; SB3's ``data`` member is not needed (it is removed here)."""
     import torch
 
-    from train.checkpoint import load_model
+    from train.selfplay import load_model
 
     _, run_dir = smoke_run
     src = run_dir / "final.zip"

@@ -45,6 +45,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
+from eval.evaluate import evaluate_vs_zoo
 from train.config import PolicyConfig, TrainConfig
 from agents.checkpoint import make_metadata, save_checkpoint
 
@@ -224,61 +225,6 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     env = LeagueVecEnv()
     env.seed(seed)
     return env
-
-
-# ----------------------------------------------------------------------------- evaluation
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (float(c - h), float(c + h))
-
-
-def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
-                    batch: int = 256, progress=None) -> dict[str, Any]:
-    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
-
-    Plays ``games`` games with the engine directly, in batches; a win is a positive final
-    reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
-    rate with its 95% Wilson interval and the per-opponent-kind counts."""
-    import agents as zoo_reg
-    from agents.base import act_grouped
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
-    # seeded, so an evaluation is reproducible
-    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k) for k, z in enumerate(zoo)]
-    players = [*opp, agent]
-    wins = 0.0
-    played = 0
-    rewards = []
-    while played < games:
-        B = min(batch, games - played)
-        eng = Engine(RulesConfig(num_players=num_players), batch_size=B)
-        eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, B)])
-        bot_seat = (np.arange(B) + played) % num_players
-        who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
-        who[np.arange(B), bot_seat] = len(opp)  # the evaluated agent
-        while not eng.terminated.all():
-            actor = eng.current_player()
-            live = actor >= 0
-            obs = eng.observe(np.maximum(actor, 0))
-            masks = eng.legal_mask().copy()
-            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -1)
-            eng.step(act_grouped(players, agent_of, obs, masks))
-        r = eng.rewards()[np.arange(B), bot_seat]
-        rewards.extend(r.tolist())
-        wins += float((r > 0).sum())
-        played += B
-        if progress is not None:
-            progress(played)
-    lo, hi = wilson(wins, played)
-    return {"games": played, "wins": wins, "win_rate": wins / played, "wilson95": [lo, hi],
-            "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
 
 
 # ----------------------------------------------------------------------------- zoo refresh
@@ -639,6 +585,57 @@ def build_model(cfg: TrainConfig, env):
     )
 
 
+def load_model(path: str | Path, env=None, config=None):
+    """``(model, metadata)``: the ``MaskablePPO`` of a checkpoint, ready to go on training
+    (``model.learn(..., reset_num_timesteps=False)``), without unpickling anything: the
+    safe replacement of ``MaskablePPO.load(path)``.
+
+    The model is rebuilt from ``config`` (a ``TrainConfig``; default: the checkpoint's own
+    training config) on ``env`` (default: the league env that config trains on), then
+    given the checkpoint's policy weights, its optimizer state (absent from exported
+    checkpoints, see ``export_policy``: the optimizer then starts fresh) and its step
+    count. ``config.policy`` must describe the checkpoint's network. SB3's ``data``
+    member (cloudpickled objects) is never read.
+    """
+    import dataclasses
+
+    from agents.checkpoint import (
+        META_NAME, OPTIMIZER_NAME, WEIGHTS_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load,
+        read_metadata,
+    )
+    from train.config import ConfigError, config_from_dict
+
+    path = Path(path)
+    meta = read_metadata(path, check=True)
+    pcfg = _policy_config(meta, path)
+    if config is None:
+        try:
+            config = config_from_dict(meta["config"])
+        except ConfigError as e:
+            raise CheckpointError(f"{path}: {META_NAME} config: {e}") from None
+    elif dataclasses.asdict(config.policy) != dataclasses.asdict(pcfg):
+        raise CheckpointError(f"{path}: the checkpoint's network (policy {dataclasses.asdict(pcfg)}) is not the one "
+                              f"the config describes (policy {dataclasses.asdict(config.policy)}); resume with the "
+                              "checkpoint's policy section")
+    with _open(path) as z:
+        raw = _read_member(z, WEIGHTS_NAME, path)
+        raw_opt = _read_member(z, OPTIMIZER_NAME, path, required=False)
+    state = _torch_load(raw, "policy weights", path)
+    opt_state = _torch_load(raw_opt, "optimizer state", path) if raw_opt is not None else None
+    if env is None:
+        env = make_league_vec_env(config, League(config, seed=config.seed), config.seed)
+    model = build_model(config, env)
+    try:
+        model.policy.load_state_dict(state)
+        if opt_state is not None:
+            model.policy.optimizer.load_state_dict(opt_state)
+    except Exception as e:
+        msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        raise CheckpointError(f"{path}: the checkpoint does not fit the network of its config ({msg})") from None
+    model.num_timesteps = int(meta.get("training_steps", 0))
+    return model, meta
+
+
 def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
     """The steps already trained by checkpoint ``resume``, checked before any run folder
     exists: the checkpoint (metadata, weights, optimizer state) loads safely, fits
@@ -665,13 +662,12 @@ def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
 def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | Path | None = None) -> dict[str, Any]:
     """Run one training (see the module docstring); returns a summary dict.
 
-    ``resume``: a checkpoint to go on from (``train.checkpoint.load_model``: its weights,
+    ``resume``: a checkpoint to go on from (``load_model``: its weights,
     optimizer state and step count, read without unpickling) up to ``total_timesteps``;
     ``init_from`` and ``pretrain`` are then skipped, and the league's frozen pool starts
     over from the resumed policy."""
     from agents.policy import PolicyAgent
 
-    from train.checkpoint import load_model
 
     out = Path(out)
     if resume is not None:

@@ -732,7 +732,7 @@ def distill(
     if out.exists() and not out.is_file():
         fail(f"--out {out} is not a file")
     if guest is not None:
-        from train.evaluate import make_agent
+        from eval.evaluate import make_agent
 
         try:
             make_agent(guest)
@@ -781,8 +781,8 @@ def evaluate(
     import agents as registry
 
     try:
-        from train.evaluate import evaluate as run_eval
-        from train.evaluate import make_agent
+        from eval.evaluate import evaluate as run_eval
+        from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     check_int("--players", players, 2, 10)

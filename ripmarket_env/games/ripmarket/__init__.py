@@ -48,6 +48,12 @@ def _check_invariants(engine, g=0, prev=None):
     return check_game(engine, g, prev=prev)
 
 
+def _outcome(engine):
+    from ripmarket_env.games.ripmarket.outcome import outcome
+
+    return outcome(engine)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -87,6 +93,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="is_ghost",
     doc=_doc(),
+    extras={"outcome": _outcome},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).
