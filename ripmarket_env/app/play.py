@@ -487,7 +487,7 @@ class GameSession:
         decision = None
         if not done:
             decision = {"seat": actor, "name": seat_name(actor), "controller": self.controllers[actor],
-                        "phase": self.phase, "prompt": phase_text(eng, 0)}
+                        "phase": self.phase, "prompt": phase_text(eng, 0, viewer=me)}
         return {
             "seat": me,
             "players": P,
@@ -597,7 +597,7 @@ def _decision_text(session: GameSession, choices: list[Choice]) -> str:
             lines.append(f"  - {c.name}{' x' + str(n) if n > 1 else ''} ({c.family}): {c.text}")
     you = "You are a Ghost. " if not bool(r["alive"][me]) else ""
     lines.append("")
-    lines.append(f"{you}Your decision (round {session.round_no}): {phase_text(session.engine, 0)}")
+    lines.append(f"{you}Your decision (round {session.round_no}): {phase_text(session.engine, 0, viewer=me)}")
     lines.extend(_choices_text(choices))
     return "\n".join(lines)
 
