@@ -176,7 +176,9 @@ def rng_u32(r):
 
 @njit(**JIT)
 def rand_below(r, n):
-    return (rng_u32(r) * n) >> 32
+    # int(n): a small-int field (hand_n is int16) times a Python int stays int16 in plain
+    # Python mode (NEP 50) and overflows; compiled, both are int64 already.
+    return (rng_u32(r) * int(n)) >> 32
 
 
 # ----------------------------------------------------------------------------------
