@@ -1,18 +1,16 @@
-"""The PettingZoo AEC env: PettingZoo's own conformance tests, then the game-specific
-conventions (Ghosts keep acting, rewards at the end on the right agents, illegal actions)."""
+"""The PettingZoo AEC env of R.I.P. Market: the game's own conventions (Ghosts keep acting,
+rewards at the end on the right agents, spaces and pages). PettingZoo's api/seed/render
+tests and the illegal-action rules run for every game in tests/test_conformance.py."""
 
 from __future__ import annotations
 
-import functools
-import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, performance_benchmark, render_test, seed_test
 
 import ripmarket_env
 from ripmarket_env import aec
-from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
 COUNTS = (2, 3, 6, 10)
@@ -40,34 +38,6 @@ def play_random(e, rng, max_steps=100_000, on_step=None):
 
 
 # ------------------------------------------------------------------ PettingZoo's tests
-@pytest.mark.parametrize("n", COUNTS)
-def test_pettingzoo_api(n):
-    api_test(ripmarket_env.env(num_players=n), num_cycles=1000, verbose_progress=False)
-
-
-def test_pettingzoo_api_raw_env():
-    api_test(ripmarket_env.raw_env(num_players=4), num_cycles=1000, verbose_progress=False)
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_pettingzoo_seed(n):
-    seed_test(functools.partial(ripmarket_env.env, num_players=n), num_cycles=500)
-
-
-@pytest.mark.parametrize("n", COUNTS)
-def test_pettingzoo_render(n, capsys):
-    render_test(functools.partial(ripmarket_env.env, num_players=n))
-    out = capsys.readouterr().out
-    assert "R.I.P. Market" in out  # "human" printed the table
-
-
-def test_pettingzoo_performance_benchmark(capsys):
-    performance_benchmark(ripmarket_env.env(num_players=6))
-    out = capsys.readouterr().out
-    turns = float(re.search(r"([0-9.]+) turns per second", out).group(1))
-    assert turns > 100
-
-
 # ------------------------------------------------------------------ construction
 def test_metadata_agents_and_spaces():
     e = ripmarket_env.raw_env(num_players=5)
@@ -264,55 +234,6 @@ def test_rewards_are_zero_before_the_end():
 
 
 # ------------------------------------------------------------------ illegal actions
-def test_raw_env_illegal_action_raises_and_changes_nothing():
-    e = ripmarket_env.raw_env(num_players=4)
-    e.reset(seed=4)
-    legal = set(e.infos[e.agent_selection]["legal_moves"])
-    illegal = next(a for a in range(e.engine.num_actions) if a not in legal)
-    before = e.engine.state.tobytes()
-    agent = e.agent_selection
-    infos = {a: dict(i) for a, i in e.infos.items()}
-    for bad in (illegal, -1, e.engine.num_actions, 10_000, 2.5, "x"):
-        with pytest.raises(IllegalActionError, match="illegal action") as exc:
-            e.step(bad)
-        assert "legal actions" in str(exc.value)
-        assert e.engine.state.tobytes() == before
-        assert e.agent_selection == agent
-        assert e.infos == infos
-    with pytest.raises(IllegalActionError):
-        e.step(None)  # a live agent must act
-    assert e.engine.state.tobytes() == before
-    e.step(min(legal))  # the game goes on
-    assert e.engine.state.tobytes() != before
-
-
-def test_wrapped_env_illegal_action_terminates_with_minus_one():
-    e = ripmarket_env.env(num_players=4)
-    e.reset(seed=4)
-    e.last()
-    offender = e.agent_selection
-    obs = e.observe(offender)
-    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    e.step(illegal)
-    assert all(e.terminations.values())
-    rewards = {}
-    for agent in e.agent_iter():
-        _, rew, term, trunc, _ = e.last()
-        assert term
-        rewards[agent] = rew
-        e.step(None)
-    assert rewards[offender] == -1
-    assert all(r == 0 for a, r in rewards.items() if a != offender)
-    assert set(rewards) == set(e.possible_agents)
-
-
-def test_wrapped_env_out_of_bounds_action_asserts():
-    e = ripmarket_env.env(num_players=3)
-    e.reset(seed=0)
-    with pytest.raises(AssertionError):
-        e.step(e.unwrapped.engine.num_actions)
-
-
 # ------------------------------------------------------------------ seeding, records, render
 def test_seeding():
     a = ripmarket_env.raw_env(num_players=5)

@@ -120,6 +120,10 @@ class GameSpec:
     doc: str = ""
     """The game's page (PettingZoo convention: the AEC env's docstring)."""
     extras: dict = field(default_factory=dict)
+    scramble_hidden: Callable | None = None
+    """``scramble_hidden(engine, g, viewer, rng) -> Engine``: a one-game copy of game g in
+    which everything seat ``viewer`` may not see is redrawn; the conformance suite checks
+    that the seat's observation, mask and render do not change (required by the suite)."""
 
     def make_rules(self, num_players: int | None = None, rules=None, **fields):
         """The rules config from ``rules`` (a config or a dict of its fields) and/or

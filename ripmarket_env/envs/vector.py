@@ -421,6 +421,8 @@ class LearnerBatch:
                 raise ValueError(
                     f"step needs one action per game: {self.num_envs} actions, got shape {np.shape(actions)}"
                 )
+        if a.dtype.kind not in "iuf":
+            raise ValueError(f"actions must be integers, one per game, got {a.tolist()!r}")
         if not np.issubdtype(a.dtype, np.integer):
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError("actions must be integers")

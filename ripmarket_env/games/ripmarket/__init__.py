@@ -54,6 +54,12 @@ def _outcome(engine):
     return outcome(engine)
 
 
+def _scramble_hidden(engine, g, viewer, rng):
+    from ripmarket_env.games.ripmarket.invariants import scramble_hidden
+
+    return scramble_hidden(engine, g, viewer, rng)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -90,6 +96,7 @@ SPEC = GameSpec(
     render_text=_render_text,
     render_rgb=_render_rgb,
     check_invariants=_check_invariants,
+    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="is_ghost",
     doc=_doc(),
