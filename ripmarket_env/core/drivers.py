@@ -499,7 +499,10 @@ def _kernel_addresses(kernels, kernel_sigs) -> np.ndarray:
     for name, fn, sig in zip(_KERNELS, kernels, kernel_sigs):
         if not hasattr(fn, "get_compile_result"):
             raise TypeError(f"{name} must be a numba.njit function, got {fn!r}")
-        got = fn.get_compile_result(sig).signature.return_type
+        args = tuple(sig.args)
+        if args not in fn.overloads:
+            fn.compile(args)  # the kernel's own return type (a declared one would be cast to)
+        got = types.unliteral(fn.overloads[args].signature.return_type)
         if got != sig.return_type:
             raise TypeError(f"{name} must return {sig.return_type} for the drivers, but returns {got}")
         out += [_get_wrapper_address(fn, sig), _get_jit_address(fn, sig)]

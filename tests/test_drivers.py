@@ -1,0 +1,137 @@
+"""The core's batch drivers (ripmarket_env/core/drivers.py) over a game's per-row kernels.
+
+- the threaded drivers (``prange`` with the kernels as first-class functions) play the
+  same games as the serial ones;
+- a new process loads every driver it uses from numba's cache (no compile);
+- ``compile_drivers`` refuses kernels it cannot call, with a message naming the kernel;
+- a wrong argument type is a TypeError, never a call through the wrong kernel.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba import njit
+
+from ripmarket_env.core.drivers import DRIVERS, compile_drivers
+from ripmarket_env.core.engine import kernel_view as _k
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket import kernels as K
+from ripmarket_env.games.ripmarket.observation import encode_obs
+
+
+def _raw(eng):
+    return eng.state.view(np.uint8).copy()
+
+
+def _played(players=5, batch=40, seed=3):
+    eng = Engine(RulesConfig(num_players=players), batch_size=batch)
+    eng.reset(list(range(seed, seed + batch)))
+    return eng
+
+
+def test_threaded_drivers_play_the_same_games_as_serial_ones():
+    a, b = _played(), _played()
+    d = a.drivers
+    S_a, T_a, S_b, T_b = _k(a.state), _k(a.tables), _k(b.state), _k(b.tables)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        m = a.legal_mask()
+        acts = np.array([rng.choice(np.flatnonzero(m[g])) if m[g].any() else -1 for g in range(a.batch_size)],
+                        dtype=np.int64)
+        d.step_batch(S_a, T_a, a.cfg, acts)
+        d.step_serial(S_b, T_b, b.cfg, acts)
+        assert np.array_equal(_raw(a), _raw(b))
+    v = np.arange(a.batch_size, dtype=np.int64) % a.num_players
+    out_a = np.zeros((a.batch_size, a.obs_size), np.float32)
+    out_b = np.ones_like(out_a)
+    d.encode_batch(S_a, T_a, a.cfg, v, a._offs, out_a)
+    d.encode_serial(S_b, T_b, b.cfg, v, b._offs, out_b)
+    assert np.array_equal(out_a, out_b) and out_a.any()
+    idx = np.arange(0, a.batch_size, 3, dtype=np.int64)
+    seeds = idx * 7 + 1
+    d.reset_batch(S_a, T_a, a.cfg, idx, seeds)
+    d.reset_serial(S_b, T_b, b.cfg, idx, seeds)
+    assert np.array_equal(_raw(a), _raw(b))
+
+
+def test_random_play_matches_the_engine_stepped_by_hand():
+    """``random_play`` = ``step_game`` with ``core.kernels.random_legal`` and a reset
+    seeded by ``bench_u32`` whenever a game ends, here replayed through the Engine API."""
+    eng = _played(players=4, batch=6, seed=50)
+    twin = eng.clone()
+    bench = np.arange(6, dtype=np.int64) * 977 + 5
+    fin = eng.drivers.random_play(_k(eng.state), _k(eng.tables), eng.cfg, 150, bench.copy())
+    rng = bench.copy()
+    done = np.zeros(6, np.int64)
+    for _ in range(150):
+        acts = np.full(6, -1, np.int64)
+        for g in range(6):
+            if twin.terminated[g]:
+                done[g] += 1
+                twin.drivers.reset_serial(_k(twin.state), _k(twin.tables), twin.cfg, np.array([g]),
+                                          np.array([K.bench_u32(rng, g)], np.int64))
+            acts[g] = K.random_legal(_k(twin.state)[g], rng, g)
+        twin.step(acts)
+    assert np.array_equal(fin, done) and fin.sum() > 0
+    assert np.array_equal(_raw(eng), _raw(twin))
+
+
+_CACHED = r"""
+import numpy as np, ripmarket_env
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+eng = Engine(RulesConfig(num_players=3), batch_size=2)
+d = eng.drivers
+eng.reset([1, 2])
+d.random_play(eng.state, eng.tables, eng.cfg, 5, np.arange(2, dtype=np.int64))
+eng.step(np.full(2, -1, np.int64))
+eng.observe()
+for name in ("reset_serial", "random_play", "step_serial", "encode_serial"):
+    st = getattr(d, name).stats
+    print(name, sum(st.cache_hits.values()), sum(st.cache_misses.values()))
+"""
+
+
+def test_a_new_process_loads_the_drivers_from_the_cache():
+    run = lambda: subprocess.run([sys.executable, "-c", _CACHED], capture_output=True, text=True,  # noqa: E731
+                                 timeout=900, env={**os.environ, "NUMBA_DISABLE_JIT": "0"})
+    run()  # the first run may compile (a cold cache)
+    out = run()
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line.split() for line in out.stdout.strip().splitlines()]
+    assert [r[0] for r in rows] == ["reset_serial", "random_play", "step_serial", "encode_serial"]
+    for name, hits, misses in rows:
+        assert int(hits) >= 1 and int(misses) == 0, f"{name} was compiled again instead of loaded"
+
+
+def test_compile_drivers_refuses_kernels_it_cannot_call():
+    eng = Engine(RulesConfig(num_players=2), batch_size=1)
+
+    @njit
+    def bits_as_float(r, c):
+        return 1.5
+
+    bad = compile_drivers(eng.state.dtype, eng.tables.dtype, K.reset_game, K.step_game, encode_obs, bits_as_float)
+    with pytest.raises(TypeError, match="seat_bits must return int64"):
+        bad.status_one(eng.state, eng.cfg, 0)
+    plain = compile_drivers(eng.state.dtype, eng.tables.dtype, K.reset_game, K.step_game.py_func, encode_obs,
+                            K.seat_bits)
+    with pytest.raises(TypeError, match="step_game must be a numba.njit function"):
+        plain.step_serial(eng.state, eng.tables, eng.cfg, np.zeros(1, np.int64))
+    with pytest.raises(AttributeError, match="no batch driver named 'step_twice'"):
+        eng.drivers.step_twice  # noqa: B018
+    assert set(DRIVERS) >= {"step_serial", "learner_step_parallel", "random_play", "status_one"}
+
+
+def test_a_wrong_argument_type_is_a_type_error():
+    eng = Engine(RulesConfig(num_players=2), batch_size=2)
+    eng.reset([1, 2])
+    before = _raw(eng)
+    with pytest.raises(TypeError):
+        eng.drivers.step_serial(eng.state, eng.tables, eng.cfg, np.zeros(2, np.int32))
+    other = np.zeros(2, dtype=[("done", np.bool_), ("x", np.int64)])
+    with pytest.raises(TypeError):
+        eng.drivers.step_serial(other, eng.tables, eng.cfg, np.zeros(2, np.int64))
+    assert np.array_equal(_raw(eng), before)
