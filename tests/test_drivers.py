@@ -135,3 +135,43 @@ def test_a_wrong_argument_type_is_a_type_error():
     with pytest.raises(TypeError):
         eng.drivers.step_serial(other, eng.tables, eng.cfg, np.zeros(2, np.int64))
     assert np.array_equal(_raw(eng), before)
+
+
+_LEARNER = r"""
+import hashlib, warnings
+import numpy as np
+from ripmarket_env.vector_env import LearnerBatch
+from ripmarket_env.gym_env import RipMarketEnv
+warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around of the opponent streams in plain Python
+h = hashlib.sha256()
+for seat in (0, "random"):
+    b = LearnerBatch(4, num_players=4, seed=7, learner_seat=seat)
+    assert b.compiled_opponents
+    h.update(b.reset().tobytes())
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        a = np.array([rng.choice(np.flatnonzero(b.masks[g])) for g in range(4)])
+        for x in b.step(a)[:3]:
+            h.update(np.asarray(x).tobytes())
+env = RipMarketEnv(num_players=3)
+o, info = env.reset(seed=5)
+h.update(o.tobytes())
+for _ in range(40):
+    o, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    h.update(o.tobytes()); h.update(np.float64(r).tobytes())
+    if term:
+        o, info = env.reset()
+print(h.hexdigest())
+"""
+
+
+def test_plain_python_drivers_match_the_compiled_ones():
+    """R-12.4: under NUMBA_DISABLE_JIT=1 the same driver functions (the learner step with
+    random opponents and auto-reset, the gym env's opponents) give the same trajectories."""
+    outs = []
+    for flag in ("1", "0"):
+        out = subprocess.run([sys.executable, "-c", _LEARNER], capture_output=True, text=True, timeout=900,
+                             env={**os.environ, "NUMBA_DISABLE_JIT": flag})
+        assert out.returncode == 0, out.stderr[-2000:]
+        outs.append(out.stdout.strip())
+    assert outs[0] == outs[1] and len(outs[0]) == 64
