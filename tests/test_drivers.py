@@ -175,3 +175,25 @@ def test_plain_python_drivers_match_the_compiled_ones():
         assert out.returncode == 0, out.stderr[-2000:]
         outs.append(out.stdout.strip())
     assert outs[0] == outs[1] and len(outs[0]) == 64
+
+
+def test_an_engine_copied_or_pickled_keeps_working_drivers():
+    """The bundle holds this process's kernel addresses: a pickled engine gets the
+    bundle of its state layout again (rebuilt, not the addresses), a deep copy shares it."""
+    import copy
+    import pickle
+
+    eng = _played(players=3, batch=2, seed=9)
+    twin = pickle.loads(pickle.dumps(eng))
+    assert twin.drivers is eng.drivers
+    deep = copy.deepcopy(eng)
+    assert deep.drivers is eng.drivers
+    for e in (twin, deep):
+        e.step(np.array([e.legal_actions(g)[0] for g in range(2)]))
+    eng.step(np.array([eng.legal_actions(g)[0] for g in range(2)]))
+    assert np.array_equal(_raw(twin), _raw(eng)) and np.array_equal(_raw(deep), _raw(eng))
+    mine = compile_drivers(eng.state.dtype, eng.tables.dtype, K.reset_game, K.step_game, encode_obs, K.seat_bits)
+    again = pickle.loads(pickle.dumps(mine))
+    s = eng.clone()
+    again.step_serial(_k(s.state), _k(s.tables), s.cfg, np.full(2, -1, np.int64))
+    assert np.array_equal(_raw(s), _raw(eng))

@@ -518,7 +518,18 @@ class BatchKernels:
 
     def __init__(self, _builder=None, **given):
         self._builder = _builder
+        self._recipe = None
         self.__dict__.update(given)
+
+    def __reduce__(self):
+        # The bound kernel addresses belong to this process: a copy elsewhere is rebuilt
+        # from its recipe (the dtypes and kernels), never from the addresses.
+        if self._builder is None:
+            return (_given, (self.__class__, {k: v for k, v in self.__dict__.items() if not k.startswith("_")}))
+        return self._recipe or (compile_drivers, self._builder.recipe)
+
+    def __deepcopy__(self, memo):
+        return self  # compiled code and addresses: shared, never copied
 
     def __getattr__(self, name):
         builder = self.__dict__.get("_builder")
@@ -534,8 +545,13 @@ class BatchKernels:
 FastPath = BatchKernels
 
 
+def _given(cls, given):
+    return cls(**given)
+
+
 class _Builder:
     def __init__(self, state_dtype, tables_dtype, kernels):
+        self.recipe = (state_dtype, tables_dtype) + tuple(kernels)
         self.sigs, self.kernel_sigs = (None, None) if NO_JIT else _signatures(state_dtype, tables_dtype)
         self.kernels = kernels
         self._fns = None

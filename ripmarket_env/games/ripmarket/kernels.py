@@ -1300,6 +1300,7 @@ def drivers_for(state_dtype=None, tables_dtype=None):
         from ripmarket_env.games.ripmarket.observation import encode_obs
 
         drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
+        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
     return drv
 
 
