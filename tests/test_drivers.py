@@ -191,9 +191,19 @@ def test_an_engine_copied_or_pickled_keeps_working_drivers():
     for e in (twin, deep):
         e.step(np.array([e.legal_actions(g)[0] for g in range(2)]))
     eng.step(np.array([eng.legal_actions(g)[0] for g in range(2)]))
-    assert np.array_equal(_raw(twin), _raw(eng)) and np.array_equal(_raw(deep), _raw(eng))
+    assert all(np.array_equal(e.state[f], eng.state[f]) for e in (twin, deep) for f in eng.state.dtype.names)
     mine = compile_drivers(eng.state.dtype, eng.tables.dtype, K.reset_game, K.step_game, encode_obs, K.seat_bits)
     again = pickle.loads(pickle.dumps(mine))
     s = eng.clone()
     again.step_serial(_k(s.state), _k(s.tables), s.cfg, np.full(2, -1, np.int64))
     assert np.array_equal(_raw(s), _raw(eng))
+
+
+def test_observe_into_a_wrong_buffer_is_a_clear_error():
+    eng = _played(players=3, batch=2)
+    for bad in (np.zeros((2, eng.obs_size)), np.zeros((2, eng.obs_size + 1), np.float32),
+                np.zeros((eng.obs_size, 2), np.float32).T):
+        with pytest.raises(ValueError, match="out must be a C-contiguous float32 array of shape"):
+            eng.observe(out=bad)
+    out = np.zeros((2, eng.obs_size), np.float32)
+    assert eng.observe(out=out) is out and np.array_equal(out, eng.observe())
