@@ -290,7 +290,8 @@ class LearnerBatch:
 
     def _fast_args(self):
         eng = self.engine
-        return (np.uint64(self.base_seed & _M64), self.learner_seat_mode == "random", self.seat,
+        random_seats = self.num_players if self.learner_seat_mode == "random" else 0
+        return (np.uint64(self.base_seed & _M64), random_seats, self.seat,
                 self.episode, self._game_seeds, self._opp_rng, eng._offs)
 
     @staticmethod
