@@ -455,45 +455,20 @@ def _run_parallel(tasks, workers: int, bar: "_Progress", start_method: str):
 
 
 class _Progress:
-    """A rich progress bar with ETA (or nothing when ``enabled`` is false)."""
+    """The run's progress (``eval.progress.Progress``: a rich bar on a terminal, plain
+    lines elsewhere; nothing when ``enabled`` is false)."""
 
     def __init__(self, total: int, enabled: bool, label: str):
-        self.total = total
-        self.enabled = enabled
-        self.label = label
-        self._p = None
-        self._task = None
+        from eval.progress import Progress
+
+        self._p = Progress(total, label, enabled=enabled)
 
     def __enter__(self) -> "_Progress":
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=False,
-            )
-            self._p.__enter__()
-            self._task = self._p.add_task(self.label, total=self.total)
+        self._p.__enter__()
         return self
 
     def advance(self, n: int) -> None:
-        if self._p is not None:
-            self._p.advance(self._task, int(n))
+        self._p.advance(n)
 
     def __exit__(self, *exc) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
+        self._p.__exit__(*exc)

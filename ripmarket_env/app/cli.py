@@ -11,6 +11,28 @@ from typing import Optional
 
 import typer
 
+def _no_flag_placeholder() -> None:
+    """Typer's rich help shows a ``<bool>`` value placeholder next to on/off flags
+    (``--quiet <bool>``), which reads as if the flag took a value; flags show none."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - older typer
+        return
+    show = TyperOption.display_type_rich
+    if getattr(show, "_no_flag_placeholder", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return show(self, ctx)
+
+    display_type_rich._no_flag_placeholder = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_no_flag_placeholder()
+
 app = typer.Typer(
     name="ripmarket",
     help="R.I.P. Market: rules engine, environments and tools.",
@@ -308,22 +330,19 @@ def bench(
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from eval.progress import Progress
     from ripmarket_env.app import bench as B
     from ripmarket_env.app import envbench as E
 
     run = suites[suite]
     total = (2 * len(ps) * len(bs) if "engine" in run else 0) + (E.configs_count(ps, ns) if "env" in run else 0)
     err = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, refresh_per_second=4,
-    ) as progress:
-        task = progress.add_task("compiling / loading kernels", total=total)
+    with Progress(total, "compiling / loading kernels", transient=True) as progress:
 
         def advance(label: str) -> None:
-            progress.update(task, advance=1, description=label)
+            progress.describe(label)
+            progress.advance(1)
 
         if "engine" in run:
             report = B.run_bench(ps, bs, seconds, on_config=advance)
