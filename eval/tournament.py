@@ -313,6 +313,7 @@ def run_tournament(
     label: str = "tournament",
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     cards: str | Path | None = None,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -328,6 +329,8 @@ def run_tournament(
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
     ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file
     (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
+    ``ray_address``: play the chunks as Ray tasks instead of local worker processes
+    (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
     """
     from eval.ratings import summarize
 
@@ -397,8 +400,15 @@ def run_tournament(
     if agent_kwargs:
         settings["agent_kwargs"] = {k: dict(v) for k, v in agent_kwargs.items()}
     t0 = time.perf_counter()
-    with _Progress(total, progress, f"{label} ({workers} worker{'s' if workers > 1 else ''})") as bar:
-        if workers == 1:
+    if ray_address:
+        settings["backend"] = "ray"
+    with _Progress(total, progress, f"{label} (Ray tasks)" if ray_address
+                   else f"{label} ({workers} worker{'s' if workers > 1 else ''})") as bar:
+        if ray_address:
+            from eval.raypool import ray_map
+
+            results = ray_map(play_chunk, tasks, ray_address, on_result=lambda chunk: bar.advance(len(chunk)))
+        elif workers == 1:
             results = [play_chunk(t, report=bar.advance) for t in tasks]
         else:
             _warm_up(players, rules)

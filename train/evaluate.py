@@ -48,18 +48,26 @@ def _job(args) -> dict[str, Any]:
 
 
 def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO, seed: int = 1,
-             workers: int = 2, progress: bool = True) -> dict[str, Any]:
-    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval."""
+             workers: int = 2, progress: bool = True, ray_address: str | None = None) -> dict[str, Any]:
+    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval.
+
+    ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
+    local processes; the result is the same."""
     from eval.progress import Progress
 
     make_agent(spec)  # fail early, in this process, on an unknown agent or unusable checkpoint
     jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g) for g in range(0, games, JOB)]
     results = []
-    with Progress(games, f"evaluate {spec} vs {','.join(zoo)}", enabled=progress) as bar, \
-            ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for res in pool.map(_job, jobs):
-            results.append(res)
-            bar.advance(res["games"])
+    with Progress(games, f"evaluate {spec} vs {','.join(zoo)}", enabled=progress) as bar:
+        if ray_address:
+            from eval.raypool import ray_map
+
+            results = ray_map(_job, jobs, ray_address, on_result=lambda res: bar.advance(res["games"]))
+        else:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                for res in pool.map(_job, jobs):
+                    results.append(res)
+                    bar.advance(res["games"])
     wins = float(sum(r["wins"] for r in results))
     n = int(sum(r["games"] for r in results))
     lo, hi = wilson(wins, n)
