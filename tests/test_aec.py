@@ -442,7 +442,11 @@ def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
     plain = spaces.Discrete(raw.engine.num_actions)
     assert sp == plain and repr(sp) == repr(plain)
     for x in (-1, 0, 5, sp.n - 1, sp.n, 10**30, True, np.int64(3), np.int64(-1), np.int64(sp.n), np.uint64(2), np.int8(-2), 2.0, "1", None, np.array(4)):
-        assert sp.contains(x) == plain.contains(x), x
+        try:
+            expected = plain.contains(x)
+        except OverflowError:  # gymnasium 1.2 (the ecosystem extra's) cannot answer 10**30
+            expected = False
+        assert sp.contains(x) == expected, x
     import pickle
 
     assert type(pickle.loads(pickle.dumps(sp))) is spaces.Discrete
