@@ -94,10 +94,17 @@ def test_spaces_and_info():
     assert env.action_space.n == env.engine.num_actions
     assert obs.shape == (env.engine.obs_size,) and obs.dtype == np.float32
     assert obs in env.observation_space
-    assert info["action_mask"].dtype == bool and info["action_mask"].shape == (env.engine.num_actions,)
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (env.engine.num_actions,)
     np.testing.assert_array_equal(info["action_mask"], env.action_masks())
     assert info["learner_seat"] == 0 and info["game_seed"] == 1
-    assert info["phase"] in PHASES
+    assert PHASES[info["phase_id"]] in PHASES and "phase" not in info
+    for v in info.values():  # fixed types only: generic trainers batch them as they are
+        assert isinstance(v, (bool, int, np.ndarray))
+    # Gymnasium's masked sampler takes the mask as it is (int8).
+    for _ in range(20):
+        assert info["action_mask"][env.action_space.sample(mask=info["action_mask"])] == 1
+    _, info = RipMarketEnv(num_players=5, verbose_infos=True).reset(seed=1)
+    assert info["phase"] == PHASES[info["phase_id"]]
 
 
 def test_every_observation_piece_has_a_bound():
@@ -159,6 +166,24 @@ def test_sampled_action_drawn_earlier_is_redrawn_legally():
 # ---------------------------------------------------------------------------------------
 # Illegal actions
 # ---------------------------------------------------------------------------------------
+def test_illegal_action_terminate_ends_the_episode():
+    env = RipMarketEnv(num_players=4, illegal_action="terminate")
+    env.reset(seed=2)
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    before = env.engine.state.copy()
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert same_state(env.engine.state, before)  # the game is not stepped
+    assert env.action_masks().all()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    _, info = env.reset(seed=3)  # a fresh game plays on
+    assert not info["illegal_action"] and not env.terminated
+    assert env.step(10_000)[2] is True  # out of range terminates too
+    with pytest.raises(ValueError, match="illegal_action='skip' is not allowed"):
+        RipMarketEnv(num_players=4, illegal_action="skip")
+
+
 def test_step_before_reset_and_after_the_end():
     env = RipMarketEnv(num_players=2)
     with pytest.raises(RuntimeError, match="reset"):
@@ -195,13 +220,13 @@ def test_learner_decides_as_living_player_and_as_ghost():
     for seed in range(60):
         for obs, _, terminated, info in run_episode(env, seed, rng):
             if terminated:
-                assert info["phase"] == "game_over"
+                assert PHASES[info["phase_id"]] == "game_over"
                 continue
-            seen[info["phase"]] = seen.get(info["phase"], 0) + 1
+            seen[PHASES[info["phase_id"]]] = seen.get(PHASES[info["phase_id"]], 0) + 1
             view = named_view(obs, env.engine.obs_layout)
             assert view["is_actor"][0] == 1.0  # every decision the learner sees is its own
             assert view["actor"][0, 0] == 1.0
-            if info["phase"] in GHOST_PHASES:
+            if PHASES[info["phase_id"]] in GHOST_PHASES:
                 ghost_obs.append(view)
         if len(ghost_obs) >= 5 and {"acquire", "play"} <= set(seen):
             break
@@ -219,7 +244,7 @@ def test_ghost_decisions_for_a_fixed_seat():
     rng = np.random.default_rng(7)
     for seed in range(200):
         steps = run_episode(env, seed, rng)
-        ghost = [info for _, _, term, info in steps if not term and info["phase"] in GHOST_PHASES]
+        ghost = [info for _, _, term, info in steps if not term and PHASES[info["phase_id"]] in GHOST_PHASES]
         if ghost:
             mask = ghost[0]["action_mask"]
             table = env.engine.actions
