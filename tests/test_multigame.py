@@ -146,3 +146,14 @@ def test_shipped_networks_decide_as_before_the_house():
         got = agents.make(name).act_batch(obs, mask)
         assert got.shape == (669,) and mask[np.arange(669), got].all()
         np.testing.assert_array_equal(got, want[name.replace("-", "_")])
+
+
+def test_the_games_command_lists_every_registered_game():
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["games"], terminal_width=160)
+    assert res.exit_code == 0, res.output
+    for spec in registry().values():
+        assert spec.id in res.output and spec.env_name in res.output and spec.gym_id in res.output

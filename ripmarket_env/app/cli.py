@@ -35,7 +35,8 @@ _no_flag_placeholder()
 
 app = typer.Typer(
     name="ripmarket",
-    help="R.I.P. Market: rules engine, environments and tools.",
+    help="ripmarket: market card games (R.I.P. Market first; `ripmarket games` lists them): "
+         "rules engines, environments, agents, tournaments and play.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -200,6 +201,24 @@ def agents_cmd() -> None:
 
 
 app.command("agents")(agents_cmd)
+
+
+def games_cmd() -> None:
+    """List the registered games: id (for ripmarket_env.make), title, players, env names."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.games import registry
+
+    t = Table(title="Registered games (ripmarket_env.make(id, num_players=...))")
+    for col in ("id", "title", "players", "PettingZoo", "Gymnasium"):
+        t.add_column(col, no_wrap=True)
+    for spec in registry().values():
+        t.add_row(spec.id, spec.title, f"{spec.min_players}-{spec.max_players}", spec.env_name, spec.gym_id)
+    Console().print(t)
+
+
+app.command("games")(games_cmd)
 
 
 balance_app = typer.Typer(
