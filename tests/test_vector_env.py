@@ -581,3 +581,14 @@ def test_compiled_path_illegal_learner_action_raises_and_changes_nothing():
     with pytest.raises(IllegalActionError, match="game 1"):
         venv.step(acts)
     assert same_state(venv.engine.state, before)
+
+
+def test_vector_action_space_samples_legal_actions_with_int8_masks():
+    env = RipMarketGymVectorEnv(num_envs=16, num_players=4, seed=2)
+    env.reset(seed=2)
+    for _ in range(5):
+        masks = env.action_masks()
+        assert masks.dtype == np.int8
+        a = env.action_space.sample()
+        assert masks[np.arange(16), a].all()
+        env.step(a)

@@ -188,7 +188,7 @@ def bench_gym(players: int, seconds: float, seed: int = 0) -> dict:
 
 def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     keys = rng.random(masks.shape)
-    keys[~masks] = -1.0
+    keys[~np.asarray(masks, dtype=bool)] = -1.0
     return keys.argmax(axis=1)
 
 

@@ -634,7 +634,7 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
 
     def sample(self, mask=None, probability=None):
         if mask is None and probability is None and self._legal_masks_fn is not None:
-            m = self._legal_masks_fn()
+            m = np.asarray(self._legal_masks_fn(), dtype=bool)
             keys = self.np_random.random(m.shape)
             keys[~m] = -1.0
             return keys.argmax(axis=1).astype(self.dtype)

@@ -179,8 +179,16 @@ def check_aec_random_play(spec: GameSpec, n: int, games: int = 8, seed: int = 0)
     observation space at every step; only the agent to act has a mask, the engine's legal
     set, never empty; infos carry the phase (and ``seat_flag``); rewards are zero until
     the step that ends the game, inside ``reward_range``; every game ends within
-    ``max_decisions`` agent steps. Returns the phases seen."""
-    env = _aec_raw(spec, n)
+    ``max_decisions`` agent steps. The default infos hold fixed-type values only (ints,
+    bools, floats: ``phase_id`` and ``seat_flag``); ``verbose_infos=True`` (used here)
+    adds the phase name and ``legal_moves``. Returns the phases seen."""
+    plain = _aec_raw(spec, n)
+    plain.reset(seed=seed)
+    for agent, info in plain.infos.items():
+        assert all(type(v) in (int, bool, float) for v in info.values()), \
+            f"{_where(spec, n)}: {agent}'s default infos hold a value of variable type: {info}"
+        assert spec.phase_names[info["phase_id"]] == plain.engine.phase()[0]
+    env = _aec_raw(spec, n, verbose_infos=True)
     rng = np.random.default_rng(seed)
     limit = _limit(spec, env.rules)
     lo, hi = spec.reward_range
@@ -526,7 +534,7 @@ def check_illegal_actions(spec: GameSpec, n: int, seed: int = 4) -> None:
     genv = gym_env_class(spec)(num_players=n)
     _raises(RuntimeError, genv.step, 0)  # before reset
     genv.reset(seed=seed)
-    m = genv.action_masks()
+    m = genv.action_masks().astype(bool)  # int8 for trainers
     before = _rows(genv.engine)
     legal = np.flatnonzero(m).tolist()
     for bad in [*np.flatnonzero(~m)[:3].tolist(), -1, na, 2.5, "x", [0, 1]]:
@@ -548,7 +556,7 @@ def check_illegal_actions(spec: GameSpec, n: int, seed: int = 4) -> None:
     before = (_rows(venv.engine), masks.tobytes())
     good = np.array([_pick(mm, rng) for mm in masks])
     bads = []
-    for a in np.flatnonzero(~masks[1])[:2].tolist() + [-1, na]:
+    for a in np.flatnonzero(masks[1] == 0)[:2].tolist() + [-1, na]:
         acts = good.copy()
         acts[1] = a
         bads.append(acts)
@@ -587,7 +595,7 @@ def check_gym_random_play(spec: GameSpec, n: int, episodes: int = 6, seed: int =
     """The single-agent env under random play: observations inside the space at every
     step, a non-empty mask, reward 0 before the end and inside ``reward_range`` at it, the
     episode over within ``max_decisions``. Returns the learner's phases."""
-    env = gym_env_class(spec)(num_players=n, learner_seat="random")
+    env = gym_env_class(spec)(num_players=n, learner_seat="random", verbose_infos=True)
     rng = np.random.default_rng(seed)
     lo, hi = spec.reward_range
     phases: set[str] = set()
