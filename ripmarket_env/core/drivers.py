@@ -52,7 +52,7 @@ import functools
 import numpy as np
 from numba import njit, prange, types
 
-from ripmarket_env.core.kernels import bench_u32, random_legal
+from ripmarket_env.core.kernels import bench_u32, nth_legal, random_legal
 from ripmarket_env.core.seeds import GOLDEN, episode_key, episode_seed_one, fold_seed_u64, splitmix64
 
 try:
@@ -303,14 +303,7 @@ def _opp_legal(r, opp_rng, g):
     x = opp_rng[g]
     opp_rng[g] = x + GOLDEN
     u = splitmix64(x) >> _U(32)
-    k = np.int64((u * _U(r.n_legal)) >> _U(32))
-    m = r.mask
-    for a in range(m.shape[0]):
-        if m[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return nth_legal(r.mask, np.int64((u * _U(r.n_legal)) >> _U(32)))
 
 
 @njit(**HOT)

@@ -53,13 +53,17 @@ def bench_u32(bench_rng, i):
 
 
 @njit(**JIT)
-def random_legal(r, bench_rng, i):
-    """A uniformly random legal action of row ``r``, drawn from driver stream ``i``."""
-    k = (bench_u32(bench_rng, i) * r.n_legal) >> 32
-    m = r.mask
+def nth_legal(m, k):
+    """The ``k``-th legal action (0-based, in action order) of the mask ``m``; -1 if none."""
     for a in range(m.shape[0]):
         if m[a]:
             if k == 0:
                 return a
             k -= 1
     return -1
+
+
+@njit(**JIT)
+def random_legal(r, bench_rng, i):
+    """A uniformly random legal action of row ``r``, drawn from driver stream ``i``."""
+    return nth_legal(r.mask, (bench_u32(bench_rng, i) * r.n_legal) >> 32)
