@@ -50,8 +50,16 @@ def cards(
     ),
     file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
     custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose cards to show: ripmarket or black-market."),
 ) -> None:
-    """Show the full card reference (rulebook section 11)."""
+    """Show the full card reference (rulebook section 11; Black Market: docs/games/black-market/CARDS.md)."""
+    from ripmarket_env.games import ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not allowed; allowed: {', '.join(ids())}")
+    if game == "black-market":
+        _cards_black_market(markdown, write, file)
+        return
     from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
     from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
 
@@ -72,6 +80,30 @@ def cards(
     from rich.console import Console
 
     Console().print(render_cards_rich(db))
+
+
+def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    from ripmarket_env.games.blackmarket.cards import CardDataError, load, reference_markdown
+
+    try:
+        db = load(file)
+    except CardDataError as exc:
+        fail(str(exc))
+    text = reference_markdown(db)
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    if markdown:
+        typer.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
 
 
 app.command("cards")(cards)

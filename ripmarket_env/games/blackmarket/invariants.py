@@ -1,0 +1,152 @@
+"""The rulings' invariants of a Black Market game (BM-13), checked on an engine's row.
+
+``check_game(engine, g, prev=None)`` returns the violated invariants (empty: all hold);
+``prev`` (a copy of the row before the latest step) adds the checks of what the step
+did: purchases were legal and paid, dice and spent marks only move the right way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ripmarket_env.games.blackmarket.events import decode
+from ripmarket_env.games.blackmarket.state import N_SLOTS, NUM_ACTIONS
+
+
+def check_game(engine, g: int = 0, prev=None) -> list[str]:
+    db = engine.cards
+    r = engine.state[g]
+    rules = engine.rules
+    P = engine.num_players
+    D = db.n_designs
+    tgt = rules.target_points
+    bad: list[str] = []
+    # Point Cards: each in exactly one place, counts per design equal copies
+    count = np.zeros(D, np.int64)
+    pd = int(r["pdeck_n"])
+    for d in r["pdeck"][:pd]:
+        if not 0 <= d < D:
+            bad.append(f"point deck holds a bad design {d}")
+        else:
+            count[d] += 1
+    if np.any(r["pdeck"][pd:] != -1):
+        bad.append("point deck has cards past its size")
+    for s in range(N_SLOTS):
+        d = int(r["map_card"][s])
+        if d >= 0:
+            count[d] += 1
+            if r["map_down"][s] not in (0, 1) or r["map_side"][s] not in (0, 1):
+                bad.append(f"slot {s + 1} has no valid face/side")
+        elif pd > 0:
+            bad.append(f"slot {s + 1} is empty while the Point deck holds {pd} cards")
+    count += r["owned"][:P].sum(axis=0)
+    copies = np.array([c.copies for c in db.point])
+    if not np.array_equal(count, copies):
+        bad.append(f"Point Cards not conserved: {count.tolist()} != {copies.tolist()}")
+    # Hand Cards
+    hc = np.zeros(3, np.int64)
+    hd = int(r["hdeck_n"])
+    for k in r["hdeck"][:hd]:
+        if not 0 <= k < 3:
+            bad.append(f"hand deck holds a bad kind {k}")
+        else:
+            hc[k] += 1
+    hc += r["hdisc"]
+    hc += r["hand"][:P].sum(axis=0)
+    if not np.array_equal(hc, db.hand_copies()):
+        bad.append(f"Hand Cards not conserved: {hc.tolist()} != {db.hand_copies().tolist()}")
+    if np.any(r["hand"][:P] < 0) or np.any(r["hdisc"] < 0) or np.any(r["owned"][:P] < 0):
+        bad.append("a negative count")
+    for q in range(P):
+        if int(r["hand_n"][q]) != int(r["hand"][q].sum()):
+            bad.append(f"seat {q}: hand_n {int(r['hand_n'][q])} != its cards {int(r['hand'][q].sum())}")
+        if rules.hand_limit and int(r["hand_n"][q]) > rules.hand_limit:
+            bad.append(f"seat {q}: hand {int(r['hand_n'][q])} above the limit {rules.hand_limit}")
+        pts = int(sum(int(r["owned"][q, d]) * db.point[d].points for d in range(D)))
+        if pts != int(r["points"][q]):
+            bad.append(f"seat {q}: points {int(r['points'][q])} != score pile {pts}")
+        for d in range(D):
+            if r["spent"][q, d] and not (db.point[d].one_time and r["spent"][q, d] <= r["owned"][q, d]):
+                bad.append(f"seat {q}: spent mark on {db.point[d].name} it may not have")
+    tp = int(r["turn_player"])
+    for d in range(D):
+        if int(r["used"][d]) > int(r["owned"][tp, d]):
+            bad.append(f"{db.point[d].name} used {int(r['used'][d])} times with {int(r['owned'][tp, d])} owned")
+    done = bool(r["done"])
+    sides = engine.side_points(g)
+    if not done:
+        if rules.teams and rules.team_target == "side_total" and max(sides) >= tgt:
+            bad.append(f"a side stands at {max(sides)} >= target {tgt} in a live game")
+        if (not rules.teams or rules.team_target == "any_player") and int(r["points"][:P].max()) >= tgt:
+            bad.append("a player stands at the target in a live game")
+        n = int(r["mask"].sum())
+        if n == 0 or n != int(r["n_legal"]):
+            bad.append(f"live game with {n} legal actions (n_legal {int(r['n_legal'])})")
+        if not 2 <= int(r["n_dice"]) <= 3:
+            bad.append(f"{int(r['n_dice'])} dice this turn")
+        for i in range(int(r["n_dice"])):
+            if not 1 <= int(r["dice"][i]) <= 6:
+                bad.append(f"die {i} shows {int(r['dice'][i])}")
+        if int(r["phase"]) == 0 and not any(r["dice_used"][i] == 0 for i in range(int(r["n_dice"]))):
+            bad.append("act phase with no unused die")
+        if int(r["actor"]) != tp:
+            bad.append("the actor is not the turn player")
+        if int(r["turn"]) >= rules.turns_cap:
+            bad.append("a live game past max_turns")
+    else:
+        if int(r["mask"].sum()) != 0:
+            bad.append("a finished game offers actions")
+        s = float(r["final_rewards"][:P].sum())
+        if abs(s) > 1e-4:
+            bad.append(f"rewards sum to {s}, not zero")
+        w = [q for q in range(P) if r["winners"][q]]
+        if int(r["end_reason"]) == 0:
+            if rules.teams:
+                if not w or len({q % 2 for q in w}) != 1:
+                    bad.append(f"target reached but the winners {w} are not one side")
+                elif rules.team_target == "side_total" and sides[w[0] % 2] < tgt:
+                    bad.append("the winning side is below the target")
+            elif len(w) != 1 or int(r["points"][w[0]]) < tgt:
+                bad.append(f"ffa target win with winners {w}")
+    if r["mask"].shape[0] != NUM_ACTIONS:
+        bad.append("mask has the wrong size")
+    if prev is not None:
+        bad += _check_step(engine, g, prev)
+    return bad
+
+
+def _check_step(engine, g, prev) -> list[str]:
+    db = engine.cards
+    r = engine.state[g]
+    bad = []
+    P = engine.num_players
+    for q in range(P):
+        for d in range(db.n_designs):
+            if r["spent"][q, d] < prev["spent"][q, d] and int(r["steps"]) > 0:
+                bad.append(f"seat {q}: a spent mark on {db.point[d].name} was cleared")
+    for q in range(P):
+        if int(r["points"][q]) < int(prev["points"][q]):
+            bad.append(f"seat {q} lost points")
+    for ev in decode(engine, g):
+        if ev.kind != "buy":
+            continue
+        s = ev.a - 1
+        d, col, cost, flags = ev.b % 32, (ev.b // 32) % 2, (ev.b // 64) % 8, ev.b // 512
+        if int(prev["map_card"][s]) != d:
+            bad.append(f"bought {db.point[d].name} from slot {s + 1}, which held design {int(prev['map_card'][s])}")
+            continue
+        other = int(prev["map_side"][s]) != ev.seat % 2
+        down = bool(prev["map_down"][s])
+        if other and not flags & 1:
+            bad.append(f"bought a card facing the other side without Smuggler (slot {s + 1})")
+        if down and not flags & 2:
+            bad.append(f"bought a face-down card without Crowbar (slot {s + 1})")
+        if cost != (2 if flags & 4 else 3):
+            bad.append(f"paid {cost} cards (Fence used: {bool(flags & 4)})")
+        colour = db.point[d].colour
+        if colour != "dual" and ("red", "black").index(colour) != col:
+            bad.append(f"paid {('Red', 'Black')[col]} for a {colour} card")
+        used = [i for i in range(int(prev["n_dice"])) if prev["dice_used"][i] == 0 and int(prev["dice"][i]) == s + 1]
+        if not used and int(prev["phase"]) == 0:
+            bad.append(f"a purchase on slot {s + 1} with no unused die showing {s + 1}")
+    return bad
