@@ -1,5 +1,6 @@
 """Black Market's part of game records (``ripmarket_env.envs.record``): one line per turn
-(from the event log, god view: records are the whole game) and the result line."""
+(from the event log, god view: records are the whole game; the record format calls
+the line a "round", numbered by the turn) and the result line."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def describe_action(engine, a: int) -> str:
 
 def round_line(engine, log: TurnLog) -> dict:
     rolls = [[e.a, e.b] for e in log.events if e.kind == "roll"]
-    return {"turn": log.turn, "seat": log.seat, "dice": rolls[0] if rolls else None,
+    return {"round": log.turn, "seat": log.seat, "dice": rolls[0] if rolls else None,
             "log": [e.text_for("god") for e in log.events]}
 
 
