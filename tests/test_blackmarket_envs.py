@@ -142,3 +142,21 @@ def test_bm_13_invariants_under_heuristic_play():
             eng.step([a])
             assert check_game(eng, 0, prev) == []
         assert int(eng.state[0]["end_reason"]) == 0
+
+
+def test_bench_cli_black_market_json():
+    """`ripmarket bench --game black-market --json`: engine rows and the AEC comparison."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["bench", "--game", "black-market", "--players", "2", "--batch", "64",
+                                   "--seconds", "0.2", "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout[res.stdout.index("{"):])
+    assert rep["engine"][0]["agent_steps_per_sec"] > 0 and rep["aec"]["env"]["agent_steps"] > 0
+    assert set(rep["targets"]) == {"engine_steps_per_sec_at_4096", "aec_vs_texas_holdem"}
+    res = CliRunner().invoke(app, ["bench", "--game", "black-market", "--players", "3"])
+    assert res.exit_code == 2 and "2, 4, 6" in res.output

@@ -274,12 +274,18 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: engine random play and the AEC env vs texas_holdem_v4; --players 2,4,6)."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
     single-agent gym env, the vector env) with random opponents; with --suite train,
     learner steps per second of a training config end to end (rollouts against its
     league and PPO updates) and where the time goes."""
+    if game == "black-market":
+        _bench_black_market(players, batch, seconds, as_json, out)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
@@ -327,6 +333,41 @@ def bench(
             console.print(B.render_rich(report))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
+
+
+def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
+    ps = _int_list("2,4,6" if players == "2,4,6,10" else players, "--players", 2, 6)
+    if any(p not in (2, 4, 6) for p in ps):
+        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
+    bs = _int_list(batch, "--batch", 1, 1 << 20)
+    if not seconds > 0:
+        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.app import bench as B
+    from ripmarket_env.app import bmbench
+
+    err = Console(stderr=True)
+    report = bmbench.run(ps, bs, seconds, on_config=lambda label: err.print(f"done: {label}"))
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+        return
+    t = Table(title="Black Market: random legal play, agent steps/s (no observations)")
+    for col in ("players", "batch", "steps/s", "steps/cpu-s", "games"):
+        t.add_column(col, justify="right")
+    for r in report["engine"]:
+        t.add_row(str(r["players"]), str(r["batch"]), f"{r['agent_steps_per_sec']:,.0f}",
+                  f"{r['steps_per_cpu_sec']:,.0f}", str(r["games_finished"]))
+    c = Console()
+    c.print(t)
+    a = report["aec"]
+    tx = a["texas_holdem_v4"].get("agent_steps_per_sec")
+    c.print(f"AEC env ({a['players']} players): {a['env']['agent_steps_per_sec']:,.0f} steps/s, raw "
+            f"{a['raw_env']['agent_steps_per_sec']:,.0f}; texas_holdem_v4 "
+            + (f"{tx:,.0f} steps/s; ratio {a['ratio_vs_texas_holdem']:.2f}x" if tx else a["texas_holdem_v4"]["missing"]))
 
 
 app.command("bench")(bench)
