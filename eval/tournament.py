@@ -147,7 +147,14 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None):
+    """The agent; with a card database (``--cards``) it is told the cards when it takes
+    them (the heuristics and search do; random and the trained networks do not)."""
+    if cards is not None:
+        try:
+            return agent_registry().make_seeded(name, seed, cards=cards, **(kwargs or {}))
+        except TypeError:
+            pass
     return agent_registry().make_seeded(name, seed, **(kwargs or {}))
 
 
@@ -181,10 +188,16 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             seeds.append(int(deals[k]))
             meta.append((int(s), r))
     rules = RulesConfig(num_players=P, **dict(task.get("rules") or {}))
-    eng = Engine(rules, batch_size=B)
+    cards = None
+    if task.get("cards"):
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = load_cards(task["cards"])
+    eng = Engine(rules, batch_size=B, cards=cards)
     eng.reset(seeds)
     extra = task.get("agent_kwargs") or {}
-    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n)) for i, n in enumerate(names)]
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards)
+            for i, n in enumerate(names)]
     observer = observer_factory(eng) if observer_factory is not None else None
     rows = np.arange(B)
     steps = np.zeros(B, dtype=np.int64)
@@ -222,6 +235,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             raise RuntimeError(
                 f"agent {names[who[g]]!r} chose an illegal action (set {meta[g][0]}, rotation {meta[g][1]}): {exc}"
             ) from None
+        if observer is not None and hasattr(observer, "after_step"):
+            observer.after_step(eng, actor)
     else:  # pragma: no cover - the engine guarantees termination (R-9.3)
         raise RuntimeError(f"chunk {task['chunk']} did not finish within {max_steps} steps")
 
@@ -297,6 +312,7 @@ def run_tournament(
     observer: str | None = None,
     label: str = "tournament",
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
+    cards: str | Path | None = None,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -305,11 +321,13 @@ def run_tournament(
     ``RulesConfig`` fields. ``agent_modules``: modules imported (here and in every worker)
     before the agents are looked up, for agents registered outside the ``agents`` package.
     ``observer``: ``"module:factory"``; in every chunk ``factory(engine)`` returns an object
-    whose ``before_step(engine, actor, actions)`` sees every step before it is applied and
-    whose ``game_record(engine, game)`` returns extra fields for that game's record (the
+    whose ``before_step(engine, actor, actions)`` sees every step before it is applied,
+    whose optional ``after_step(engine, actor)`` sees it applied (``engine.events(g)`` of
+    the games stepped) and whose ``game_record(engine, game)`` returns extra fields for that game's record (the
     balance analysis records the cards played this way). ``label``: the progress bar text.
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
-    ``{"search": {"budget": 64}}``), recorded in the settings.
+    ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file
+    (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
     """
     from eval.ratings import summarize
 
@@ -324,6 +342,12 @@ def run_tournament(
     from ripmarket_env.games.ripmarket import RulesConfig
 
     RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
+    cards_digest = None
+    if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = str(Path(cards).resolve())
+        cards_digest = load_cards(cards).digest
     if int(chunk_sets) < 1:
         raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")
     stray = sorted(set(agent_kwargs or {}) - set(names))
@@ -351,6 +375,7 @@ def run_tournament(
                 "agent_modules": agent_modules,
                 "observer": observer,
                 "agent_kwargs": dict(agent_kwargs or {}),
+                "cards": cards,
             }
         )
     workers = min(workers, len(tasks))
@@ -367,6 +392,8 @@ def run_tournament(
         "rules": dict(rules or {}),
         "agent_modules": agent_modules,
     }
+    if cards is not None:
+        settings["cards"] = {"file": cards, "digest": cards_digest}
     if agent_kwargs:
         settings["agent_kwargs"] = {k: dict(v) for k, v in agent_kwargs.items()}
     t0 = time.perf_counter()

@@ -118,6 +118,7 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
@@ -148,9 +149,10 @@ def tournament(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     agent_kwargs = _agent_settings(settings, names)
+    _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None,
+        agent_kwargs=agent_kwargs or None, cards=cards_file,
     )
     print_table(result)
 
@@ -205,7 +207,16 @@ def agents_cmd() -> None:
 app.command("agents")(agents_cmd)
 
 
+balance_app = typer.Typer(
+    help="Card balance for designers: play rates, win rates, Market take rates and damage per card, "
+    "seat advantage, game length, Ghost swings. `ripmarket balance diff A B` compares two runs.",
+    no_args_is_help=False, add_completion=False,
+)
+
+
+@balance_app.callback(invoke_without_command=True)
 def balance(
+    ctx: typer.Context,
     players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: str = typer.Option(
@@ -215,9 +226,12 @@ def balance(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    if ctx.invoked_subcommand is not None:
+        return
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -234,12 +248,46 @@ def balance(
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet)
+    _check_cards(cards_file)
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file)
     print_summary(result)
     typer.echo(f"report: {out / 'balance.md'}")
 
 
-app.command("balance")(balance)
+@balance_app.command("diff")
+def balance_diff(
+    a: Path = typer.Argument(..., metavar="A", help="balance.json of the first run (or its directory)."),
+    b: Path = typer.Argument(..., metavar="B", help="balance.json of the second run (or its directory)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the comparison as Markdown here."),
+) -> None:
+    """Compare two balance runs (e.g. two card files) card by card, flagging the significant changes."""
+    from eval.balance import diff_markdown, diff_results, load_result, print_diff
+
+    try:
+        d = diff_results(load_result(a), load_result(b))
+    except ValueError as exc:
+        fail(str(exc))
+    print_diff(d)
+    if out is not None:
+        if out.is_dir():
+            fail(f"--out {out} is a directory; give a file name")
+        out.write_text(diff_markdown(d, (str(a), str(b))), encoding="utf-8")
+        typer.echo(f"comparison: {out}")
+
+
+app.add_typer(balance_app, name="balance")
+
+
+def _check_cards(path: Optional[Path]) -> None:
+    """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file."""
+    if path is None:
+        return
+    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
+
+    try:
+        load_cards(path)
+    except CardDataError as exc:
+        fail(f"--cards: {exc}")
 
 
 def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
@@ -474,7 +522,7 @@ app.command("demo")(demo)
 
 def replay(
     file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
-    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
 ) -> None:
     """Replay a game record, check it against the engine, and print it round by round."""
     from rich.console import Console
@@ -486,8 +534,7 @@ def replay(
     from ripmarket_env.games.ripmarket.render import card_label, seat_name, shadow_label
 
     console = Console()
-    actions: list[str] = []
-    state = {"round": 1, "header": None}
+    state = {"round": 1, "header": None, "hp": [], "who": [], "steps": []}
 
     def hands(eng) -> None:
         r = eng.state[0]
@@ -503,43 +550,56 @@ def replay(
         if god and not eng.terminated[0]:
             hands(eng)
 
+    def who(q: int) -> str:
+        return f"{seat_name(q)} ({state['who'][q]})" if state["who"] else seat_name(q)
+
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
             state["header"] = obj
+            state["hp"] = [int(x) for x in eng.state[0]["hp"][: eng.num_players]]
+            state["who"] = list(obj.get("controllers") or [])
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
             console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            if state["who"]:
+                console.print("Seats: " + ", ".join(f"{seat_name(q)} {c}" for q, c in enumerate(state["who"])))
             round_start(eng)
         elif "step" in obj:
+            if god:  # the round's event log tells every decision, forced ones included, once
+                state["steps"].append(obj)
+                return
             desc = obj["desc"]
             kind, arg = eng.actions.decode(obj["action"])
-            if (not god and kind == "card" and bool(eng.cards.living_face_down[arg])
+            if (kind == "card" and bool(eng.cards.living_face_down[arg])
                     and " replaces " not in desc):
                 desc = f"{seat_name(obj['seat'])} plays a card face-down"
             console.print(f"  {obj['step']:>4}  {desc}")
         elif "round" in obj:
             title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if god:  # the round's event log names hidden cards (deck draws, Shadow draws)
+            if god:  # every event of the round, hidden cards named (deck draws, Shadow draws)
+                state["steps"] = []
                 for line in obj["log"]:
-                    console.print(f"        [dim]{line}[/dim]")
+                    console.print(f"        {line}")
             t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-            for col in ("seat", "card", "score", "damage", "HP after"):
+            for col in ("seat", "card", "score", "HP lost", "HP after"):
                 t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
-            for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+            for q, (sc, hp) in enumerate(zip(obj["scores"], obj["hp"])):
                 mark = " *" if q == obj["first_player"] else ""
                 card = obj["cards"][q] or "-"
                 if obj["targets"][q] is not None:
                     card += f" -> {seat_name(obj['targets'][q])}"
                 if obj["haunted_by"][q]:
                     card += " · haunted by " + ", ".join(obj["haunted_by"][q])
-                t.add_row(seat_name(q) + mark, card, "-" if sc is None else str(sc), str(dm),
+                lost = max(0, state["hp"][q] - int(hp)) if q < len(state["hp"]) else obj["damage"][q]
+                t.add_row(who(q) + mark, card, "-" if sc is None else str(sc), str(lost),
                           f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
+            state["hp"] = [int(x) for x in obj["hp"]]
             console.print(t)
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)
         elif "result" in obj:
             res = obj["result"]
-            winners = ", ".join(seat_name(q) for q in res["winners"]) or "-"
+            winners = ", ".join(who(q) for q in res["winners"]) or "-"
             rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
             console.rule("Game over")
             console.print(f"[bold]Winner(s):[/bold] {winners}")
@@ -549,6 +609,8 @@ def replay(
         eng = replay_record(file, registry(), on_line=on_line)
     except RecordError as exc:
         fail(str(exc), code=1)
+    for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
+        console.print(f"  {obj['step']:>4}  {obj['desc']}")
     status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
     console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
 
@@ -566,6 +628,7 @@ def play(
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
@@ -582,8 +645,14 @@ def play(
         fail(f"{option}: {exc}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
+    _check_cards(cards_file)
+    cards = None
+    if cards_file is not None:
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = load_cards(cards_file)
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, out=typer.echo)
+        play_terminal(players, seat, names, seed=seed, save=save, cards=cards)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
@@ -631,7 +700,7 @@ def serve(
     try:
         web = create_app(max_games=max_games, idle_seconds=idle_timeout, max_games_per_client=max_games_per_client,
                          max_age_seconds=max_game_age, keep_seconds=keep_finished, db=path,
-                         allowed_hosts=hosts, max_body=max_body)
+                         allowed_hosts=hosts, max_body=max_body, warm_up=True)
     except StoreError as exc:
         fail(str(exc))
     typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs); games kept in {path}", err=True)

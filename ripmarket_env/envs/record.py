@@ -6,7 +6,8 @@ A record is a text file, one JSON object per line:
    "rules": {...}, "cards_digest": "...", "seed": 17, "players": 4, "package_version": "0.1.0"}``
    (``game`` is the registry id of the game, ``ripmarket`` for records written before it
    was added; ``rules`` is the rules config's ``to_dict()``, ``cards_digest`` the digest
-   of the game's card data);
+   of the game's card data), and, when known, ``"controllers": ["person", "greedy", ...]``:
+   who played each seat (``"person"`` or the bot's registry name);
 2. one line per agent decision: ``{"step": i, "seat": s, "action": a, "desc": "..."}``
    (``desc`` names it in words, hidden cards included: a record is the full game);
 3. after the step that resolved a round, one line per resolved round, built from the
@@ -72,7 +73,8 @@ class Recorder:
     taken yet); its seed is read from ``engine.seeds``.
     """
 
-    def __init__(self, engine: Engine, seed: int | None = None, spec: GameSpec | None = None):
+    def __init__(self, engine: Engine, seed: int | None = None, spec: GameSpec | None = None,
+                 controllers: list[str] | None = None):
         if not isinstance(engine, Engine):
             raise TypeError(f"Recorder needs an Engine, got {type(engine).__name__}")
         spec = spec if spec is not None else getattr(engine, "spec", None)
@@ -100,6 +102,8 @@ class Recorder:
             "players": engine.num_players,
             "package_version": _package_version(),
         }]
+        if controllers is not None:
+            self.lines[0]["controllers"] = _controllers(controllers, engine.num_players)
         self.num_steps = 0
         #: The game's event log, and what the latest step (or the reset) did, in order:
         #: ("event", Event) and ("round", RoundLog) items (``GameLog.items``).
@@ -109,15 +113,17 @@ class Recorder:
         self._finish_if_done()
 
     @classmethod
-    def new(cls, rules, seed: int, cards=None, spec: GameSpec | None = None, **engine_kwargs) -> "Recorder":
+    def new(cls, rules, seed: int, cards=None, spec: GameSpec | None = None, controllers: list[str] | None = None,
+            **engine_kwargs) -> "Recorder":
         """A Recorder over a fresh one-game Engine of the rules' game started from ``seed``
-        (``cards``: the game's card data, default the packaged cards)."""
+        (``cards``: the game's card data, default the packaged cards); ``controllers`` names
+        who plays each seat (``"person"`` or a bot name) in the header."""
         spec = spec if spec is not None else getattr(rules, "spec", None)
         if not isinstance(spec, GameSpec):
             raise TypeError("Recorder.new needs the game's GameSpec (spec=...) or rules of a registered game")
         if cards is not None:
             engine_kwargs["cards"] = cards
-        return cls(spec.make_engine(rules, 1, **engine_kwargs), seed=seed, spec=spec)
+        return cls(spec.make_engine(rules, 1, **engine_kwargs), seed=seed, spec=spec, controllers=controllers)
 
     @property
     def done(self) -> bool:
@@ -157,6 +163,14 @@ class Recorder:
         path = Path(path)
         path.write_text(self.dumps(), encoding="utf-8")
         return path
+
+
+def _controllers(names, players: int) -> list[str]:
+    """The header's ``controllers``: one non-empty name per seat (ValueError otherwise)."""
+    if not isinstance(names, (list, tuple)) or len(names) != players or not all(
+            isinstance(n, str) and n.strip() for n in names):
+        raise ValueError(f"controllers must list one non-empty name per seat ({players}), got {names!r}")
+    return [str(n) for n in names]
 
 
 # ------------------------------------------------------------------------------ replay
@@ -225,6 +239,11 @@ def _check_header(path, n: int, head: dict, spec: GameSpec, digest: str):
         raise RecordError(
             f"{where}: players={head['players']!r} disagrees with rules.num_players={rules.num_players}"
         )
+    if "controllers" in head:
+        try:
+            _controllers(head["controllers"], rules.num_players)
+        except ValueError as exc:
+            raise RecordError(f"{where}: {exc}") from None
     return rules, seed
 
 
@@ -274,7 +293,7 @@ def replay(path, games, cards=None,
         kwargs["cards"] = cards
     probe = spec.make_engine(spec.rules_class(), 1, **kwargs)
     rules, seed = _check_header(path, n0, head, spec, spec.records.cards_digest(probe))
-    rec = Recorder(spec.make_engine(rules, 1, **kwargs), seed=seed, spec=spec)
+    rec = Recorder(spec.make_engine(rules, 1, **kwargs), seed=seed, spec=spec, controllers=head.get("controllers"))
     if on_line is not None:
         on_line(n0, head, rec.engine)
     pending: list[dict] = list(rec.lines[1:])  # lines the replay produced that the record must show next
