@@ -5,7 +5,8 @@ in team mode ``a`` holds every seat of one side and ``b`` the other; in ffa ``a`
 one seat and ``b`` the rest. Each deal is played twice with the roles swapped (duplicate
 deals), and the ``a`` seat rotates through the sides and the first-player draw. Returns
 wins, losses, draws of ``a``, the win rate and its Wilson 95% interval, the average game
-length in turns and the games that reached the ``max_turns`` cap. All games of a match
+length in turns and the games that reached the ``max_turns`` cap, and per game ``a``'s outcome (1 win,
+0.5 draw, 0 loss) and whether ``a``'s side (ffa: seat) took the first turn. All games of a match
 run as one engine batch; agents decide through ``act_batch``.
 """
 
@@ -68,15 +69,21 @@ def match(a, b, games: int = 200, num_players: int = 2, mode: str = "teams", see
                 table.append([a if q == s else b for q in range(P)])
     eng = play(table, rules, seeds)
     w = l = d = 0
+    outcomes = []
     for g, s in enumerate(seats):
         rew = float(eng.state["final_rewards"][g, s])
         if rew > 1e-6:
             w += 1
+            outcomes.append(1.0)
         elif rew < -1e-6:
             l += 1
+            outcomes.append(0.0)
         else:
             d += 1
+            outcomes.append(0.5)
     n = len(seeds)
     lo, hi = wilson(w + 0.5 * d, n)
     return {"games": n, "wins": w, "losses": l, "draws": d, "win_rate": (w + 0.5 * d) / n, "ci95": (lo, hi),
-            "mean_turns": float(eng.state["turn"].mean()), "capped": int((eng.state["end_reason"] == 2).sum())}
+            "mean_turns": float(eng.state["turn"].mean()), "capped": int((eng.state["end_reason"] == 2).sum()),
+            "outcomes": outcomes, "a_first": [int(eng.state["first_player"][g]) % 2 == s % 2 if mode == "teams"
+                                              else int(eng.state["first_player"][g]) == s for g, s in enumerate(seats)]}

@@ -160,3 +160,27 @@ def test_bench_cli_black_market_json():
     assert set(rep["targets"]) == {"engine_steps_per_sec_at_4096", "aec_vs_texas_holdem"}
     res = CliRunner().invoke(app, ["bench", "--game", "black-market", "--players", "3"])
     assert res.exit_code == 2 and "2, 4, 6" in res.output
+
+
+def test_balance_cli_black_market(tmp_path):
+    """`ripmarket balance --game black-market`: first-side advantage, length, per-card rates."""
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--players", "2", "--games", "6",
+                                   "--out", str(tmp_path / "bal")])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "bal" / "balance.md").read_text()
+    assert "first side wins" in text and "| Heist |" in text and "game length" in text
+    res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--agents", "greedy"])
+    assert res.exit_code == 2 and "unknown agent 'greedy'" in res.output
+
+
+def test_leaderboard_rates_a_round_robin():
+    from eval.bm_leaderboard import leaderboard, markdown
+
+    board = leaderboard(["random", "bm-rusher"], games=8, modes=((2, "teams"),))
+    rows = board["2p-teams"]["rows"]
+    assert rows[0]["agent"] == "bm-rusher" and rows[0]["score"] > rows[1]["score"]
+    assert "| 1 | bm-rusher |" in markdown(board, "cmd")

@@ -228,10 +228,16 @@ def balance(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6, --agents bm-rusher,bm-denier,bm-builder)."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
     if ctx.invoked_subcommand is not None:
         return
+    if game == "black-market":
+        _balance_black_market(players, games, agents_, seed, out)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -251,6 +257,33 @@ def balance(
     _check_cards(cards_file)
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file)
     print_summary(result)
+    typer.echo(f"report: {out / 'balance.md'}")
+
+
+def _balance_black_market(players: str, games: int, agents_: str, seed: int, out: Path) -> None:
+    import json
+
+    import agents as zoo
+    from eval.bm_balance import markdown, run
+
+    counts = _int_list("2,4,6" if players == "4,6,8" else players, "--players", 2, 6)
+    if any(p not in (2, 4, 6) for p in counts):
+        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    if agents_ == "greedy,survivor,shark,hoarder,trickster":
+        names = ["bm-rusher", "bm-denier", "bm-builder"]
+    known = zoo.names("black-market")
+    for n in names:
+        if n not in known:
+            fail(f"--agents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
+    check_int("--games", games, 2)
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    res = run(names, counts, games, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "balance.md").write_text(markdown(res), encoding="utf-8")
+    (out / "balance.json").write_text(json.dumps(res, indent=1, default=float), encoding="utf-8")
+    typer.echo(markdown(res))
     typer.echo(f"report: {out / 'balance.md'}")
 
 
