@@ -5,5 +5,6 @@ from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
 from agents.blackmarket import heuristics as _bm_heuristics  # noqa: F401  (Black Market: bm-rusher, bm-denier, bm-builder)
+from agents.blackmarket import search as _bm_search  # noqa: F401  (Black Market: bm-search)
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "make_seeded", "names", "register"]
