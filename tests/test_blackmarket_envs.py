@@ -204,3 +204,20 @@ def test_search_agent_rebuilds_the_game_and_plays_legal_moves():
             eng.step([int(rng.choice(np.flatnonzero(m)))])
     r = match(s, agents.make("random"), games=6, num_players=2, seed=2)
     assert r["win_rate"] > 0.8
+
+
+def test_terminal_play_whole_game(tmp_path):
+    """`ripmarket play --game black-market`: a whole game against the bots; the human
+    sees only its own hand; the record replays."""
+    from ripmarket_env.app.bmplay import play_terminal
+
+    lines = []
+    rewards = play_terminal(2, 0, "teams", ["bm-rusher"], seed=4, read=lambda prompt: "1", write=lines.append,
+                            save=tmp_path / "g.jsonl")
+    text = "\n".join(lines)
+    assert "your choice" not in text and "1. " in text and "Game over" in text
+    assert abs(sum(rewards)) < 1e-6
+    assert "player 1 draws a card" in text or "player 1 is dealt a card" in text
+    assert "player 1 is dealt a Red" not in text and "player 1 is dealt a Black" not in text
+    eng = ripmarket_env.replay(tmp_path / "g.jsonl")
+    assert eng.terminated[0]

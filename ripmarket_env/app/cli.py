@@ -454,6 +454,34 @@ def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool,
 app.command("bench")(bench)
 
 
+def _play_black_market(players: int, seat: int, opponents: Optional[str], seed: Optional[int], save, mode: str) -> None:
+    import secrets
+
+    import agents as zoo
+    from ripmarket_env.app.bmplay import play_terminal
+    from ripmarket_env.games.blackmarket import ConfigError, RulesConfig
+
+    try:
+        RulesConfig(num_players=players, mode=mode)
+    except ConfigError as exc:
+        fail(str(exc))
+    check_int("--seat", seat, 0, players - 1)
+    check_int("--seed", seed, 0)
+    names = ["bm-builder", "bm-denier", "bm-rusher"] if opponents is None else [
+        n.strip() for n in opponents.split(",") if n.strip()]
+    known = zoo.names("black-market")
+    for n in names:
+        if n not in known:
+            fail(f"--opponents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
+    if save is not None and save.is_dir():
+        fail(f"--save {save} is a directory; give a file name")
+    try:
+        rewards = play_terminal(players, seat, mode, names, secrets.randbits(40) if seed is None else seed, save=save)
+    except (EOFError, KeyboardInterrupt):
+        fail("game abandoned", code=1)
+    typer.echo(f"your reward: {rewards[seat]:+.2f}")
+
+
 def _write_report(text: str, out: Optional[Path], err) -> None:
     if out is None:
         return
@@ -662,8 +690,15 @@ def play(
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: --players 2, 4 or 6, --mode teams|ffa, bots bm-rusher, bm-denier, bm-builder, bm-search)."),
+    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
+    if game == "black-market":
+        _play_black_market(players, seat, opponents, seed, save, mode)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
 
     if opponents is None:
