@@ -221,3 +221,51 @@ def test_terminal_play_whole_game(tmp_path):
     assert "player 1 is dealt a Red" not in text and "player 1 is dealt a Black" not in text
     eng = ripmarket_env.replay(tmp_path / "g.jsonl")
     assert eng.terminated[0]
+
+
+def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
+    """The shipped bm-ppo-2p plays legal moves; a checkpoint of another game, a missing
+    metadata file and a corrupt file are refused with CheckpointError."""
+    import json
+    import shutil
+
+    from agents.blackmarket.policy import CHECKPOINTS, load_agent
+    from agents.checkpoint import CheckpointError
+
+    ship = CHECKPOINTS / "bm-ppo-2p.zip"
+    if not ship.is_file():
+        pytest.fail("the shipped checkpoint agents/blackmarket/checkpoints/bm-ppo-2p.zip is missing")
+    bot = agents.make("bm-ppo-2p", game="black-market")
+    r = match(bot, agents.make("random"), games=4, num_players=2, seed=1)
+    assert r["win_rate"] >= 0.5
+    foreign = tmp_path / "x.zip"
+    shutil.copy(ship, foreign)
+    meta = json.loads(ship.with_suffix(".json").read_text())
+    foreign.with_suffix(".json").write_text(json.dumps({**meta, "game": "ripmarket"}))
+    with pytest.raises(CheckpointError, match="game 'ripmarket'"):
+        load_agent(foreign)
+    foreign.with_suffix(".json").write_text(json.dumps({**meta, "obs_size": 10}))
+    with pytest.raises(CheckpointError, match="observations of 10"):
+        load_agent(foreign)
+    lone = tmp_path / "lone.zip"
+    shutil.copy(ship, lone)
+    with pytest.raises(CheckpointError, match="no readable metadata"):
+        load_agent(lone)
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    bad.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="cannot load the policy"):
+        load_agent(bad)
+
+
+def test_tournament_cli_black_market(tmp_path):
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["tournament", "--game", "black-market", "--mode", "teams", "--players", "4",
+                                   "--agents", "random,bm-rusher", "--games", "6", "--out", str(tmp_path / "t")])
+    assert res.exit_code == 0, res.output
+    assert "| 1 | bm-rusher |" in (tmp_path / "t" / "report.md").read_text()
+    res = CliRunner().invoke(app, ["tournament", "--game", "black-market", "--players", "3", "--agents", "random,bm-rusher"])
+    assert res.exit_code == 2 and "2, 4 or 6" in res.output

@@ -123,8 +123,15 @@ def tournament(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: a round robin of pairs, --players 2, 4 or 6, --mode teams)."),
+    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams (a side per agent)."),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
+    if game == "black-market":
+        _tournament_black_market(agents_, players, games, seed, out, mode)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from eval.report import print_table
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, agent_registry, run_tournament, validate
 
@@ -414,6 +421,34 @@ def bench(
             console.print(B.render_rich(report))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
+
+
+def _tournament_black_market(agents_: str, players: int, games: int, seed: int, out: Path, mode: str) -> None:
+    import json
+
+    import agents as zoo
+    from eval.bm_leaderboard import leaderboard, markdown
+
+    if mode != "teams":
+        fail(f"--mode {mode!r} is not allowed for the Black Market tournament; allowed: teams")
+    if players not in (2, 4, 6):
+        fail(f"--players {players} is not allowed for black-market; allowed: 2, 4 or 6")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    known = zoo.names("black-market")
+    bad = [n for n in names if n not in known]
+    if len(names) < 2 or bad:
+        fail(f"--agents: give two or more of {', '.join(known)}" + (f" (unknown: {bad[0]!r})" if bad else ""))
+    check_int("--games", games, 2)
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    board = leaderboard(names, games, seed, modes=((players, mode),))
+    out.mkdir(parents=True, exist_ok=True)
+    text = markdown(board, f"ripmarket tournament --game black-market --mode {mode} --players {players} "
+                           f"--agents {','.join(names)} --games {games} --seed {seed}")
+    (out / "report.md").write_text(text, encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(board, indent=1, default=float), encoding="utf-8")
+    typer.echo(text)
+    typer.echo(f"report: {out / 'report.md'}")
 
 
 def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
