@@ -3,7 +3,8 @@
     python -m train.blackmarket_ppo --config configs/bm_ppo_2p.yaml
 
 Phase 1 (``warmup_fraction`` of the budget): against the compiled random opponent (fast).
-Phase 2: against the heuristics of ``opponents``, one drawn per deal. The learner's seat
+Phase 2: against the heuristics of ``opponents``: every opponent decision is made by one
+of them drawn at random (``RandomMix``), so a game mixes styles. The learner's seat
 is random per episode (both sides, first player or not). Writes the checkpoint ``out``
 and ``<out>.json`` (game, shapes, config, steps) for ``agents.blackmarket.policy``.
 """
@@ -19,16 +20,15 @@ import numpy as np
 import yaml
 
 
-class PerDealMix:
-    """An opponent that is one of several agents, redrawn for a game when it starts a new
-    deal (a row whose observation says turn 0)."""
+class RandomMix:
+    """An opponent whose every decision is made by one of several agents, drawn at random
+    per decision (its own seeded RNG)."""
 
     name = "mix"
 
     def __init__(self, agents_, seed=0):
         self.agents = agents_
         self.rng = np.random.default_rng(seed)
-        self.pick: dict = {}
 
     def act_batch(self, obs, masks):
         out = np.empty(len(obs), np.int64)
@@ -76,7 +76,7 @@ def main(argv=None) -> None:
     while time.time() - t0 < budget:
         if phase == 1 and time.time() - t0 > budget * cfg["warmup_fraction"]:
             phase = 2
-            opp = PerDealMix([agents.make(n, game="black-market", seed=i) for i, n in enumerate(cfg["opponents"])],
+            opp = RandomMix([agents.make(n, game="black-market", seed=i) for i, n in enumerate(cfg["opponents"])],
                              seed=cfg["seed"])
             env = BlackMarketVecEnv(seed=cfg["seed"] + 1, rules=rules, opponents=opp, **common)
             model.set_env(env)
