@@ -39,13 +39,13 @@ def make(game_id: str, num_players: int | None = None, render_mode: str | None =
     return e if raw else wrapped(e)
 
 
-def replay(path, cards=None, on_line=None):
+def replay(path, cards=None, on_line=None, notes=None):
     """Re-play and verify a game record of any registered game (``ripmarket_env.envs.record.replay``);
     returns the one-game engine at the record's end."""
     from ripmarket_env.envs.record import replay as _replay
     from ripmarket_env.games import registry
 
-    return _replay(path, registry(), cards=cards, on_line=on_line)
+    return _replay(path, registry(), cards=cards, on_line=on_line, notes=notes)
 
 
 def _register_gym_ids() -> None:

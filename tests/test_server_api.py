@@ -99,7 +99,8 @@ def test_create_read_act_record(client, tmp_path):
     assert r.status_code == 200
     lines = [json.loads(x) for x in r.text.splitlines()]
     assert lines[0]["format"] == "ripmarket-record" and lines[0]["seed"] == 11 and lines[0]["practice"] is True
-    assert lines[-1]["result"]["winners"] == final["result"]["winners"]
+    assert lines[-1]["end"]["lines"] == len(lines) - 1  # the end marker (record version 3)
+    assert lines[-2]["result"]["winners"] == final["result"]["winners"]
     path = tmp_path / "g.jsonl"
     path.write_text(r.text)
     assert bool(replay(path).terminated[0])

@@ -10,7 +10,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import VecEnv
 
 import agents
-from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig, seed_to_u32
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig, seed_to_u64
 from ripmarket_env.games.ripmarket.observation import named_view
 from ripmarket_env.gym_env import ENV_ID, RipMarketEnv
 from ripmarket_env.vector_env import (
@@ -18,7 +18,7 @@ from ripmarket_env.vector_env import (
     RipMarketGymVectorEnv,
     RipMarketVecEnv,
     episode_seed,
-    seeds_to_u32,
+    seeds_to_u64,
 )
 
 GAME_OVER = 7  # index of "game_over" in the phase one-hot
@@ -55,16 +55,25 @@ def middle_legal(mask: np.ndarray) -> int:
 # ---------------------------------------------------------------------------------------
 # Seeds
 # ---------------------------------------------------------------------------------------
-def test_seeds_to_u32_matches_the_engine():
-    seeds = np.concatenate([np.arange(50), np.random.default_rng(0).integers(0, 2**32, 500), [2**32 - 1]])
-    assert seeds_to_u32(seeds).tolist() == [seed_to_u32(int(s)) for s in seeds]
+def test_seeds_to_u64_matches_the_engine():
+    """The compiled fold equals numpy's SeedSequence fold of the engine (R-12.4), for one-
+    and two-word seeds alike."""
+    rng = np.random.default_rng(0)
+    seeds = np.concatenate([
+        np.arange(50, dtype=np.uint64),
+        rng.integers(0, 2**32, 300, dtype=np.uint64),
+        rng.integers(0, 2**64 - 1, 300, dtype=np.uint64, endpoint=True),
+        np.array([2**32 - 1, 2**32, 2**63, 2**64 - 1], dtype=np.uint64),
+    ])
+    assert seeds_to_u64(seeds).tolist() == [seed_to_u64(int(s)) for s in seeds]
     with pytest.raises(ValueError):
-        seeds_to_u32(np.array([2**32]))
+        seeds_to_u64(np.array([-1]))
+    assert (episode_seed(3, np.arange(64), np.zeros(64)) < np.uint64(2**63)).all()  # fits Engine.seeds (int64)
 
 
 def test_episode_seeds_depend_on_base_game_and_episode_only():
     s = episode_seed(7, np.arange(4), np.zeros(4))
-    assert s.dtype == np.uint64 and (s < 2**32).all()
+    assert s.dtype == np.uint64 and (s < np.uint64(2**63)).all() and (s >= np.uint64(2**32)).any()
     assert len(set(s.tolist())) == 4
     assert episode_seed(7, [2], [0])[0] == s[2]
     assert episode_seed(8, [2], [0])[0] != s[2]

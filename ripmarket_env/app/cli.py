@@ -620,7 +620,11 @@ def replay(
     file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
     god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
 ) -> None:
-    """Replay a game record, check it against the engine, and print it round by round."""
+    """Replay a game record, check it against the engine, and print it round by round.
+
+    Exits 1 with one line if the record does not replay: altered, of another card set,
+    not a record, or truncated (a version 3 record without its end marker, a line cut
+    off). A version 2 record (no end marker) replays with a note."""
     from rich.console import Console
     from rich.table import Table
 
@@ -701,14 +705,19 @@ def replay(
             console.print(f"[bold]Winner(s):[/bold] {winners}")
             console.print(f"Rewards: {rewards}")
 
+    notes: list[str] = []
     try:
-        eng = replay_record(file, registry(), on_line=on_line)
+        eng = replay_record(file, registry(), on_line=on_line, notes=notes)
     except RecordError as exc:
         fail(str(exc), code=1)
+    except RecursionError:  # defensive: the reader refuses deep nesting itself
+        fail(f"{file}: nested too deeply to be a game record", code=1)
     for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
         console.print(f"  {obj['step']:>4}  {obj['desc']}")
-    status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
+    status = "finished" if eng.terminated[0] else "not finished (the record was saved mid-game)"
     console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+    for note in notes:
+        console.print(f"note: {note}")
 
 
 app.command("replay")(replay)
@@ -723,7 +732,8 @@ def play(
         "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
-    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
+    force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: --players 2, 4 or 6, --mode teams|ffa, bots bm-rusher, bm-denier, bm-builder, bm-search)."),
     mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
@@ -748,6 +758,10 @@ def play(
         fail(f"{option}: {exc}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
+    if save is not None and save.exists() and not force:
+        fail(f"--save {save} exists; choose another file or add --force to replace it")
+    if save is not None and not save.parent.is_dir():
+        fail(f"--save {save}: folder {save.parent} does not exist")
     _check_cards(cards_file)
     cards = None
     if cards_file is not None:
@@ -755,7 +769,7 @@ def play(
 
         cards = load_cards(cards_file)
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, cards=cards)
+        play_terminal(players, seat, names, seed=seed, save=save, cards=cards, overwrite=force)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
@@ -818,10 +832,13 @@ def train(
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code."),
 ) -> None:
     """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
     try:
+        from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
+        from train.selfplay import check_resume
         from train.selfplay import train as run_training
     except ImportError as exc:
         fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
@@ -834,12 +851,17 @@ def train(
             if seed is not None:
                 d["seed"] = seed
             cfg = config_from_dict(d)
-    except ConfigError as exc:
+        if resume is not None:
+            check_resume(cfg, resume)  # before any run folder is made
+    except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
 
     console = Console(stderr=True)
-    summary = run_training(cfg, out, console=console)
+    try:
+        summary = run_training(cfg, out, console=console, resume=resume)
+    except CheckpointError as exc:
+        fail(str(exc))
     console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
                   f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
                   f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
@@ -863,7 +885,8 @@ def distill(
     seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
     epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
-    out: Path = typer.Option(Path("agents/checkpoints/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo."),
+    out: Path = typer.Option(Path("runs/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo (relative to the current directory). The agents greedy-bc ... trickster-bc load agents/checkpoints/zoo-bc.pt: to replace that shipped file, name it here and add --force."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
     recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
@@ -880,8 +903,12 @@ def distill(
     check_int("--guest-games", guest_games, 0)
     if (guest is None) != (guest_games == 0):
         fail("--guest and --guest-games go together: name the agent and how many games it plays")
+    if out.exists() and not force:  # checked before the (long) recording and fit
+        fail(f"--out {out} exists; choose another file or add --force to overwrite it")
+    if out.exists() and not out.is_file():
+        fail(f"--out {out} is not a file")
     if guest is not None:
-        from train.evaluate import make_agent
+        from eval.evaluate import make_agent
 
         try:
             make_agent(guest)
@@ -930,8 +957,8 @@ def evaluate(
     import agents as registry
 
     try:
-        from train.evaluate import evaluate as run_eval
-        from train.evaluate import make_agent
+        from eval.evaluate import evaluate as run_eval
+        from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     check_int("--players", players, 2, 10)

@@ -786,14 +786,32 @@ def _result_view(session: GameSession, res: dict, console) -> None:
     console.print(t)
 
 
+def _save_record(session: GameSession, path: Path, overwrite: bool, out: Callable[[str], None]) -> Path:
+    if overwrite:
+        return session.recorder.save(path)
+    for k in range(1000):
+        target = path if k == 0 else path.with_name(f"{path.stem}-{k}{path.suffix}")
+        try:
+            saved = session.recorder.save(target, overwrite=False)
+        except FileExistsError:
+            continue
+        if k:
+            out(f"{path} appeared during the game and is kept as it is.")
+        return saved
+    raise FileExistsError(f"no free file name next to {path}")
+
+
 def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
                   save: str | Path | None = None, rules: dict | None = None,
-                  input_fn: Callable[[str], str] = input, console=None, cards=None) -> GameSession:
+                  input_fn: Callable[[str], str] = input, console=None, cards=None,
+                  overwrite: bool = True) -> GameSession:
     """Play one game in the terminal; returns the session (finished, or stopped with ``q``).
 
     ``console``: a ``rich.console.Console`` (default: the terminal, at most
     ``TERMINAL_WIDTH`` columns; plain lines when not on a terminal). ``cards``: a
     ``CardDB`` to play with. Raises ``SetupError`` for bad settings before anything is played.
+    With ``overwrite=False`` an existing ``save`` file is never replaced: if one appeared
+    during the game, the record goes to the first free ``NAME-1.jsonl``, ``NAME-2.jsonl``...
     """
     console = _console(console)
     console.print("Setting up the game (the first run compiles the rules engine, about a minute)...")
@@ -860,7 +878,7 @@ def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int |
             session.act(choices[n - 1].action)
     finally:
         if save is not None:
-            path = session.save(save)
+            path = _save_record(session, Path(save), overwrite, lambda text: console.print(text, markup=False))
             status = "finished" if session.over else "unfinished"
             console.print(f"Saved the game record ({status}) to {path}; replay it with: ripmarket replay {path}",
                           markup=False, soft_wrap=True)

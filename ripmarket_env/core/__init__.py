@@ -7,10 +7,10 @@
 * ``jitcache``: where numba keeps compiled kernels.
 """
 
-from ripmarket_env.core.engine import Engine, IllegalActionError, seed_to_u32
+from ripmarket_env.core.engine import Engine, IllegalActionError, seed_to_u64
 __version__ = "0.1.0"
 
 from ripmarket_env.core.agent import Agent, BaseAgent, RandomAgent
 from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec, Piece
 
-__all__ = ["__version__", "Agent", "BaseAgent", "BatchKernels", "Engine", "FastPath", "RandomAgent", "GameSpec", "IllegalActionError", "Piece", "seed_to_u32"]
+__all__ = ["__version__", "Agent", "BaseAgent", "BatchKernels", "Engine", "FastPath", "RandomAgent", "GameSpec", "IllegalActionError", "Piece", "seed_to_u64"]

@@ -30,7 +30,7 @@ class Piece:
 class FastPath:
     """Single-game kernels for the AEC env's hot loop (one compiled call per step).
 
-    ``reset_one(S, TB, cfg, g, seed32)``, ``step_one(S, TB, cfg, g, action)`` and
+    ``reset_one(S, TB, cfg, g, seed64)``, ``step_one(S, TB, cfg, g, action)`` and
     ``status_one(S, cfg, g)`` return ``(done, actor, phase, seat_bits)`` where bit p of
     ``seat_bits`` is the game's per-seat flag (``GameSpec.seat_flag``);
     ``observe_one(S, TB, cfg, viewers, offsets, out)`` encodes observations.
@@ -47,7 +47,7 @@ class BatchKernels:
     """The game's compiled batch kernels, as the vector and single-agent envs call them.
 
     ``step_serial``/``step_batch(S, TB, cfg, actions)``, ``reset_serial``/``reset_batch(S,
-    TB, cfg, idx, seeds32)``, ``encode_serial``/``encode_batch(S, TB, cfg, viewers, offs,
+    TB, cfg, idx, seeds64)``, ``encode_serial``/``encode_batch(S, TB, cfg, viewers, offs,
     out)``, ``encode_rows(S, TB, cfg, rows, viewers, offs, out)``, ``gather(S, TB, cfg,
     rows, offs, viewers, obs, masks)``; the learner drivers with compiled random opponents
     (``learner_step_serial``/``_parallel``, ``learner_reset_serial``/``_parallel``,

@@ -246,10 +246,10 @@ class GameAECEnv(AECEnv, EzPickle):
         if seed is None:
             seed = secrets.randbits(63)
         seed = int(seed)
-        s32 = self.engine.fold_seed(seed)  # raises on a negative seed
+        s64 = np.uint64(self.engine.fold_seed(seed))  # raises on a negative seed
         if self.engine.state is not self._state_ref:
             self._bind()
-        self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s32)
+        self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s64)
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []

@@ -45,7 +45,7 @@ marks those games) and ``infos["final_info"]["reward"]`` the finished games' fin
 rewards. ``truncations`` are always False.
 
 Seeding: a base seed gives every game its own stream of deals: episode ``j`` of game
-``i`` is dealt with ``episode_seed(base, i, j)`` (a 32-bit seed; ``Engine.reset([s])``
+``i`` is dealt with ``episode_seed(base, i, j)`` (a 63-bit seed; ``Engine.reset([s])``
 deals the same game), whatever the other games do. ``learner_seat="random"`` draws each
 episode's seat from the same hash. Every ``reset`` starts the streams over (episode 0) and
 reseeds the opponent agents that have ``reset(seed=...)`` from the base seed. Same base
@@ -96,7 +96,7 @@ _M64 = (1 << 64) - 1
 # Seeds (compiled in ripmarket_env/core/seeds.py)
 # ---------------------------------------------------------------------------------------
 def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
-    """The 32-bit deal seed of episode ``episodes`` of game ``games`` under ``base`` (uint64 array)."""
+    """The 63-bit deal seed of episode ``episodes`` of game ``games`` under ``base`` (uint64 array)."""
     g = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
     j = np.ascontiguousarray(episodes, dtype=np.int64).reshape(-1)
     if g.shape != j.shape:
@@ -106,13 +106,14 @@ def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
     return out
 
 
-def seeds_to_u32(seeds) -> np.ndarray:
-    """``seed_to_u32`` for many seeds below 2**32 at once (int64 result)."""
-    s = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
-    if s.size and int(s.max()) > 0xFFFFFFFF:
-        raise ValueError("seeds_to_u32 takes seeds below 2**32")
-    out = np.empty(s.shape, np.int64)
-    CS.fold_seeds_u32(s, out)
+def seeds_to_u64(seeds) -> np.ndarray:
+    """``seed_to_u64`` for many non-negative seeds below 2**64 at once (uint64 result)."""
+    a = np.asarray(seeds)
+    if a.dtype.kind not in "ui" or (a.size and a.dtype.kind == "i" and int(a.min()) < 0):
+        raise ValueError("seeds_to_u64 takes non-negative integer seeds below 2**64")
+    s = np.ascontiguousarray(a, dtype=np.uint64).reshape(-1)
+    out = np.empty(s.shape, np.uint64)
+    CS.fold_seeds_u64(s, out)
     return out
 
 
@@ -305,10 +306,10 @@ class LearnerBatch:
             seat_hash = episode_seed(self.base_seed, games, ep, salt=0x5EA7)
             self.seat[games] = (seat_hash % np.uint64(self.num_players)).astype(np.int64)
         self.episode[games] = ep + 1
-        # Engine.reset with the seeds folded to 32 bits in one vectorised pass
+        # Engine.reset with the seeds folded to 64-bit game seeds in one vectorised pass
         # (Engine.reset folds them one by one with SeedSequence, ~10 us per game).
         eng = self.engine
-        self._k_reset(_k(eng.state), _k(eng.tables), eng.cfg, games.astype(np.int64), seeds_to_u32(seeds))
+        self._k_reset(_k(eng.state), _k(eng.tables), eng.cfg, games.astype(np.int64), seeds_to_u64(seeds))
         eng.seeds[games] = seeds.astype(np.int64)
 
     def _deal_until_learner(self, games: np.ndarray) -> None:

@@ -13,13 +13,13 @@ from ripmarket_env.games.ripmarket import kernels as _K
 from ripmarket_env.games.ripmarket import records as _records
 from ripmarket_env.games.ripmarket import vector_kernels as _VK
 from ripmarket_env.games.ripmarket.config import ConfigError, RulesConfig
-from ripmarket_env.games.ripmarket.engine import Engine, IllegalActionError, seed_to_u32
+from ripmarket_env.games.ripmarket.engine import Engine, IllegalActionError, seed_to_u64
 from ripmarket_env.games.ripmarket.observation import encode_batch as _encode_batch
 from ripmarket_env.games.ripmarket.observation import encode_serial as _encode_serial
 from ripmarket_env.games.ripmarket.observation import observation_bounds as _observation_bounds
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
-__all__ = ["ConfigError", "Engine", "IllegalActionError", "RulesConfig", "SPEC", "seed_to_u32"]
+__all__ = ["ConfigError", "Engine", "IllegalActionError", "RulesConfig", "SPEC", "seed_to_u64"]
 
 #: Agent decisions a seat can take in one round at most (acquire, play, then a target,
 #: a Market slot or a replacement and the replacement's own choice; a Ghost: haunt, victim).
@@ -46,6 +46,12 @@ def _check_invariants(engine, g=0, prev=None):
     from ripmarket_env.games.ripmarket.invariants import check_game
 
     return check_game(engine, g, prev=prev)
+
+
+def _outcome(engine):
+    from ripmarket_env.games.ripmarket.outcome import outcome
+
+    return outcome(engine)
 
 
 def _doc() -> str:
@@ -87,6 +93,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="is_ghost",
     doc=_doc(),
+    extras={"outcome": _outcome},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

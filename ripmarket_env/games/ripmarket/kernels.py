@@ -64,6 +64,10 @@ from ripmarket_env.games.ripmarket.state import (
 )
 
 JIT = dict(cache=True, nogil=True)
+try:
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover - older numba
+    _NO_JIT = False
 
 # ----------------------------------------------------------------------------------
 # Event log: rows (kind, seat, a, b) of what each step did; events.py names the kinds
@@ -162,21 +166,42 @@ def ev_clear(r):
 
 
 # ----------------------------------------------------------------------------------
-# The game's own RNG (R-12.4): splitmix32 over a 32-bit state kept in an int64.
+# The game's own RNG (R-12.4): splitmix64 over a 64-bit state (uint64). Each draw adds
+# the golden-ratio increment to the state and mixes it; ``rng_u32`` keeps the top 32 bits
+# of the mix. Compiled, the uint64 arithmetic wraps; in plain Python
+# (NUMBA_DISABLE_JIT=1) the same steps run on Python ints masked to 64 bits, so that
+# numpy's scalar overflow checks never fire. Both give the same numbers (tests/test_nojit.py).
 # ----------------------------------------------------------------------------------
-@njit(**JIT)
-def rng_u32(r):
-    x = (int(r.rng) + 0x9E3779B9) & 0xFFFFFFFF
-    r.rng = x
-    z = x
-    z = ((z ^ (z >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
-    z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
-    return z ^ (z >> 16)
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
 
 
 @njit(**JIT)
 def rand_below(r, n):
-    return (rng_u32(r) * n) >> 32
+    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
+    return (rng_u32(r) * np.int64(n)) >> 32
 
 
 # ----------------------------------------------------------------------------------
@@ -1171,10 +1196,11 @@ def advance(r, T, c):
 
 
 @njit(**JIT)
-def reset_game(r, T, c, seed32):
-    """R-1.3: a new game from a 32-bit seed."""
+def reset_game(r, T, c, seed64):
+    """R-1.3: a new game; ``seed64`` (a 64-bit game seed, see ``core.seed_to_u64``) is
+    the RNG's first state (R-12.4)."""
     P = c[C_P]
-    r.rng = seed32 & 0xFFFFFFFF
+    r.rng = seed64
     r.hp[:] = 0
     r.alive[:] = False
     r.hand[:] = 0
@@ -1219,6 +1245,7 @@ def reset_game(r, T, c, seed32):
     r.last_rule = 0
     r.shadow_swings = 0
     r.steps = 0
+    r.ev[:] = 0  # a fresh game's state is byte-identical whatever the row held before
     r.ev_n = 0
     r.ev_round = 1
     r.ev_lost = 0
@@ -1246,16 +1273,16 @@ def reset_game(r, T, c, seed32):
 
 
 @njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds32):
+def reset_batch(S, TB, c, idx, seeds64):
     for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
 
 
 @njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds32):
+def reset_serial(S, TB, c, idx, seeds64):
     """``reset_batch`` without threads (small batches: no thread start-up cost)."""
     for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
 
 
 @njit(cache=True)
@@ -1276,9 +1303,9 @@ def status(r, P):
 
 
 @njit(cache=True)
-def reset_one(S, TB, c, g, seed32):
+def reset_one(S, TB, c, g, seed64):
     """Reset game g alone and return its ``status`` (single-game environments)."""
-    reset_game(S[g], TB[0], c, seed32)
+    reset_game(S[g], TB[0], c, seed64)
     return status(S[g], c[C_P])
 
 
