@@ -57,10 +57,12 @@ def main(argv=None) -> None:
     from sb3_contrib import MaskablePPO
 
     import agents
-    from ripmarket_env.app.black_market_env import BlackMarketVecEnv
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games import get
     from ripmarket_env.games.blackmarket.state import NUM_ACTIONS
 
     torch.set_num_threads(1)
+    BlackMarketVecEnv = vec_env_classes(get("black-market"))[0]  # opponents are given as agent objects
     P = cfg["num_players"]
     common = dict(num_envs=cfg["num_envs"], num_players=P, learner_seat="random", numba_threads=1)
     rules = {"num_players": P, "mode": cfg["mode"]}

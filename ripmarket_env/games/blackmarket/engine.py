@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ripmarket_env.core.engine import SERIAL_BELOW, IllegalActionError, as_int, seed_to_u32  # noqa: F401
+from ripmarket_env.core.engine import SERIAL_BELOW, IllegalActionError, as_int, seed_to_u64  # noqa: F401
 from ripmarket_env.core.engine import Engine as _CoreEngine
 from ripmarket_env.core.engine import kernel_view as _k
 from ripmarket_env.games.blackmarket import actions as _actions
@@ -53,9 +53,9 @@ class Engine(_CoreEngine):
 
     num_actions = NUM_ACTIONS
 
-    def _reset_rows(self, idx, seeds32) -> None:
+    def _reset_rows(self, idx, seeds64) -> None:
         (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds32)
+            _k(self.state), _k(self.tables), self.cfg, idx, seeds64)
 
     def _step_rows(self, actions) -> None:
         (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(

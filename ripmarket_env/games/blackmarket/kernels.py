@@ -4,7 +4,7 @@ Every function takes one game's record ``r`` (a row of the structured state arra
 the compiled card tables ``T`` (one record) and the rules config ``c`` (int64 array,
 ``config.py``). Rule IDs (``BM-x.y``) refer to docs/games/black-market/RULES.md. The
 per-row entry points have the signatures every game of the zoo uses:
-``reset_game(r, T, c, seed32)``, ``step_game(r, T, c, a)``; ``observation.encode_obs``
+``reset_game(r, T, c, seed64)``, ``step_game(r, T, c, a)``; ``observation.encode_obs``
 encodes. With ``NUMBA_DISABLE_JIT=1`` everything runs as plain Python.
 """
 
@@ -87,22 +87,47 @@ K_FLIP = 2
 DUAL = 2
 
 
+try:
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover - older numba
+    _NO_JIT = False
+
 # ----------------------------------------------------------------------------------
-# The game's own RNG (BM-12.2): splitmix32 over a 32-bit state kept in an int64.
+# The game's own RNG (BM-12.2): splitmix64 over a 64-bit state (uint64), the zoo's
+# convention (R.I.P. Market's R-12.4). Each draw adds the golden-ratio increment and
+# mixes; ``rng_u32`` keeps the top 32 bits. Compiled, the uint64 arithmetic wraps; in
+# plain Python the same steps run on Python ints masked to 64 bits.
 # ----------------------------------------------------------------------------------
-@njit(**JIT)
-def rng_u32(r):
-    x = (int(r.rng) + 0x9E3779B9) & 0xFFFFFFFF
-    r.rng = x
-    z = x
-    z = ((z ^ (z >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
-    z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
-    return z ^ (z >> 16)
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
 
 
 @njit(**JIT)
 def rand_below(r, n):
-    return (rng_u32(r) * int(n)) >> 32
+    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
+    return (rng_u32(r) * np.int64(n)) >> 32
 
 
 @njit(**JIT)
@@ -662,9 +687,10 @@ def advance(r, T, c):
 # Entry points
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
-def reset_game(r, T, c, seed32):
+def reset_game(r, T, c, seed64):
+    """BM-3: a new game; ``seed64`` (``core.seed_to_u64``) is the RNG's first state."""
     P = c[C_P]
-    r.rng = seed32 & 0xFFFFFFFF
+    r.rng = seed64
     r.ev_n = 0
     r.ev_lost = 0
     r.ev_turn = 1
@@ -731,15 +757,15 @@ def step_game(r, T, c, a):
 
 
 @njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds32):
+def reset_batch(S, TB, c, idx, seeds64):
     for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
 
 
 @njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds32):
+def reset_serial(S, TB, c, idx, seeds64):
     for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
 
 
 @njit(cache=True, parallel=True)
@@ -761,8 +787,8 @@ def status(r):
 
 
 @njit(cache=True)
-def reset_one(S, TB, c, g, seed32):
-    reset_game(S[g], TB[0], c, seed32)
+def reset_one(S, TB, c, g, seed64):
+    reset_game(S[g], TB[0], c, seed64)
     return status(S[g])
 
 

@@ -35,7 +35,7 @@ A_SEAT = 64
 NUM_ACTIONS = 69
 
 _FIELDS = (
-    ("rng", "b", np.int64, 0),
+    ("rng", "b", np.uint64, 0),  # the game RNG's 64-bit state (BM-12.2)
     ("map_card", "bm", np.int8, -1),
     ("map_down", "bm", np.int8, 0),
     ("map_side", "bm", np.int8, 0),

@@ -6,9 +6,9 @@ per-row ``reset_game``/``step_game``/``encode_obs``), bound to this game's kerne
 Two groups:
 
 * Seeds. Episode ``j`` of game ``i`` under a base seed is dealt with
-  ``episode_seed_one(base, 0, i, j)`` (a splitmix64 hash, 32 bits), folded to the engine's
-  32-bit game seed by ``fold_seed_u32`` (numpy's ``SeedSequence`` hash for one word, so it
-  equals ``core.seed_to_u32``).
+  ``episode_seed_one(base, 0, i, j)`` (a splitmix64 hash, its top 63 bits), folded to the
+  engine's 64-bit game seed by ``fold_seed_u64`` (numpy's ``SeedSequence`` hash of two
+  entropy words and two output words, so it equals ``core.seed_to_u64``).
 * Random opponents in the kernel. When every opponent of a batch is the uniformly random
   agent, a whole learner step runs here for every game: the learner's action, the
   opponents' decisions up to the learner's next decision (each a uniformly random legal
@@ -33,8 +33,8 @@ from ripmarket_env.core.seeds import (  # noqa: F401  (the seed hashes live in t
     episode_key,
     episode_seed_one,
     episode_seeds,
-    fold_seed_u32,
-    fold_seeds_u32,
+    fold_seed_u64,
+    fold_seeds_u64,
     splitmix64,
 )
 from ripmarket_env.games.blackmarket import kernels as K
@@ -92,7 +92,7 @@ def deal_game(r, T, c, g, base, random_seat, seat, episode, game_seeds, opp_rng)
         opp_rng[g] = episode_key(base, _U(OPP_SALT), g, ep)
         episode[g] = ep + 1
         game_seeds[g] = np.int64(s)
-        K.reset_game(r, T, c, fold_seed_u32(s))
+        K.reset_game(r, T, c, fold_seed_u64(s))
         play_random_opponents(r, T, c, seat[g], opp_rng, g)
         if not r.done:
             return True
