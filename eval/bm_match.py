@@ -7,7 +7,7 @@ deals), and the ``a`` seat rotates through the sides and the first-player draw. 
 wins, losses, draws of ``a``, the win rate and its Wilson 95% interval, the average game
 length in turns and the games that reached the ``max_turns`` cap, and per game ``a``'s outcome (1 win,
 0.5 draw, 0 loss) and whether ``a``'s side (ffa: seat) took the first turn. All games of a match
-run as one engine batch; agents decide through ``act_batch``.
+run as one engine batch through the zoo's arena loop (``eval.arena.play``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ripmarket_env.games.blackmarket import Engine, RulesConfig
+from ripmarket_env.games.blackmarket import RulesConfig
 
 
 def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -29,28 +29,22 @@ def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def play(agents_of_seat: list[list], rules: RulesConfig, seeds: list[int]) -> Engine:
-    """Play one game per seed; ``agents_of_seat[g][q]`` decides seat q of game g."""
-    B = len(seeds)
-    eng = Engine(rules, B)
-    eng.reset(seeds)
-    obs = np.empty((B, eng.obs_size), np.float32)
-    while not eng.terminated.all():
-        actor = eng.current_player()
-        live = np.flatnonzero(actor >= 0)
-        viewers = np.maximum(actor, 0)
-        eng.observe(viewers, out=obs)
-        masks = eng.legal_mask()
-        acts = np.full(B, -1, np.int64)
-        groups: dict[int, list[int]] = {}
-        for g in live:
-            groups.setdefault(id(agents_of_seat[g][actor[g]]), []).append(g)
-        for rows in groups.values():
-            ag = agents_of_seat[rows[0]][actor[rows[0]]]
-            rows = np.array(rows)
-            acts[rows] = ag.act_batch(obs[rows], masks[rows])
-        eng.step(acts)
-    return eng
+def play(agents_of_seat: list[list], rules: RulesConfig, seeds: list[int]):
+    """Play one game per seed through the zoo's arena (``eval.arena.play``);
+    ``agents_of_seat[g][q]`` decides seat q of game g. Returns the final engine."""
+    from eval.arena import play as arena_play
+    from ripmarket_env.games import get
+
+    pool: list = []
+    index: dict[int, int] = {}
+    seats = np.zeros((len(seeds), rules.num_players), np.int64)
+    for g, row in enumerate(agents_of_seat):
+        for q, ag in enumerate(row):
+            if id(ag) not in index:
+                index[id(ag)] = len(pool)
+                pool.append(ag)
+            seats[g, q] = index[id(ag)]
+    return arena_play(get("black-market"), rules, seeds, seats, pool).engine
 
 
 def match(a, b, games: int = 200, num_players: int = 2, mode: str = "teams", seed: int = 0, **rules) -> dict:
