@@ -81,3 +81,37 @@ def match(a, b, games: int = 200, num_players: int = 2, mode: str = "teams", see
             "mean_turns": float(eng.state["turn"].mean()), "capped": int((eng.state["end_reason"] == 2).sum()),
             "outcomes": outcomes, "a_first": [int(eng.state["first_player"][g]) % 2 == s % 2 if mode == "teams"
                                               else int(eng.state["first_player"][g]) == s for g, s in enumerate(seats)]}
+
+
+def main(argv=None) -> None:
+    """``python -m eval.bm_match AGENT --players 2 --against bm-builder,bm-rusher --games 1000``
+    (AGENT: a registered name or a checkpoint .zip with its .json)."""
+    import argparse
+    import json
+
+    import agents
+
+    ap = argparse.ArgumentParser(description="Black Market head-to-head matches (duplicate deals, seats swapped).")
+    ap.add_argument("agent")
+    ap.add_argument("--players", type=int, default=2, choices=(2, 4, 6))
+    ap.add_argument("--mode", default="teams", choices=("teams", "ffa"))
+    ap.add_argument("--against", default="bm-builder,bm-rusher,bm-denier,random")
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args(argv)
+    if args.agent.endswith(".zip"):
+        from agents.blackmarket.policy import load_agent
+
+        a = load_agent(args.agent)
+    else:
+        a = agents.make(args.agent, game="black-market", seed=1)
+    for name in args.against.split(","):
+        r = match(a, agents.make(name.strip(), game="black-market", seed=7), games=args.games,
+                  num_players=args.players, mode=args.mode, seed=args.seed)
+        r.pop("outcomes")
+        r.pop("a_first")
+        print(name.strip(), json.dumps(r), flush=True)
+
+
+if __name__ == "__main__":
+    main()
