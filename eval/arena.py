@@ -32,13 +32,14 @@ the number of workers.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from eval.progress import Progress
 
 from ripmarket_env.core.engine import IllegalActionError
 
@@ -253,66 +254,6 @@ def warm_up(spec, rules) -> None:
     eng.step([int(np.flatnonzero(eng.legal_mask()[0])[0])])
 
 
-# ----------------------------------------------------------------------------- progress
-class Progress:
-    """Progress of ``total`` units on stderr: a rich bar with ETA on a terminal, a plain
-    line every ``every`` seconds (and at the end) otherwise; nothing when disabled."""
-
-    def __init__(self, total: int, label: str, enabled: bool = True, every: float = 10.0, stream=None):
-        self.total = int(total)
-        self.label = label
-        self.enabled = enabled
-        self.every = every
-        self.stream = stream
-        self.done = 0
-        self._p = None
-        self._task = None
-        self._t0 = self._last = 0.0
-
-    def __enter__(self) -> "Progress":
-        if not self.enabled:
-            return self
-        stream = self.stream if self.stream is not None else sys.stderr
-        self.stream = stream
-        self._t0 = self._last = time.perf_counter()
-        if getattr(stream, "isatty", lambda: False)():
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
-            from rich.progress import Progress as RichProgress
-
-            self._p = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                   console=Console(file=stream), transient=False)
-            self._p.__enter__()
-            self._task = self._p.add_task(self.label, total=self.total)
-        return self
-
-    def advance(self, n: int) -> None:
-        n = int(n)
-        self.done += n
-        if self._p is not None:
-            self._p.advance(self._task, n)
-        elif self.enabled:
-            now = time.perf_counter()
-            if now - self._last >= self.every and self.done < self.total:
-                self._last = now
-                self._line(now)
-
-    def _line(self, now: float) -> None:
-        el = now - self._t0
-        eta = el / self.done * (self.total - self.done) if self.done else float("nan")
-        pct = 100.0 * self.done / max(self.total, 1)
-        tail = f", ETA {eta:.0f} s" if self.done < self.total else ""
-        print(f"{self.label}: {self.done}/{self.total} ({pct:.0f}%), {el:.0f} s{tail}", file=self.stream, flush=True)
-
-    def __exit__(self, *exc) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
-        elif self.enabled and exc[0] is None:
-            self._line(time.perf_counter())
-
-
 # ----------------------------------------------------------------------------- the worker pool
 _REPORT = None
 
@@ -354,7 +295,7 @@ class _Threads:
 
 def run_pool(fn: Callable[[Any, Callable[[int], Any]], Any], tasks: Sequence[Any], workers: int, *, total: int,
              label: str, progress: bool = True, threads: int | None = None, start_method: str = "spawn",
-             warm: Callable[[], Any] | None = None) -> list[Any]:
+             warm: Callable[[], Any] | None = None, ray_address: str | None = None) -> list[Any]:
     """``[fn(task, report) for task in tasks]`` over ``workers`` processes, in task order.
 
     ``fn`` is a module-level function (workers import it); it calls ``report(n)`` for
@@ -362,9 +303,18 @@ def run_pool(fn: Callable[[Any, Callable[[int], Any]], Any], tasks: Sequence[Any
     task) the tasks run in this process. ``threads``: torch threads per task (in this
     process they are restored afterwards). ``warm()`` runs here before workers start
     (``warm_up``: the kernels are compiled once, not by every worker). A worker's error
-    is raised here."""
+    is raised here. ``ray_address``: run the tasks as Ray tasks instead (``eval.raypool``:
+    ``"local"``, ``"auto"`` or a cluster address); the results are the same, the progress
+    advances as each task ends."""
     tasks = list(tasks)
     workers = max(1, min(int(workers), len(tasks)))
+    if ray_address:
+        from eval.raypool import ray_map
+
+        with Progress(total, f"{label.split(' (')[0]} (Ray tasks)", progress) as bar:
+            out = ray_map(_counted, [(fn, t, threads) for t in tasks], ray_address,
+                          on_result=lambda r: bar.advance(r[1]))
+        return [r[0] for r in out]
     with Progress(total, label, progress) as bar:
         if workers == 1:
             with _Threads(threads):
@@ -372,6 +322,19 @@ def run_pool(fn: Callable[[Any, Callable[[int], Any]], Any], tasks: Sequence[Any
         if warm is not None:
             warm()
         return _parallel(fn, tasks, workers, bar, threads, start_method)
+
+
+def _counted(job) -> tuple[Any, int]:
+    """One task where progress cannot be reported as it goes (a Ray task): ``(result,
+    units finished)``."""
+    fn, task, threads = job
+    done = [0]
+
+    def report(n: int) -> None:
+        done[0] += int(n)
+
+    with _Threads(threads):
+        return fn(task, report), done[0]
 
 
 def _parallel(fn, tasks, workers: int, bar: Progress, threads, start_method: str) -> list[Any]:

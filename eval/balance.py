@@ -349,6 +349,7 @@ def run_balance(
     progress: bool = True,
     chunk_sets: int | None = None,
     cards: str | Path | None = None,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games at every player count and return (and write to ``out``) the figures.
 
@@ -369,7 +370,7 @@ def run_balance(
         cs = chunk_sets or max(1, min(16, -(-int(games) // (int(P) * 4))))
         res = run_tournament(
             names, int(P), int(games), int(seed), workers=workers, progress=progress,
-            chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players", cards=card_file,
+            chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players", ray_address=ray_address, cards=card_file,
         )
         fig = analyze(res.games, int(P), db)
         fig["elapsed"] = res.elapsed

@@ -87,8 +87,11 @@ def _job(args, report=None) -> dict[str, Any]:
 
 
 def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO, seed: int = 1,
-             workers: int = 2, progress: bool = True) -> dict[str, Any]:
-    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval."""
+             workers: int = 2, progress: bool = True, ray_address: str | None = None) -> dict[str, Any]:
+    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval.
+
+    ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
+    local processes; the result is the same."""
     from eval import arena
     from ripmarket_env.games import get
 
@@ -97,7 +100,7 @@ def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO
     game = get("ripmarket")
     results = arena.run_pool(_job, jobs, workers, total=games, progress=progress, threads=1,
                              label=f"evaluate {spec} vs {','.join(zoo)}",
-                             warm=lambda: arena.warm_up(game, game.make_rules(num_players)))
+                             warm=lambda: arena.warm_up(game, game.make_rules(num_players)), ray_address=ray_address)
     wins = float(sum(r["wins"] for r in results))
     n = int(sum(r["games"] for r in results))
     lo, hi = wilson_interval(wins, n, z=Z)

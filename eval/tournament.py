@@ -269,6 +269,7 @@ def run_tournament(
     label: str = "tournament",
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     cards: str | Path | None = None,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -284,6 +285,8 @@ def run_tournament(
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
     ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file
     (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
+    ``ray_address``: play the chunks as Ray tasks instead of local worker processes
+    (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
     """
     from eval.ratings import summarize
 
@@ -359,7 +362,10 @@ def run_tournament(
     results = arena.run_pool(play_chunk, tasks, workers, total=total, progress=progress,
                              label=f"{label} ({workers} worker{'s' if workers > 1 else ''})",
                              start_method=start_method,
-                             warm=lambda: arena.warm_up(SPEC, RulesConfig(num_players=players, **dict(rules or {}))))
+                             warm=lambda: arena.warm_up(SPEC, RulesConfig(num_players=players, **dict(rules or {}))),
+                             ray_address=ray_address)
+    if ray_address:
+        settings["backend"] = "ray"
     elapsed = time.perf_counter() - t0
     records = sorted((g for chunk in results for g in chunk), key=lambda g: g["game"])
     result = TournamentResult(settings=settings, games=records, elapsed=elapsed)

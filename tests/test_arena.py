@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import io
 
 import numpy as np
 import pytest
@@ -142,20 +141,6 @@ def test_an_agent_breaking_the_protocol_is_named():
     with pytest.raises(arena.ArenaError, match=r"agent 'short' returned 1 actions for 2 games"):
         arena.play(spec, rules, [1, 2], np.zeros((2, 3), np.int64), [Short()],
                    decide=functools.partial(arena.act_each, names=["short"]))
-
-
-def test_progress_writes_plain_lines_off_a_terminal():
-    out = io.StringIO()
-    with arena.Progress(10, "demo", stream=out, every=0.0) as bar:
-        for _ in range(10):
-            bar.advance(1)
-    lines = out.getvalue().splitlines()
-    assert lines[-1].startswith("demo: 10/10 (100%)") and "ETA" not in lines[-1]
-    assert lines[0].startswith("demo: 1/10 (10%)") and "ETA" in lines[0]
-    quiet = io.StringIO()
-    with arena.Progress(10, "demo", enabled=False, stream=quiet) as bar:
-        bar.advance(10)
-    assert quiet.getvalue() == ""
 
 
 def _square(task, report):

@@ -444,3 +444,11 @@ def test_random_play_kernel_runs_and_finishes_games(num_players):
         assert not check_game(eng, g), check_game(eng, g)
     again = K.random_play(_k(twin.state), _k(twin.tables), twin.cfg, 400, bench.copy())
     assert np.array_equal(again, finished) and state_bytes(twin.state) == state_bytes(eng.state)
+
+
+def test_a_deal_the_living_deck_cannot_hold_is_refused():
+    """R-1.3: every hand, the Market and the first acquisition come from the Living Deck;
+    10 players with 6-card hands (60 + 4 + 1 cards) do not fit the packaged 64 cards."""
+    with pytest.raises(ConfigError, match=r"holds 64 cards, too few for a 10-player game.*at least 65 cards"):
+        Engine(RulesConfig(num_players=10, hand_size=6))
+    Engine(RulesConfig(num_players=10, hand_size=5)).reset([1])  # 50 + 4 + 1 fit

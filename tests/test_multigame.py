@@ -130,3 +130,30 @@ def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
     copy = tmp_path / "copy.zip"
     shutil.copy(shipped, copy)
     assert read_metadata(copy)["obs_size"] == meta["obs_size"]
+
+
+def test_shipped_networks_decide_as_before_the_house():
+    """The shipped ppo-6p and the distilled zoo give, on the 669 recorded observations of
+    tests/data/heuristic_decisions.npz, the actions they gave before the multi-game
+    restructure (tests/data/network_decisions.npz, recorded with the code of 0.1.0)."""
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data"
+    rec = np.load(data / "heuristic_decisions.npz")
+    want = np.load(data / "network_decisions.npz")
+    obs, mask = rec["obs"].astype(np.float32), rec["mask"].astype(bool)
+    for name in ("ppo-6p", "greedy-bc"):
+        got = agents.make(name).act_batch(obs, mask)
+        assert got.shape == (669,) and mask[np.arange(669), got].all()
+        np.testing.assert_array_equal(got, want[name.replace("-", "_")])
+
+
+def test_the_games_command_lists_every_registered_game():
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["games"], terminal_width=160)
+    assert res.exit_code == 0, res.output
+    for spec in registry().values():
+        assert spec.id in res.output and spec.env_name in res.output and spec.gym_id in res.output

@@ -424,3 +424,30 @@ def test_play_save_never_overwrites_without_force(tmp_path):
     res = runner.invoke(app, args + ["--force"], input="q\n")
     assert res.exit_code == 0, res.output
     assert not replay(path).terminated[0]  # the stopped game, complete as saved
+
+
+def test_victim_prompt_names_the_shadow_card_only_to_its_ghost():
+    """R-12.3: while a Ghost chooses the victim, the Shadow card is still in its Shadow
+    hand: the prompt names it to that Ghost and the god view, "a Shadow card" to others."""
+    from ripmarket_env.games.ripmarket.render import phase_text
+    from ripmarket_env.games.ripmarket.state import PHASE_NAMES
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=16)
+    eng.reset(list(range(16)))
+    rng = np.random.default_rng(0)
+    victim = PHASE_NAMES.index("choose_victim")
+    while not eng.terminated.all():
+        hits = np.flatnonzero((eng.state["phase"] == victim) & ~eng.terminated)
+        if hits.size:
+            break
+        m = eng.legal_mask()
+        eng.step([int(rng.choice(np.flatnonzero(m[g]))) if not eng.terminated[g] else -1 for g in range(16)])
+    assert hits.size, "no Ghost chose a victim in 16 random games"
+    g = int(hits[0])
+    ghost = int(eng.state["actor"][g])
+    other = (ghost + 1) % 6
+    own, god, public, seen = (phase_text(eng, g, viewer=ghost), phase_text(eng, g, god=True),
+                              phase_text(eng, g), phase_text(eng, g, viewer=other))
+    assert own == god and "a Shadow card" not in own
+    assert public == seen == "choose the victim of a Shadow card"
+    assert seen not in render_text(eng, g, viewer=ghost) and seen in render_text(eng, g, viewer=other)

@@ -300,7 +300,7 @@ def test_random_only_league_uses_the_compiled_path():
     for _ in range(20):
         m = env.action_masks()
         z = rng.random(m.shape)
-        z[~m] = -1
+        z[m == 0] = -1
         obs, rew, done, info = env.step(z.argmax(1))
         assert env.action_masks().any(axis=1).all()
     assert env.batch.env_time > 0

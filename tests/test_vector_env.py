@@ -43,7 +43,7 @@ class FirstLegal:
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     keys = rng.random(masks.shape)
-    keys[~masks] = -1.0
+    keys[masks == 0] = -1.0
     return keys.argmax(axis=1)
 
 
@@ -106,7 +106,7 @@ def test_shapes_and_types(players):
     assert obs.shape == (8, venv.observation_space.shape[0]) and obs.dtype == np.float32
     assert all(o in venv.observation_space for o in obs)
     masks = venv.action_masks()
-    assert masks.shape == (8, n_act) and masks.dtype == bool and masks.any(axis=1).all()
+    assert masks.shape == (8, n_act) and masks.dtype == np.int8 and masks.any(axis=1).all()
     rng = np.random.default_rng(0)
     for _ in range(30):
         obs, rewards, dones, infos = venv.step(random_actions(venv.action_masks(), rng))
@@ -123,7 +123,7 @@ def test_env_method_action_masks_for_maskable_ppo():
     venv.reset()
     masks = venv.env_method("action_masks")
     assert isinstance(masks, list) and len(masks) == 6
-    assert all(m.shape == (venv.action_space.n,) and m.dtype == bool for m in masks)
+    assert all(m.shape == (venv.action_space.n,) and m.dtype == np.int8 for m in masks)
     np.testing.assert_array_equal(np.stack(masks), venv.action_masks())
     assert is_masking_supported(venv)
     np.testing.assert_array_equal(get_action_masks(venv), venv.action_masks())
@@ -296,7 +296,7 @@ def test_illegal_learner_action_raises_and_changes_nothing():
     venv = RipMarketVecEnv(num_envs=4, num_players=4, seed=9)
     venv.reset()
     acts = np.array([middle_legal(m) for m in venv.action_masks()])
-    acts[2] = int(np.flatnonzero(~venv.action_masks()[2])[0])
+    acts[2] = int(np.flatnonzero(venv.action_masks()[2] == 0)[0])
     before = venv.engine.state.copy()
     with pytest.raises(IllegalActionError) as err:
         venv.step(acts)
@@ -576,7 +576,7 @@ def test_compiled_path_illegal_learner_action_raises_and_changes_nothing():
     assert venv.batch.compiled_opponents
     venv.reset()
     acts = np.array([middle_legal(m) for m in venv.action_masks()])
-    acts[1] = int(np.flatnonzero(~venv.action_masks()[1])[0])
+    acts[1] = int(np.flatnonzero(venv.action_masks()[1] == 0)[0])
     before = venv.engine.state.copy()
     with pytest.raises(IllegalActionError, match="game 1"):
         venv.step(acts)

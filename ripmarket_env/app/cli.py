@@ -11,9 +11,32 @@ from typing import Optional
 
 import typer
 
+def _no_flag_placeholder() -> None:
+    """Typer's rich help shows a ``<bool>`` value placeholder next to on/off flags
+    (``--quiet <bool>``), which reads as if the flag took a value; flags show none."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - older typer
+        return
+    show = TyperOption.display_type_rich
+    if getattr(show, "_no_flag_placeholder", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return show(self, ctx)
+
+    display_type_rich._no_flag_placeholder = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_no_flag_placeholder()
+
 app = typer.Typer(
     name="ripmarket",
-    help="R.I.P. Market: rules engine, environments and tools.",
+    help="ripmarket: market card games (R.I.P. Market first; `ripmarket games` lists them): "
+         "rules engines, environments, agents, tournaments and play.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -118,6 +141,11 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
@@ -159,7 +187,7 @@ def tournament(
     _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None, cards=cards_file,
+        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address,
     )
     print_table(result)
 
@@ -214,6 +242,24 @@ def agents_cmd() -> None:
 app.command("agents")(agents_cmd)
 
 
+def games_cmd() -> None:
+    """List the registered games: id (for ripmarket_env.make), title, players, env names."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.games import registry
+
+    t = Table(title="Registered games (ripmarket_env.make(id, num_players=...))")
+    for col in ("id", "title", "players", "PettingZoo", "Gymnasium"):
+        t.add_column(col, no_wrap=True)
+    for spec in registry().values():
+        t.add_row(spec.id, spec.title, f"{spec.min_players}-{spec.max_players}", spec.env_name, spec.gym_id)
+    Console().print(t)
+
+
+app.command("games")(games_cmd)
+
+
 balance_app = typer.Typer(
     help="Card balance for designers: play rates, win rates, Market take rates and damage per card, "
     "seat advantage, game length, Ghost swings. `ripmarket balance diff A B` compares two runs.",
@@ -235,6 +281,11 @@ def balance(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6, --agents bm-rusher,bm-denier,bm-builder)."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
@@ -262,7 +313,8 @@ def balance(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     _check_cards(cards_file)
-    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file)
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
+                         ray_address=ray_address)
     print_summary(result)
     typer.echo(f"report: {out / 'balance.md'}")
 
@@ -386,22 +438,19 @@ def bench(
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from eval.progress import Progress
     from ripmarket_env.app import bench as B
     from ripmarket_env.app import envbench as E
 
     run = suites[suite]
     total = (2 * len(ps) * len(bs) if "engine" in run else 0) + (E.configs_count(ps, ns) if "env" in run else 0)
     err = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, refresh_per_second=4,
-    ) as progress:
-        task = progress.add_task("compiling / loading kernels", total=total)
+    with Progress(total, "compiling / loading kernels", transient=True) as progress:
 
         def advance(label: str) -> None:
-            progress.update(task, advance=1, description=label)
+            progress.describe(label)
+            progress.advance(1)
 
         if "engine" in run:
             report = B.run_bench(ps, bs, seconds, on_config=advance)
@@ -952,6 +1001,11 @@ def evaluate(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
 ) -> None:
     """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
     import agents as registry
@@ -973,7 +1027,8 @@ def evaluate(
         make_agent(agent)
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
-    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json)
+    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
+                   ray_address=ray_address)
     if as_json:
         import json
 

@@ -528,7 +528,7 @@ class GameSession:
         decision = None
         if not done:
             decision = {"seat": actor, "name": seat_name(actor), "controller": self.controllers[actor],
-                        "phase": self.phase, "prompt": phase_text(eng, 0)}
+                        "phase": self.phase, "prompt": phase_text(eng, 0, viewer=me)}
         return {
             "seat": me,
             "players": P,
@@ -730,7 +730,7 @@ def _decision_view(session: GameSession, choices: list[Choice], console) -> None
     _cards_view(session, console)
     you = "You are a Ghost. " if not bool(session.state["alive"][session.seat]) else ""
     console.print()
-    console.print(f"[bold yellow]{you}Your decision[/] (round {session.round_no}): {phase_text(session.engine, 0)}")
+    console.print(f"[bold yellow]{you}Your decision[/] (round {session.round_no}): {phase_text(session.engine, 0, viewer=session.seat)}")
     _choices_view(choices, console)
 
 

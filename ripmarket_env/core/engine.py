@@ -227,6 +227,12 @@ class Engine:
                 raise ValueError(f"viewer seats must be in 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.flags.c_contiguous
+                  and out.shape == (self.batch_size, self.obs_size)):
+            raise ValueError(
+                f"out must be a C-contiguous float32 array of shape ({self.batch_size}, {self.obs_size}), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}"
+            )
         self._encode(v, out)
         return out
 

@@ -51,6 +51,12 @@ def _check_invariants(engine, g=0, prev=None):
     return check_game(engine, g, prev=prev)
 
 
+def _scramble_hidden(engine, g, viewer, rng):
+    from ripmarket_env.games.blackmarket.invariants import scramble_hidden
+
+    return scramble_hidden(engine, g, viewer, rng)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -86,6 +92,7 @@ SPEC = GameSpec(
     render_text=_render_text,
     render_rgb=_render_rgb,
     check_invariants=_check_invariants,
+    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="",
     doc=_doc(),

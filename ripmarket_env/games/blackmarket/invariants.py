@@ -150,3 +150,36 @@ def _check_step(engine, g, prev) -> list[str]:
         if not used and int(prev["phase"]) == 0:
             bad.append(f"a purchase on slot {s + 1} with no unused die showing {s + 1}")
     return bad
+
+
+def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
+    """A one-game copy of game g in which everything seat ``viewer`` may not see is redrawn
+    (BM-7.1): the other hands' cards and the Hand deck (sizes kept), the Point deck's order
+    together with any unseen map card, and the game's RNG state. The conformance suite
+    checks that the viewer's observation, mask and render do not change."""
+    twin = engine.clone([g])
+    r = twin.state[0]
+    P = engine.num_players
+    others = [q for q in range(P) if q != viewer]
+    pool = [int(k) for k in r["hdeck"][: int(r["hdeck_n"])]]
+    for q in others:
+        for k in range(3):
+            pool += [k] * int(r["hand"][q, k])
+    rng.shuffle(pool)
+    i = 0
+    for q in others:
+        n = int(r["hand_n"][q])
+        r["hand"][q] = 0
+        for k in pool[i:i + n]:
+            r["hand"][q, k] += 1
+        i += n
+    rest = pool[i:]
+    r["hdeck"][: len(rest)] = rest
+    unseen_slots = [s for s in range(6) if r["map_card"][s] >= 0 and not r["map_seen"][s]]
+    cards = [int(d) for d in r["pdeck"][: int(r["pdeck_n"])]] + [int(r["map_card"][s]) for s in unseen_slots]
+    rng.shuffle(cards)
+    for s in unseen_slots:
+        r["map_card"][s] = cards.pop()
+    r["pdeck"][: len(cards)] = cards
+    r["rng"] = np.uint64(rng.integers(1 << 63))
+    return twin

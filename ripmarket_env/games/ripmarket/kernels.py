@@ -9,8 +9,10 @@ compiled rules config ``c`` (int64 array, see ``config.py``). Rule IDs (``R-x.y`
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ripmarket_env.core.drivers import DRIVERS as DRIVER_NAMES
+from ripmarket_env.core.drivers import compile_drivers
 from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal  # noqa: F401
 from ripmarket_env.games.ripmarket.cards.registry import (
     BASE_CONDS,
@@ -1272,55 +1274,6 @@ def reset_game(r, T, c, seed64):
     advance(r, T, c)
 
 
-@njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds64):
-    for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds64[i])
-
-
-@njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds64):
-    """``reset_batch`` without threads (small batches: no thread start-up cost)."""
-    for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds64[i])
-
-
-@njit(cache=True)
-def step_serial(S, TB, c, actions):
-    """``step_batch`` without threads (small batches)."""
-    for g in range(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
-@njit(**JIT)
-def status(r, P):
-    """(done, actor, phase, bitmask of the Ghost seats) of one game."""
-    ghosts = 0
-    for p in range(P):
-        if not r.alive[p]:
-            ghosts |= 1 << p
-    return r.done, r.actor, r.phase, ghosts
-
-
-@njit(cache=True)
-def reset_one(S, TB, c, g, seed64):
-    """Reset game g alone and return its ``status`` (single-game environments)."""
-    reset_game(S[g], TB[0], c, seed64)
-    return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def step_one(S, TB, c, g, a):
-    """Step game g alone (``a`` must be legal) and return its ``status``."""
-    step_game(S[g], TB[0], c, a)
-    return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def status_one(S, c, g):
-    return status(S[g], c[C_P])
-
-
 @njit(**JIT)
 def step_game(r, T, c, a):
     for p in range(r.step_rewards.shape[0]):
@@ -1333,31 +1286,14 @@ def step_game(r, T, c, a):
     advance(r, T, c)
 
 
-@njit(cache=True, parallel=True)
-def step_batch(S, TB, c, actions):
-    for g in prange(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
 @njit(**JIT)
-def random_play_one(r, T, c, steps, bench_rng, g, finished):
-    for _ in range(steps):
-        if r.done:
-            finished[g] += 1
-            reset_game(r, T, c, bench_u32(bench_rng, g))
-        step_game(r, T, c, random_legal(r, bench_rng, g))
-
-
-@njit(cache=True, parallel=True)
-def random_play(S, TB, c, steps_per_game, bench_rng):
-    """Bench/fuzz loop: each game takes ``steps_per_game`` random legal decisions,
-    starting a new game (seeded from ``bench_rng``) whenever one ends.
-    Returns the number of games finished per row."""
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in prange(B):
-        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
-    return finished
+def seat_bits(r, c):
+    """Bit p set when seat p is a Ghost (the AEC env's ``is_ghost`` infos)."""
+    ghosts = 0
+    for p in range(c[C_P]):
+        if not r.alive[p]:
+            ghosts |= 1 << p
+    return ghosts
 
 
 @njit(cache=True)
@@ -1368,3 +1304,35 @@ def restart_round(S, TB, c, g, first):
     ev_clear(r)
     begin_round(r, c)
     advance(r, TB[0], c)
+
+
+# ----------------------------------------------------------------------------------
+# The batch drivers (written once in ripmarket_env/core/drivers.py)
+# ----------------------------------------------------------------------------------
+_DRIVERS: dict = {}
+
+
+def drivers_for(state_dtype=None, tables_dtype=None):
+    """The core's batch drivers over these kernels for one state layout (default: the
+    packaged cards'; a custom card database has its own), built once per layout."""
+    if state_dtype is None:
+        from ripmarket_env.games.ripmarket.cards.loader import default_cards
+        from ripmarket_env.games.ripmarket.state import state_dtype as _sdt, tables_from_db
+
+        db = default_cards()
+        state_dtype, tables_dtype = _sdt(db), tables_from_db(db).dtype
+    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
+    drv = _DRIVERS.get(key)
+    if drv is None:
+        from ripmarket_env.games.ripmarket.observation import encode_obs
+
+        drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
+        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
+    return drv
+
+
+def __getattr__(name):
+    """The drivers of the packaged cards by their kernel names (``random_play`` ...)."""
+    if name in DRIVER_NAMES:
+        return getattr(drivers_for(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
