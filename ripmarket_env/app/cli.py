@@ -253,7 +253,9 @@ def games_cmd() -> None:
     for col in ("id", "title", "players", "PettingZoo", "Gymnasium"):
         t.add_column(col, no_wrap=True)
     for spec in registry().values():
-        t.add_row(spec.id, spec.title, f"{spec.min_players}-{spec.max_players}", spec.env_name, spec.gym_id)
+        counts = (spec.extras or {}).get("player_counts")
+        players = ", ".join(str(x) for x in counts) if counts else f"{spec.min_players}-{spec.max_players}"
+        t.add_row(spec.id, spec.title, players, spec.env_name, spec.gym_id)
     Console().print(t)
 
 
