@@ -13,6 +13,28 @@ from ripmarket_env.games.blackmarket.events import decode
 from ripmarket_env.games.blackmarket.state import N_SLOTS, NUM_ACTIONS
 
 
+_TABLES: dict = {}
+
+
+def _table(db, name, fn):
+    key = (db.digest, name)
+    if key not in _TABLES:
+        _TABLES[key] = fn()
+    return _TABLES[key]
+
+
+def _copies(db):
+    return _table(db, "copies", lambda: np.array([c.copies for c in db.point], np.int64))
+
+
+def _points(db):
+    return _table(db, "points", lambda: np.array([c.points for c in db.point], np.int64))
+
+
+def _one_time(db):
+    return _table(db, "one_time", lambda: np.array([c.one_time and c.primitive is not None for c in db.point]))
+
+
 def check_game(engine, g: int = 0, prev=None) -> list[str]:
     db = engine.cards
     r = engine.state[g]
@@ -22,52 +44,51 @@ def check_game(engine, g: int = 0, prev=None) -> list[str]:
     tgt = rules.target_points
     bad: list[str] = []
     # Point Cards: each in exactly one place, counts per design equal copies
-    count = np.zeros(D, np.int64)
     pd = int(r["pdeck_n"])
-    for d in r["pdeck"][:pd]:
-        if not 0 <= d < D:
-            bad.append(f"point deck holds a bad design {d}")
-        else:
-            count[d] += 1
+    deck = r["pdeck"][:pd].astype(np.int64)
+    if deck.size and (deck.min() < 0 or deck.max() >= D):
+        bad.append(f"point deck holds a bad design {deck.tolist()}")
+        deck = deck[(deck >= 0) & (deck < D)]
+    count = np.bincount(deck, minlength=D)[:D]
     if np.any(r["pdeck"][pd:] != -1):
         bad.append("point deck has cards past its size")
-    for s in range(N_SLOTS):
-        d = int(r["map_card"][s])
-        if d >= 0:
-            count[d] += 1
-            if r["map_down"][s] not in (0, 1) or r["map_side"][s] not in (0, 1):
-                bad.append(f"slot {s + 1} has no valid face/side")
-        elif pd > 0:
-            bad.append(f"slot {s + 1} is empty while the Point deck holds {pd} cards")
-    count += r["owned"][:P].sum(axis=0)
-    copies = np.array([c.copies for c in db.point])
+    mc = r["map_card"].astype(np.int64)
+    on_map = mc[mc >= 0]
+    count = count + np.bincount(on_map, minlength=D)[:D]
+    if pd > 0 and on_map.size < 6:
+        bad.append(f"a slot is empty while the Point deck holds {pd} cards")
+    if np.any((r["map_down"] != 0) & (r["map_down"] != 1)) or np.any((r["map_side"] != 0) & (r["map_side"] != 1)):
+        bad.append("a map card has no valid face/side")
+    owned = r["owned"][:P].astype(np.int64)
+    count = count + owned.sum(axis=0)
+    copies = _copies(db)
     if not np.array_equal(count, copies):
         bad.append(f"Point Cards not conserved: {count.tolist()} != {copies.tolist()}")
     # Hand Cards
-    hc = np.zeros(3, np.int64)
     hd = int(r["hdeck_n"])
-    for k in r["hdeck"][:hd]:
-        if not 0 <= k < 3:
-            bad.append(f"hand deck holds a bad kind {k}")
-        else:
-            hc[k] += 1
-    hc += r["hdisc"]
-    hc += r["hand"][:P].sum(axis=0)
+    hdeck = r["hdeck"][:hd].astype(np.int64)
+    if hdeck.size and (hdeck.min() < 0 or hdeck.max() >= 3):
+        bad.append(f"hand deck holds a bad kind {hdeck.tolist()}")
+        hdeck = hdeck[(hdeck >= 0) & (hdeck < 3)]
+    hand = r["hand"][:P].astype(np.int64)
+    hc = np.bincount(hdeck, minlength=3)[:3] + r["hdisc"] + hand.sum(axis=0)
     if not np.array_equal(hc, db.hand_copies()):
         bad.append(f"Hand Cards not conserved: {hc.tolist()} != {db.hand_copies().tolist()}")
-    if np.any(r["hand"][:P] < 0) or np.any(r["hdisc"] < 0) or np.any(r["owned"][:P] < 0):
+    if np.any(hand < 0) or np.any(r["hdisc"] < 0) or np.any(owned < 0):
         bad.append("a negative count")
-    for q in range(P):
-        if int(r["hand_n"][q]) != int(r["hand"][q].sum()):
-            bad.append(f"seat {q}: hand_n {int(r['hand_n'][q])} != its cards {int(r['hand'][q].sum())}")
-        if rules.hand_limit and int(r["hand_n"][q]) > rules.hand_limit:
-            bad.append(f"seat {q}: hand {int(r['hand_n'][q])} above the limit {rules.hand_limit}")
-        pts = int(sum(int(r["owned"][q, d]) * db.point[d].points for d in range(D)))
-        if pts != int(r["points"][q]):
-            bad.append(f"seat {q}: points {int(r['points'][q])} != score pile {pts}")
-        for d in range(D):
-            if r["spent"][q, d] and not (db.point[d].one_time and r["spent"][q, d] <= r["owned"][q, d]):
-                bad.append(f"seat {q}: spent mark on {db.point[d].name} it may not have")
+    hn = r["hand_n"][:P].astype(np.int64)
+    for q in np.flatnonzero(hn != hand.sum(axis=1)):
+        bad.append(f"seat {q}: hand_n {int(hn[q])} != its cards {int(hand[q].sum())}")
+    if rules.hand_limit:
+        for q in np.flatnonzero(hn > rules.hand_limit):
+            bad.append(f"seat {q}: hand {int(hn[q])} above the limit {rules.hand_limit}")
+    pts = owned @ _points(db)
+    for q in np.flatnonzero(pts != r["points"][:P]):
+        bad.append(f"seat {q}: points {int(r['points'][q])} != score pile {int(pts[q])}")
+    spent = r["spent"][:P].astype(np.int64)
+    wrong = (spent > 0) & ~((_one_time(db)[None, :]) & (spent <= owned))
+    for q, d in zip(*np.nonzero(wrong)):
+        bad.append(f"seat {q}: spent mark on {db.point[d].name} it may not have")
     tp = int(r["turn_player"])
     for d in range(D):
         if int(r["used"][d]) > int(r["owned"][tp, d]):
