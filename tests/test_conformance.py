@@ -73,7 +73,7 @@ def test_invariants_property(game):
     spec = get(game)
 
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-    @given(n=st.integers(spec.min_players, spec.max_players), seed=st.integers(0, 2**63 - 1),
+    @given(n=st.sampled_from(C.valid_player_counts(spec)), seed=st.integers(0, 2**63 - 1),
            action_seed=st.integers(0, 2**32 - 1))
     def run(n, seed, action_seed):
         C.check_invariants_one_game(spec, n, seed, action_seed)

@@ -73,8 +73,16 @@ def cards(
     ),
     file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
     custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose cards to show: ripmarket or black-market."),
 ) -> None:
-    """Show the full card reference (rulebook section 11)."""
+    """Show the full card reference (rulebook section 11; Black Market: docs/games/black-market/CARDS.md)."""
+    from ripmarket_env.games import ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not allowed; allowed: {', '.join(ids())}")
+    if game == "black-market":
+        _cards_black_market(markdown, write, file)
+        return
     from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
     from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
 
@@ -95,6 +103,30 @@ def cards(
     from rich.console import Console
 
     Console().print(render_cards_rich(db))
+
+
+def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    from ripmarket_env.games.blackmarket.cards import CardDataError, load, reference_markdown
+
+    try:
+        db = load(file)
+    except CardDataError as exc:
+        fail(str(exc))
+    text = reference_markdown(db)
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    if markdown:
+        typer.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
 
 
 app.command("cards")(cards)
@@ -119,8 +151,15 @@ def tournament(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: a round robin of pairs, --players 2, 4 or 6, --mode teams)."),
+    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams (a side per agent)."),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
+    if game == "black-market":
+        _tournament_black_market(agents_, players, games, seed, out, mode)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from eval.report import print_table
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, agent_registry, run_tournament, validate
 
@@ -214,7 +253,9 @@ def games_cmd() -> None:
     for col in ("id", "title", "players", "PettingZoo", "Gymnasium"):
         t.add_column(col, no_wrap=True)
     for spec in registry().values():
-        t.add_row(spec.id, spec.title, f"{spec.min_players}-{spec.max_players}", spec.env_name, spec.gym_id)
+        counts = (spec.extras or {}).get("player_counts")
+        players = ", ".join(str(x) for x in counts) if counts else f"{spec.min_players}-{spec.max_players}"
+        t.add_row(spec.id, spec.title, players, spec.env_name, spec.gym_id)
     Console().print(t)
 
 
@@ -247,10 +288,16 @@ def balance(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6, --agents bm-rusher,bm-denier,bm-builder)."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
     if ctx.invoked_subcommand is not None:
         return
+    if game == "black-market":
+        _balance_black_market(players, games, agents_, seed, out)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -271,6 +318,33 @@ def balance(
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
                          ray_address=ray_address)
     print_summary(result)
+    typer.echo(f"report: {out / 'balance.md'}")
+
+
+def _balance_black_market(players: str, games: int, agents_: str, seed: int, out: Path) -> None:
+    import json
+
+    import agents as zoo
+    from eval.bm_balance import markdown, run
+
+    counts = _int_list("2,4,6" if players == "4,6,8" else players, "--players", 2, 6)
+    if any(p not in (2, 4, 6) for p in counts):
+        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    if agents_ == "greedy,survivor,shark,hoarder,trickster":
+        names = ["bm-rusher", "bm-denier", "bm-builder"]
+    known = zoo.names("black-market")
+    for n in names:
+        if n not in known:
+            fail(f"--agents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
+    check_int("--games", games, 2)
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    res = run(names, counts, games, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "balance.md").write_text(markdown(res), encoding="utf-8")
+    (out / "balance.json").write_text(json.dumps(res, indent=1, default=float), encoding="utf-8")
+    typer.echo(markdown(res))
     typer.echo(f"report: {out / 'balance.md'}")
 
 
@@ -342,12 +416,18 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: engine random play and the AEC env vs texas_holdem_v4; --players 2,4,6)."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
     single-agent gym env, the vector env) with random opponents; with --suite train,
     learner steps per second of a training config end to end (rollouts against its
     league and PPO updates) and where the time goes."""
+    if game == "black-market":
+        _bench_black_market(players, batch, seconds, as_json, out)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
@@ -394,7 +474,98 @@ def bench(
             console.print(E.render_rich(report["env"]))
 
 
+def _tournament_black_market(agents_: str, players: int, games: int, seed: int, out: Path, mode: str) -> None:
+    import json
+
+    import agents as zoo
+    from eval.bm_leaderboard import leaderboard, markdown
+
+    if mode != "teams":
+        fail(f"--mode {mode!r} is not allowed for the Black Market tournament; allowed: teams")
+    if players not in (2, 4, 6):
+        fail(f"--players {players} is not allowed for black-market; allowed: 2, 4 or 6")
+    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    known = zoo.names("black-market")
+    bad = [n for n in names if n not in known]
+    if len(names) < 2 or bad:
+        fail(f"--agents: give two or more of {', '.join(known)}" + (f" (unknown: {bad[0]!r})" if bad else ""))
+    check_int("--games", games, 2)
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    board = leaderboard(names, games, seed, modes=((players, mode),))
+    out.mkdir(parents=True, exist_ok=True)
+    text = markdown(board, f"ripmarket tournament --game black-market --mode {mode} --players {players} "
+                           f"--agents {','.join(names)} --games {games} --seed {seed}")
+    (out / "report.md").write_text(text, encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(board, indent=1, default=float), encoding="utf-8")
+    typer.echo(text)
+    typer.echo(f"report: {out / 'report.md'}")
+
+
+def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
+    ps = _int_list("2,4,6" if players == "2,4,6,10" else players, "--players", 2, 6)
+    if any(p not in (2, 4, 6) for p in ps):
+        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
+    bs = _int_list(batch, "--batch", 1, 1 << 20)
+    if not seconds > 0:
+        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
+    from rich.console import Console
+    from rich.table import Table
+
+    from ripmarket_env.app import bench as B
+    from ripmarket_env.app import bmbench
+
+    err = Console(stderr=True)
+    report = bmbench.run(ps, bs, seconds, on_config=lambda label: err.print(f"done: {label}"))
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+        return
+    t = Table(title="Black Market: random legal play, agent steps/s (no observations)")
+    for col in ("players", "batch", "steps/s", "steps/cpu-s", "games"):
+        t.add_column(col, justify="right")
+    for r in report["engine"]:
+        t.add_row(str(r["players"]), str(r["batch"]), f"{r['agent_steps_per_sec']:,.0f}",
+                  f"{r['steps_per_cpu_sec']:,.0f}", str(r["games_finished"]))
+    c = Console()
+    c.print(t)
+    a = report["aec"]
+    tx = a["texas_holdem_v4"].get("agent_steps_per_sec")
+    c.print(f"AEC env ({a['players']} players): {a['env']['agent_steps_per_sec']:,.0f} steps/s, raw "
+            f"{a['raw_env']['agent_steps_per_sec']:,.0f}; texas_holdem_v4 "
+            + (f"{tx:,.0f} steps/s; ratio {a['ratio_vs_texas_holdem']:.2f}x" if tx else a["texas_holdem_v4"]["missing"]))
+
+
 app.command("bench")(bench)
+
+
+def _play_black_market(players: int, seat: int, opponents: Optional[str], seed: Optional[int], save, mode: str) -> None:
+    import secrets
+
+    import agents as zoo
+    from ripmarket_env.app.bmplay import play_terminal
+    from ripmarket_env.games.blackmarket import ConfigError, RulesConfig
+
+    try:
+        RulesConfig(num_players=players, mode=mode)
+    except ConfigError as exc:
+        fail(str(exc))
+    check_int("--seat", seat, 0, players - 1)
+    check_int("--seed", seed, 0)
+    names = ["bm-builder", "bm-denier", "bm-rusher"] if opponents is None else [
+        n.strip() for n in opponents.split(",") if n.strip()]
+    known = zoo.names("black-market")
+    for n in names:
+        if n not in known:
+            fail(f"--opponents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
+    if save is not None and save.is_dir():
+        fail(f"--save {save} is a directory; give a file name")
+    try:
+        rewards = play_terminal(players, seat, mode, names, secrets.randbits(40) if seed is None else seed, save=save)
+    except (EOFError, KeyboardInterrupt):
+        fail("game abandoned", code=1)
+    typer.echo(f"your reward: {rewards[seat]:+.2f}")
 
 
 def _write_report(text: str, out: Optional[Path], err) -> None:
@@ -615,8 +786,15 @@ def play(
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: --players 2, 4 or 6, --mode teams|ffa, bots bm-rusher, bm-denier, bm-builder, bm-search)."),
+    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
+    if game == "black-market":
+        _play_black_market(players, seat, opponents, seed, save, mode)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
 
     if opponents is None:

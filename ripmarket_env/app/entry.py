@@ -10,14 +10,16 @@ from __future__ import annotations
 #: Gymnasium id -> (single-agent entry point, vector entry point)
 GYM_IDS = {
     "RipMarket-v0": ("ripmarket_env.gym_env:RipMarketEnv", "ripmarket_env.vector_env:RipMarketGymVectorEnv"),
+    "BlackMarket-v0": ("ripmarket_env.app.black_market_env:BlackMarketEnv",
+                       "ripmarket_env.app.black_market_env:BlackMarketGymVectorEnv"),
 }
 
 
-def resolve_agent(name: str):
-    """An agent of the zoo by registry name (``agents.make``)."""
+def resolve_agent(name: str, game: str = "ripmarket"):
+    """An agent of the zoo by registry name for ``game`` (``agents.make``)."""
     import agents
 
-    return agents.make(name)
+    return agents.make(name, game=game)
 
 
 def decide_grouped(agents_, who, observations, masks):
@@ -31,10 +33,13 @@ def zoo_env_classes(spec) -> dict:
     from ripmarket_env.envs.gym import gym_env_class
     from ripmarket_env.envs.vector import vec_env_classes
 
+    from functools import partial
+
     vec, gvec = vec_env_classes(spec)
-    face = {"agent_resolver": staticmethod(resolve_agent), "decide": staticmethod(decide_grouped)}
+    resolve = partial(resolve_agent, game=spec.id)
+    face = {"agent_resolver": staticmethod(resolve), "decide": staticmethod(decide_grouped)}
     return {
-        "gym": type(gym_env_class(spec).__name__, (gym_env_class(spec),), {"agent_resolver": staticmethod(resolve_agent)}),
+        "gym": type(gym_env_class(spec).__name__, (gym_env_class(spec),), {"agent_resolver": staticmethod(resolve)}),
         "vec": type(vec.__name__, (vec,), face),
         "gym_vector": type(gvec.__name__, (gvec,), face),
     }

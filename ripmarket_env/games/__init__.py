@@ -18,9 +18,16 @@ def _ripmarket():
     return SPEC
 
 
+def _blackmarket():
+    from ripmarket_env.games.blackmarket import SPEC
+
+    return SPEC
+
+
 #: game id -> a function returning its ``GameSpec`` (imports the game on first use)
 _LOADERS = {
     "ripmarket": _ripmarket,
+    "black-market": _blackmarket,
 }
 
 

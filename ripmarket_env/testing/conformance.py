@@ -55,16 +55,27 @@ __all__ = [
     "check_vector_env",
     "play_digest",
     "player_counts",
+    "valid_player_counts",
 ]
 
 
 # ---------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------
+def valid_player_counts(spec: GameSpec) -> list[int]:
+    """Every player count the game allows: ``spec.extras["player_counts"]`` when the game
+    lists them (Black Market: 2, 4, 6), else every count from min to max."""
+    counts = (spec.extras or {}).get("player_counts")
+    return sorted(int(x) for x in counts) if counts else list(range(spec.min_players, spec.max_players + 1))
+
+
 def player_counts(spec: GameSpec) -> list[int]:
-    """The player counts the suite runs a game at: min, default, max and one in the middle."""
+    """The player counts the suite runs a game at: min, default, max and one in the middle
+    (the allowed count nearest to the middle)."""
     lo, hi = spec.min_players, spec.max_players
-    return sorted({lo, spec.default_players, (lo + hi) // 2, hi})
+    valid = valid_player_counts(spec)
+    mid = min(valid, key=lambda x: (abs(x - (lo + hi) // 2), x))
+    return sorted({lo, spec.default_players, mid, hi})
 
 
 def _where(spec: GameSpec, n: int) -> str:

@@ -1,0 +1,217 @@
+"""Rule-based Black Market agents (``agents.make(name, game="black-market")``).
+
+Each agent decodes its observation (``BMView``: never engine state) and scores every
+legal action; the best score wins, ties broken by the agent's seeded RNG. The styles
+share the choices that follow an effect (reroll the die whose slot is least useful, set
+Fixer's die to the slot of the best card it could buy, rob the opponent with the biggest
+hand) and differ in what an `act` decision values. They play teams and free-for-all
+alike: "facing me" is facing my side, and in team mode the side's points are pooled.
+
+* ``bm-rusher`` — buys at once (most points first); spends a flip only to set up a
+  purchase it can make this turn (the same slot under a second die); otherwise draws,
+  with the die whose slot it could use least. (Every style spends cards on a flip when
+  its hand is full, since a draw at the limit draws nothing.)
+* ``bm-denier`` — buys when it can; otherwise flips face-down or rotates away the most
+  valuable face-up card the other side could buy next turn (with enough hand left to buy
+  later), and only then draws. The closer the other side is to the target, the more it
+  denies.
+* ``bm-builder`` — an effect-builder: values the special cards (Third Die, Informant,
+  Fence, Smuggler, Crowbar, Loaded Dice, Fixer, Heist) over plain points early, uses its
+  effects as soon as they help, and sets up purchases of effect cards with flips.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ripmarket_env.games.blackmarket.cards import default_cards
+from ripmarket_env.games.blackmarket.observation import layout
+
+from agents.base import BaseAgent, register
+
+GAME = "black-market"
+_DB = default_cards()
+_LAY = layout(_DB)
+_D = _DB.n_designs
+_COLOUR = np.array([("red", "black", "dual").index(c.colour) for c in _DB.point])
+_POINTS = np.array([c.points for c in _DB.point], float)
+_EFFECT = np.array([c.primitive is not None for c in _DB.point])
+_DESIGN = {c.primitive: c.id for c in _DB.point if c.primitive is not None}
+
+
+class BMView:
+    """What one seat's observation says, by name."""
+
+    def __init__(self, obs: np.ndarray):
+        L = _LAY
+        o = obs
+        self.phase = int(np.argmax(o[L.slice("phase")]))
+        self.dice = np.rint(o[L.slice("dice")] * 3).astype(int)  # unused dice per number 1..6
+        m = o[L.slice("map")].reshape(6, _D + 3)
+        self.present = m[:, 0] > 0.5
+        self.design = np.where(m[:, 1:1 + _D].max(axis=1) > 0.5, m[:, 1:1 + _D].argmax(axis=1), -1)
+        self.down = m[:, 1 + _D] > 0.5
+        self.mine = m[:, 2 + _D] > 0.5
+        self.hand = np.rint(o[L.slice("hand")] * 10).astype(int)  # red, black, flip
+        sp = o[L.slice("side_points")]
+        self.my_side, self.their_side = float(sp[0]), float(sp[1])  # / target
+        self.teams = o[L.slice("teams")][0] > 0.5
+        P = 2 + 2 * int(np.argmax(o[L.slice("num_players")]))
+        self.P = P
+        self.same = [o[L.slice("same_side", j)][0] > 0.5 for j in range(P)]
+        self.hand_sizes = [o[L.slice("hand_size", j)][0] * 10 for j in range(P)]
+        self.points = [o[L.slice("points", j)][0] for j in range(P)]
+        own = o[L.slice("owned", 0)]
+        self.owned = np.rint(own * np.array([c.copies for c in _DB.point])).astype(int)
+        pend = o[L.slice("pending")]
+        self.fix_die = int(np.argmax(pend[3:])) + 1 if pend[3:].max() > 0.5 else 0
+
+    def has(self, prim: str) -> bool:
+        d = _DESIGN.get(prim, -1)
+        return d >= 0 and self.owned[d] > 0
+
+    def cost(self) -> int:
+        return 2 if self.has("discount_buy") else 3
+
+    def affordable(self, d: int, hand=None) -> bool:
+        h = self.hand if hand is None else hand
+        need = self.cost()
+        c = _COLOUR[d]
+        return (h[0] >= need and c in (0, 2)) or (h[1] >= need and c in (1, 2))
+
+    def buyable_now(self, s: int) -> bool:
+        """Slot s could be bought by me as it lies (ignoring Smuggler/Crowbar)."""
+        d = self.design[s]
+        return self.present[s] and d >= 0 and self.mine[s] and not self.down[s] and self.affordable(d)
+
+    def threat(self, s: int) -> bool:
+        """The other side could buy slot s as it lies (face-up, facing them)."""
+        return self.present[s] and self.design[s] >= 0 and not self.mine[s] and not self.down[s]
+
+
+def _pay_after(hand, pay):
+    h = hand.copy()
+    if pay == 0:
+        h[2] -= 1
+    else:
+        h[pay - 1] -= 2
+    return h
+
+
+class _Heuristic(BaseAgent):
+    name = "bm-heuristic"
+    effect_bonus = 0.0  # extra value of an effect card when buying
+    deny = 0.0  # value of denying the other side a card
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def card_value(self, v: BMView, d: int) -> float:
+        val = _POINTS[d]
+        if _EFFECT[d]:
+            val += self.effect_bonus * max(0.0, 1.0 - v.my_side)
+        return val
+
+    def slot_use(self, v: BMView, s: int) -> float:
+        """How useful a die on slot s is to me (to pick which die to reroll or draw with)."""
+        if v.buyable_now(s):
+            return 10 + self.card_value(v, v.design[s])
+        if v.present[s] and v.design[s] >= 0 and v.affordable(v.design[s]):
+            return 2.0
+        return 0.0
+
+    def score(self, v: BMView, a: int) -> float:
+        if v.phase == 1:  # choose_die: reroll / fix the die whose slot is least useful
+            return -self.slot_use(v, a - 58)
+        if v.phase == 2:  # choose_number: Fixer's number: the best slot
+            return self.slot_use(v, a - 58)
+        if v.phase == 3:  # choose_seat: the biggest hand
+            j = a - 63
+            return v.hand_sizes[j] if j < v.P else 0.0
+        if a >= 54:
+            return self.effect_score(v, a - 54)
+        if a >= 48:  # draw: with the die whose slot is least useful
+            k = a - 47
+            return 5.0 - 0.1 * self.slot_use(v, k - 1) - (2.0 if v.hand.sum() >= 10 else 0.0)
+        if a >= 36:
+            s, col = (a - 36) // 2, (a - 36) % 2
+            d = v.design[s]
+            # pay with the colour I hold more of (Dual cards)
+            return 100 + 10 * self.card_value(v, d) + 0.1 * v.hand[col]
+        rot = a >= 18
+        base = 18 if rot else 0
+        s, pay = (a - base) // 3, (a - base) % 3
+        return self.setup_score(v, s, pay, rot)
+
+    def setup_score(self, v: BMView, s: int, pay: int, rot: bool) -> float:
+        d = v.design[s]
+        if d < 0:
+            return -1.0
+        h = _pay_after(v.hand, pay)
+        would_be_mine = (not v.mine[s]) if rot else v.mine[s]
+        would_be_down = v.down[s] if rot else not v.down[s]
+        second_die = v.dice[s] >= 2
+        if would_be_mine and not would_be_down and second_die and v.affordable(d, h):
+            return 60 + self.card_value(v, d) - (0.5 if pay else 0.0)
+        if self.deny > 0 and v.threat(s):
+            return self.deny * (1 + _POINTS[d] + 3 * v.their_side) - (1.0 if pay else 0.0) - (
+                3.0 if h[:2].max() < 3 else 0.0)
+        if v.hand.sum() >= 10:  # a full hand draws nothing: spend cards, turning a card toward me
+            return 6.0 + (1.0 if would_be_mine and not would_be_down else 0.0) + (0.5 if pay == 0 else 0.0)
+        return -1.0
+
+    def effect_score(self, v: BMView, e: int) -> float:
+        if e == 2:  # Third Die: one more action
+            return 50.0
+        if e == 3:  # Heist
+            return 45.0
+        useful = [self.slot_use(v, k - 1) for k in range(1, 7) if v.dice[k - 1] > 0]
+        if e == 0:  # Loaded Dice: worth it if some die is useless
+            return 30.0 if useful and min(useful) < 1 else -5.0
+        if e == 1:  # Fixer: if a better slot exists than my worst die
+            best = max(self.slot_use(v, s) for s in range(6))
+            return 40.0 if useful and best >= 10 and min(useful) < 10 else -5.0
+        return 0.0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        if legal.size == 1:
+            return int(legal[0])
+        v = BMView(np.asarray(observation))
+        scores = np.array([self.score(v, int(a)) for a in legal]) + self.rng.random(legal.size) * 1e-3
+        return int(legal[int(np.argmax(scores))])
+
+
+class Rusher(_Heuristic):
+    name = "bm-rusher"
+
+
+class Denier(_Heuristic):
+    name = "bm-denier"
+    deny = 4.0
+
+
+class Builder(_Heuristic):
+    name = "bm-builder"
+    effect_bonus = 2.5
+
+    def setup_score(self, v, s, pay, rot):
+        sc = super().setup_score(v, s, pay, rot)
+        d = v.design[s]
+        if sc < 0 and d >= 0 and _EFFECT[d] and v.threat(s) and rot and v.hand[2] > 0 and pay == 0:
+            return 8.0  # turn an effect card toward my side for a later turn
+        return sc
+
+
+register("bm-rusher", Rusher, "Black Market: buys at once; flips only to set up a purchase this turn; else draws.",
+         game=GAME)
+register("bm-denier", Denier, "Black Market: buys when it can, else turns away the cards the other side could buy.",
+         game=GAME)
+register("bm-builder", Builder, "Black Market: effect-builder; values and uses the special cards, points later.",
+         game=GAME)

@@ -1,0 +1,191 @@
+"""``bm-search``: determinized Monte-Carlo search for Black Market, through the same
+agent protocol (observation and mask only).
+
+For each decision the agent
+
+1. rebuilds the game from its observation (``reconstruct``), the viewer as seat 0 (the
+   rules are the same under rotation; seat j's side is j mod 2): the map (seen cards,
+   faces, sides), the dice still unused, every score pile and spent mark, the effects
+   used this turn, the phase and pending choice, its own hand, the Hand discard, the
+   turn count and the first player;
+2. samples the hidden part ``budget / |legal|`` times per action: the other hands (their
+   sizes are public) and the Hand deck from the Hand Cards it cannot see, the Point
+   deck's order and any unseen map card from the Point Cards not in view;
+3. applies each legal action to the same samples and plays them out with the compiled
+   rollout policy (``agents.blackmarket._search_kernels``), and picks the action with the
+   best mean final reward for its seat.
+
+It checks that the rebuilt game offers exactly the observed legal actions (else it
+falls back to ``bm-rusher``'s choice). It assumes the default
+``effects_from="at_once"`` and the rules given to it (default: the packaged defaults for
+the observed player count and mode).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ripmarket_env.core.engine import kernel_view
+from ripmarket_env.games.blackmarket import Engine, RulesConfig
+from ripmarket_env.games.blackmarket import kernels as K
+from ripmarket_env.games.blackmarket.cards import default_cards
+from ripmarket_env.games.blackmarket.observation import layout
+from ripmarket_env.games.blackmarket.state import PH_CHOOSE_NUMBER
+
+from agents.base import BaseAgent, register
+from agents.blackmarket import _search_kernels as SK
+from agents.blackmarket.heuristics import Rusher
+
+_DB = default_cards()
+_LAY = layout(_DB)
+_D = _DB.n_designs
+_COPIES = np.array([c.copies for c in _DB.point])
+_EFF = _DB.effect_designs
+_ONE = _DB.one_time_designs
+
+
+def _get(obs, name, seat=None):
+    return obs[_LAY.slice(name) if seat is None else _LAY.slice(name, seat)]
+
+
+def _rint(x):
+    return np.rint(x).astype(np.int64)
+
+
+def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Generator) -> Engine:
+    """``n`` determinized copies of the observed game (viewer = seat 0), legal actions computed."""
+    P = rules.num_players
+    eng = Engine(rules, n)
+    eng.reset([0] * n)
+    st = eng.state
+    phase = int(np.argmax(_get(obs, "phase")))
+    m = _get(obs, "map").reshape(6, _D + 3)
+    owned = np.stack([_rint(_get(obs, "owned", j) * _COPIES) for j in range(P)])
+    unseen = _rint(_get(obs, "point_deck")[1:] * _COPIES)  # per design, not in view
+    hand = _rint(_get(obs, "hand") * 10)
+    hd = _get(obs, "hand_deck")
+    hdeck_n = int(round(hd[0] * _DB.hand_deck_size))
+    disc = _rint(hd[1:] * _DB.hand_copies())
+    sizes = [int(round(_get(obs, "hand_size", j)[0] * 10)) for j in range(P)]
+    pool = _DB.hand_copies() - hand - disc
+    dice_counts = _rint(_get(obs, "dice") * 3)
+    dice = [k + 1 for k in range(6) for _ in range(dice_counts[k])]
+    used_counts = _get(obs, "effects_used")
+    actor = next((j for j in range(P) if _get(obs, "actor", j)[0] > 0.5), 0)
+    first = next((j for j in range(P) if _get(obs, "first_player", j)[0] > 0.5), 0)
+    turn = int(round(_get(obs, "turn")[0] * rules.turns_cap))
+    pend = _get(obs, "pending")
+    for g in range(n):
+        r = st[g]
+        unseen_cards = [d for d in range(_D) for _ in range(unseen[d])]
+        rng.shuffle(unseen_cards)
+        for s in range(6):
+            if m[s, 0] < 0.5:
+                r["map_card"][s] = -1
+                continue
+            seen = m[s, 1:1 + _D].max() > 0.5
+            r["map_card"][s] = int(np.argmax(m[s, 1:1 + _D])) if seen else unseen_cards.pop()
+            r["map_seen"][s] = int(seen)
+            r["map_down"][s] = int(m[s, 1 + _D] > 0.5)
+            r["map_side"][s] = 0 if m[s, 2 + _D] > 0.5 else 1
+        r["pdeck"][:] = -1
+        r["pdeck"][: len(unseen_cards)] = unseen_cards
+        r["pdeck_n"] = len(unseen_cards)
+        r["owned"][:] = 0
+        r["owned"][:P] = owned
+        r["points"][:P] = (owned * np.array([c.points for c in _DB.point])).sum(axis=1)
+        r["spent"][:] = 0
+        for j in range(P):
+            sp = _get(obs, "spent", j)
+            for i, d in enumerate(_ONE):
+                r["spent"][j, d] = int(sp[i] > 0.5)
+        cards = [k for k in range(3) for _ in range(max(0, int(pool[k])))]
+        rng.shuffle(cards)
+        r["hand"][:] = 0
+        r["hand"][0] = hand
+        for j in range(1, P):
+            for k in cards[:sizes[j]]:
+                r["hand"][j, k] += 1
+            cards = cards[sizes[j]:]
+        r["hand_n"][:] = r["hand"].sum(axis=1)
+        r["hdeck"][:] = -1
+        r["hdeck"][: len(cards)] = cards
+        r["hdeck_n"] = len(cards)
+        r["hdisc"] = disc
+        r["used"][:] = 0
+        for i, d in enumerate(_EFF):
+            r["used"][d] = int(round(used_counts[i] * _COPIES[d]))
+        r["bought"][:] = 0
+        r["dice"][:] = 0
+        r["dice_used"][:] = 0
+        nd = max(2, len(dice))
+        r["n_dice"] = nd
+        r["dice"][: len(dice)] = dice
+        r["dice"][len(dice):nd] = 1
+        r["dice_used"][len(dice):nd] = 1
+        r["turn_player"] = actor
+        r["actor"] = actor
+        r["first_player"] = first
+        r["turn"] = turn
+        r["phase"] = phase
+        r["pend"] = -1
+        r["pend_die"] = -1
+        if pend[:3].max() > 0.5:
+            r["pend"] = (0, 1, 3)[int(np.argmax(pend[:3]))]
+        if phase == PH_CHOOSE_NUMBER and pend[3:].max() > 0.5:
+            v = int(np.argmax(pend[3:])) + 1
+            r["pend_die"] = dice.index(v) if v in dice else 0
+        r["rng"] = int(rng.integers(1 << 32))
+        K.refresh(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, g)
+    _ = hdeck_n  # the deck's size follows from the pool (checked by the mask comparison)
+    return eng
+
+
+class SearchAgent(BaseAgent):
+    name = "bm-search"
+
+    def __init__(self, budget: int = 256, eps: float = 0.1, rules: RulesConfig | None = None, seed: int | None = None):
+        self.budget = int(budget)
+        self.eps = float(eps)
+        self.rules = rules
+        self.rng = np.random.default_rng(seed)
+        self.last: dict = {}
+        self._fallback = Rusher(seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def _rules(self, obs) -> RulesConfig:
+        if self.rules is not None:
+            return self.rules
+        P = 2 + 2 * int(np.argmax(_get(obs, "num_players")))
+        return RulesConfig(num_players=P, mode="teams" if _get(obs, "teams")[0] > 0.5 else "ffa")
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        if legal.size == 1:
+            return int(legal[0])
+        obs = np.asarray(observation, dtype=np.float32)
+        rules = self._rules(obs)
+        per = max(4, self.budget // legal.size)
+        base = reconstruct(obs, rules, per, self.rng)
+        if not all(np.array_equal(base.legal_mask()[g], np.asarray(action_mask, bool)) for g in range(per)):
+            self.last = {"fallback": True}
+            return self._fallback.act(observation, action_mask)
+        eng = Engine(rules, per * legal.size)
+        eng.state[:] = np.repeat(base.state, legal.size)
+        first = np.tile(legal, per).astype(np.int64)
+        seeds = self.rng.integers(1 << 62, size=len(first)).astype(np.uint64)
+        out = np.zeros(len(first), np.float32)
+        SK.rollouts(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, first, 0, seeds, self.eps,
+                    rules.turns_cap * 12, out)
+        means = out.reshape(per, legal.size).mean(axis=0)
+        self.last = {"actions": legal.tolist(), "values": means.tolist(), "simulations": per}
+        return int(legal[int(np.argmax(means + self.rng.random(legal.size) * 1e-6))])
+
+
+register("bm-search", SearchAgent, "Black Market: determinized Monte-Carlo search with compiled greedy rollouts.",
+         game="black-market")

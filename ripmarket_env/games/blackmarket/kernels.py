@@ -1,0 +1,842 @@
+"""The rules of Black Market as numba kernels over the batched state.
+
+Every function takes one game's record ``r`` (a row of the structured state array),
+the compiled card tables ``T`` (one record) and the rules config ``c`` (int64 array,
+``config.py``). Rule IDs (``BM-x.y``) refer to docs/games/black-market/RULES.md. The
+per-row entry points have the signatures every game of the zoo uses:
+``reset_game(r, T, c, seed64)``, ``step_game(r, T, c, a)``; ``observation.encode_obs``
+encodes. With ``NUMBA_DISABLE_JIT=1`` everything runs as plain Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ripmarket_env.core.kernels import bench_u32, ev_push, random_legal
+from ripmarket_env.games.blackmarket.config import (
+    C_ANY_PLAYER,
+    C_LIMIT,
+    C_MAX_TURNS,
+    C_NEXT_TURN,
+    C_P,
+    C_PAIR_ALWAYS,
+    C_PLACEMENT,
+    C_REFILL_DOWN,
+    C_START,
+    C_TARGET,
+    C_TEAMS,
+)
+from ripmarket_env.games.blackmarket.state import (
+    A_BUY,
+    A_DRAW,
+    A_EFFECT,
+    A_FLIP,
+    A_ROTATE,
+    A_SEAT,
+    A_SLOT,
+    N_SLOTS,
+    NUM_ACTIONS,
+    PH_ACT,
+    PH_CHOOSE_DIE,
+    PH_CHOOSE_NUMBER,
+    PH_CHOOSE_SEAT,
+    PH_OVER,
+)
+
+JIT = dict(cache=True, nogil=True)
+
+# Event kinds (events.py names them and says what seat, a and b mean).
+EV_FORCED = 1
+EV_FIRST_PLAYER = 2
+EV_SETUP = 3
+EV_TURN = 4
+EV_ROLL = 5
+EV_FLIP = 6
+EV_ROTATE = 7
+EV_BUY = 8
+EV_REFILL = 9
+EV_DRAW = 10
+EV_RESHUFFLE = 11
+EV_EFFECT = 12
+EV_REROLL = 13
+EV_FIX = 14
+EV_EXTRA_DIE = 15
+EV_HEIST = 16
+EV_SLOT_EMPTY = 17
+EV_GAME_OVER = 18
+EV_DEAL = 19
+
+END_TARGET = 0
+END_EMPTY = 1
+END_CAP = 2
+
+# Primitive codes (cards.PRIMITIVES)
+P_REROLL = 0
+P_SET = 1
+P_EXTRA = 2
+P_STEAL = 3
+P_SMUGGLE = 4
+P_CROWBAR = 5
+P_DISCOUNT = 6
+P_DRAW = 7
+
+K_RED = 0
+K_BLACK = 1
+K_FLIP = 2
+DUAL = 2
+
+
+try:
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover - older numba
+    _NO_JIT = False
+
+# ----------------------------------------------------------------------------------
+# The game's own RNG (BM-12.2): splitmix64 over a 64-bit state (uint64), the zoo's
+# convention (R.I.P. Market's R-12.4). Each draw adds the golden-ratio increment and
+# mixes; ``rng_u32`` keeps the top 32 bits. Compiled, the uint64 arithmetic wraps; in
+# plain Python the same steps run on Python ints masked to 64 bits.
+# ----------------------------------------------------------------------------------
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
+
+
+@njit(**JIT)
+def rand_below(r, n):
+    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
+    return (rng_u32(r) * np.int64(n)) >> 32
+
+
+@njit(**JIT)
+def roll_die(r):
+    return 1 + rand_below(r, 6)
+
+
+# ----------------------------------------------------------------------------------
+# Sides and helpers
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def side_of(q):
+    """BM-1.2: seat q sits on side q mod 2."""
+    return q % 2
+
+
+@njit(**JIT)
+def is_opponent(c, p, q):
+    """BM-6.8: an opponent is a player of the other side (ffa: any other player)."""
+    if q == p:
+        return False
+    if c[C_TEAMS] != 0:
+        return side_of(q) != side_of(p)
+    return True
+
+
+@njit(**JIT)
+def side_points(r, c, s):
+    tot = 0
+    for q in range(c[C_P]):
+        if side_of(q) == s:
+            tot += r.points[q]
+    return tot
+
+
+@njit(**JIT)
+def avail(r, T, c, p, d):
+    """Copies of design d whose effect seat p may use now (BM-6.1, BM-6.2, BM-6.4)."""
+    if d < 0:
+        return 0
+    n = r.owned[p, d]
+    if c[C_NEXT_TURN] != 0:
+        n -= r.bought[d]
+    if T.one_time[d] != 0:
+        n -= r.spent[p, d]
+    else:
+        n -= r.used[d]
+    return n
+
+
+@njit(**JIT)
+def prim_avail(r, T, c, p, prim):
+    return avail(r, T, c, p, T.prim_design[prim])
+
+
+@njit(**JIT)
+def use_design(r, T, p, d):
+    r.used[d] += 1
+    if T.one_time[d] != 0:
+        r.spent[p, d] += 1
+
+
+@njit(**JIT)
+def has_unused_die(r):
+    for i in range(r.n_dice):
+        if r.dice_used[i] == 0:
+            return True
+    return False
+
+
+@njit(**JIT)
+def unused_die_with(r, k):
+    for i in range(r.n_dice):
+        if r.dice_used[i] == 0 and r.dice[i] == k:
+            return i
+    return -1
+
+
+@njit(**JIT)
+def room(r, c, p):
+    lim = c[C_LIMIT]
+    if lim == 0:
+        return 1 << 20
+    return lim - r.hand_n[p]
+
+
+# ----------------------------------------------------------------------------------
+# Decks (BM-4.8, BM-5.3)
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def shuffle(r, arr, n):
+    for i in range(n - 1, 0, -1):
+        j = rand_below(r, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+@njit(**JIT)
+def draw_hand(r, c, p):
+    """Draw one Hand Card for seat p: its kind, or -1 (at the limit / nothing to draw)."""
+    if room(r, c, p) <= 0:
+        return -1
+    if r.hdeck_n == 0:
+        n = 0
+        for k in range(3):
+            for _ in range(r.hdisc[k]):
+                r.hdeck[n] = k
+                n += 1
+            r.hdisc[k] = 0
+        if n == 0:
+            return -1
+        shuffle(r, r.hdeck, n)
+        r.hdeck_n = n
+        ev_push(r, EV_RESHUFFLE, -1, n, 0)
+    r.hdeck_n -= 1
+    k = r.hdeck[r.hdeck_n]
+    r.hdeck[r.hdeck_n] = -1
+    r.hand[p, k] += 1
+    r.hand_n[p] += 1
+    return k
+
+
+@njit(**JIT)
+def pay(r, p, kind, n):
+    r.hand[p, kind] -= n
+    r.hand_n[p] -= n
+    r.hdisc[kind] += n
+
+
+@njit(**JIT)
+def fill_slot(r, c, s, face_down):
+    """BM-5.2: the top Point Card goes to slot s facing a side drawn by a fair coin."""
+    if r.pdeck_n == 0:
+        r.map_card[s] = -1
+        r.map_down[s] = 0
+        r.map_side[s] = 0
+        r.map_seen[s] = 0
+        ev_push(r, EV_SLOT_EMPTY, -1, s + 1, 0)
+        return
+    r.pdeck_n -= 1
+    d = int(r.pdeck[r.pdeck_n])
+    r.pdeck[r.pdeck_n] = -1
+    r.map_card[s] = d
+    r.map_side[s] = rand_below(r, 2)
+    r.map_down[s] = 1 if face_down else 0
+    r.map_seen[s] = 0 if face_down else 1
+    ev_push(r, EV_REFILL, -1, s + 1, d + 32 * (int(r.map_side[s]) + 2 * int(r.map_down[s])))
+
+
+# ----------------------------------------------------------------------------------
+# Turns (BM-4)
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def begin_turn(r, T, c):
+    p = r.turn_player
+    for d in range(r.used.shape[0]):
+        r.used[d] = 0
+        r.bought[d] = 0
+    r.n_dice = 2
+    for i in range(r.dice.shape[0]):
+        r.dice[i] = 0
+        r.dice_used[i] = 0
+    r.dice[0] = roll_die(r)
+    r.dice[1] = roll_die(r)
+    r.pend = -1
+    r.pend_die = -1
+    r.phase = PH_ACT
+    r.actor = p
+    ev_push(r, EV_TURN, p, r.turn + 1, 0)
+    ev_push(r, EV_ROLL, p, r.dice[0], r.dice[1])
+
+
+@njit(**JIT)
+def end_game(r, T, c, reason, winner_side, winner_seat):
+    """BM-8: the game ends; winners and rewards (BM-10), paid on this step."""
+    P = c[C_P]
+    r.done = True
+    r.phase = PH_OVER
+    r.end_reason = reason
+    for q in range(r.winners.shape[0]):
+        r.winners[q] = False
+        r.final_rewards[q] = 0.0
+    teams = c[C_TEAMS] != 0
+    if teams:
+        ws = winner_side
+        if ws < 0:
+            s0 = side_points(r, c, 0)
+            s1 = side_points(r, c, 1)
+            ws = 0 if s0 > s1 else (1 if s1 > s0 else -1)
+        for q in range(P):
+            if ws < 0:
+                r.winners[q] = True
+                r.final_rewards[q] = 0.0
+            elif side_of(q) == ws:
+                r.winners[q] = True
+                r.final_rewards[q] = 1.0
+            else:
+                r.final_rewards[q] = -1.0
+    else:
+        if winner_seat >= 0:
+            r.winners[winner_seat] = True
+        else:
+            best = -1
+            for q in range(P):
+                if r.points[q] > best:
+                    best = r.points[q]
+            for q in range(P):
+                if r.points[q] == best:
+                    r.winners[q] = True
+        if c[C_PLACEMENT] != 0:
+            # linear by points from +1 (best) to -1 (worst), ties averaged (BM-10.2)
+            for q in range(P):
+                above = 0
+                same = 0
+                for o in range(P):
+                    if r.points[o] > r.points[q]:
+                        above += 1
+                    elif r.points[o] == r.points[q]:
+                        same += 1
+                tot = 0.0
+                for pos in range(above, above + same):
+                    tot += 1.0 - 2.0 * pos / (P - 1)
+                r.final_rewards[q] = tot / same
+        else:
+            k = 0
+            for q in range(P):
+                if r.winners[q]:
+                    k += 1
+            for q in range(P):
+                if k == P:
+                    r.final_rewards[q] = 0.0
+                elif r.winners[q]:
+                    r.final_rewards[q] = (P - k) / (k * (P - 1.0))
+                else:
+                    r.final_rewards[q] = -1.0 / (P - 1.0)
+    bits = 0
+    for q in range(P):
+        r.step_rewards[q] = r.final_rewards[q]
+        if r.winners[q]:
+            bits |= 1 << q
+    for i in range(r.mask.shape[0]):
+        r.mask[i] = False
+    r.n_legal = 0
+    ev_push(r, EV_GAME_OVER, -1, reason, bits)
+
+
+@njit(**JIT)
+def spend_die(r, k):
+    i = unused_die_with(r, k)
+    r.dice_used[i] = 1
+
+
+# ----------------------------------------------------------------------------------
+# Legality (BM-4.2 .. BM-4.6, BM-6)
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def can_pay_flip(r, c, p, pay_code):
+    """BM-4.3: a Flip Card, or two Red / two Black only when holding no Flip Card."""
+    if pay_code == 0:
+        return r.hand[p, K_FLIP] >= 1
+    if r.hand[p, K_FLIP] > 0 and c[C_PAIR_ALWAYS] == 0:
+        return False
+    return r.hand[p, pay_code - 1] >= 2
+
+
+@njit(**JIT)
+def buy_cost(r, T, c, p):
+    """BM-4.4 / BM-6.11: three cards, fewer with a usable discount."""
+    d = T.prim_design[P_DISCOUNT]
+    if avail(r, T, c, p, d) > 0:
+        return 3 - T.amount[d]
+    return 3
+
+
+@njit(**JIT)
+def buy_access(r, T, c, p, s):
+    """0: the card in slot s may not be bought by p; 1: it may (BM-4.4, BM-6.9, BM-6.10)."""
+    d = r.map_card[s]
+    if d < 0:
+        return 0
+    other = r.map_side[s] != side_of(p)
+    down = r.map_down[s] != 0
+    if down and r.map_seen[s] == 0:
+        return 0  # BM-5.2: an unseen card cannot be bought (its colour would leak)
+    if other and prim_avail(r, T, c, p, P_SMUGGLE) <= 0:
+        return 0
+    if down and prim_avail(r, T, c, p, P_CROWBAR) <= 0:
+        return 0
+    return 1
+
+
+@njit(**JIT)
+def can_buy(r, T, c, p, s, col):
+    if buy_access(r, T, c, p, s) == 0:
+        return False
+    d = r.map_card[s]
+    dc = T.colour[d]
+    if dc != DUAL and dc != col:
+        return False
+    return r.hand[p, col] >= buy_cost(r, T, c, p)
+
+
+@njit(**JIT)
+def effect_legal(r, T, c, p, prim):
+    if not has_unused_die(r):
+        return False
+    if prim_avail(r, T, c, p, prim) <= 0:
+        return False
+    if prim == P_STEAL:
+        if room(r, c, p) <= 0:
+            return False
+        for q in range(c[C_P]):
+            if is_opponent(c, p, q) and r.hand_n[q] > 0:
+                return True
+        return False
+    return True
+
+
+@njit(**JIT)
+def compute_mask(r, T, c):
+    m = r.mask
+    for i in range(m.shape[0]):
+        m[i] = False
+    p = r.actor
+    P = c[C_P]
+    ph = r.phase
+    if ph == PH_ACT:
+        for k in range(1, 7):
+            if unused_die_with(r, k) < 0:
+                continue
+            s = k - 1
+            if r.map_card[s] >= 0:
+                for pc in range(3):
+                    if can_pay_flip(r, c, p, pc):
+                        m[A_FLIP + 3 * s + pc] = True
+                        m[A_ROTATE + 3 * s + pc] = True
+                for col in range(2):
+                    if can_buy(r, T, c, p, s, col):
+                        m[A_BUY + 2 * s + col] = True
+            m[A_DRAW + s] = True
+        for e in range(4):
+            if effect_legal(r, T, c, p, e):
+                m[A_EFFECT + e] = True
+    elif ph == PH_CHOOSE_DIE:
+        for k in range(1, 7):
+            if unused_die_with(r, k) >= 0:
+                m[A_SLOT + k - 1] = True
+    elif ph == PH_CHOOSE_NUMBER:
+        old = r.dice[r.pend_die]
+        for k in range(1, 7):
+            if k != old:
+                m[A_SLOT + k - 1] = True
+    elif ph == PH_CHOOSE_SEAT:
+        for j in range(1, P):
+            q = (p + j) % P
+            if is_opponent(c, p, q) and r.hand_n[q] > 0:
+                m[A_SEAT + j - 1] = True
+    n = 0
+    for i in range(m.shape[0]):
+        if m[i]:
+            n += 1
+    r.n_legal = n
+
+
+# ----------------------------------------------------------------------------------
+# Actions
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def check_win(r, T, c, p):
+    """BM-8.1: after a purchase: the buyer's side (teams) or the buyer (ffa) may win;
+    BM-8.2: an empty map and Point deck end the game."""
+    tgt = c[C_TARGET]
+    if c[C_TEAMS] != 0:
+        s = side_of(p)
+        if c[C_ANY_PLAYER] != 0:
+            if r.points[p] >= tgt:
+                end_game(r, T, c, END_TARGET, s, -1)
+                return
+        elif side_points(r, c, s) >= tgt:
+            end_game(r, T, c, END_TARGET, s, -1)
+            return
+    elif r.points[p] >= tgt:
+        end_game(r, T, c, END_TARGET, -1, p)
+        return
+    if r.pdeck_n == 0:
+        for s in range(N_SLOTS):
+            if r.map_card[s] >= 0:
+                return
+        end_game(r, T, c, END_EMPTY, -1, -1)
+
+
+@njit(**JIT)
+def do_buy(r, T, c, p, s, col):
+    d = int(r.map_card[s])
+    flags = 0
+    other = r.map_side[s] != side_of(p)
+    if other:
+        use_design(r, T, p, T.prim_design[P_SMUGGLE])
+        flags |= 1
+    if r.map_down[s] != 0:
+        use_design(r, T, p, T.prim_design[P_CROWBAR])
+        flags |= 2
+    cost = 3
+    fd = T.prim_design[P_DISCOUNT]
+    if avail(r, T, c, p, fd) > 0:
+        cost = 3 - int(T.amount[fd])
+        use_design(r, T, p, fd)
+        flags |= 4
+    pay(r, p, col, cost)
+    r.owned[p, d] += 1
+    r.bought[d] += 1
+    r.points[p] += T.points[d]
+    ev_push(r, EV_BUY, p, s + 1, d + 32 * col + 64 * cost + 512 * flags)
+    fill_slot(r, c, s, c[C_REFILL_DOWN] != 0)
+    check_win(r, T, c, p)
+
+
+@njit(**JIT)
+def do_draw(r, T, c, p):
+    n = 1
+    d = T.prim_design[P_DRAW]
+    if avail(r, T, c, p, d) > 0:
+        n += T.amount[d]
+        use_design(r, T, p, d)
+    for _ in range(n):
+        k = draw_hand(r, c, p)
+        ev_push(r, EV_DRAW, p, k, 1 if n > 1 else 0)
+
+
+@njit(**JIT)
+def do_heist(r, T, c, p, q):
+    d = T.prim_design[P_STEAL]
+    n = T.amount[d]
+    rm = room(r, c, p)
+    if rm < n:
+        n = rm
+    if r.hand_n[q] < n:
+        n = r.hand_n[q]
+    code = 0
+    mul = 1
+    for _ in range(n):
+        i = rand_below(r, r.hand_n[q])
+        k = 0
+        while i >= r.hand[q, k]:
+            i -= r.hand[q, k]
+            k += 1
+        r.hand[q, k] -= 1
+        r.hand_n[q] -= 1
+        r.hand[p, k] += 1
+        r.hand_n[p] += 1
+        code += (k + 1) * mul
+        mul *= 4
+    ev_push(r, EV_HEIST, p, q, code)
+
+
+@njit(**JIT)
+def apply_action(r, T, c, a):
+    p = r.actor
+    ph = r.phase
+    if ph == PH_ACT:
+        if a < A_BUY:
+            rot = a >= A_ROTATE
+            base = A_ROTATE if rot else A_FLIP
+            s = (a - base) // 3
+            pc = (a - base) % 3
+            if pc == 0:
+                pay(r, p, K_FLIP, 1)
+            else:
+                pay(r, p, pc - 1, 2)
+            if rot:
+                r.map_side[s] = 1 - r.map_side[s]
+                ev_push(r, EV_ROTATE, p, s + 1, pc + 4 * r.map_side[s])
+            else:
+                r.map_down[s] = 1 - r.map_down[s]
+                info = pc + 4 * r.map_down[s]
+                if r.map_down[s] == 0 and r.map_seen[s] == 0:
+                    r.map_seen[s] = 1
+                    info += 8 * (int(r.map_card[s]) + 1)
+                ev_push(r, EV_FLIP, p, s + 1, info)
+            spend_die(r, s + 1)
+        elif a < A_DRAW:
+            s = (a - A_BUY) // 2
+            col = (a - A_BUY) % 2
+            spend_die(r, s + 1)
+            do_buy(r, T, c, p, s, col)
+        elif a < A_EFFECT:
+            s = a - A_DRAW
+            spend_die(r, s + 1)
+            do_draw(r, T, c, p)
+        else:
+            e = a - A_EFFECT
+            d = T.prim_design[e]
+            use_design(r, T, p, d)
+            ev_push(r, EV_EFFECT, p, d, 0)
+            if e == P_EXTRA:
+                i = r.n_dice
+                r.dice[i] = roll_die(r)
+                r.dice_used[i] = 0
+                r.n_dice = i + 1
+                ev_push(r, EV_EXTRA_DIE, p, r.dice[i], 0)
+            elif e == P_STEAL:
+                r.pend = e
+                r.phase = PH_CHOOSE_SEAT
+            else:
+                r.pend = e
+                r.phase = PH_CHOOSE_DIE
+    elif ph == PH_CHOOSE_DIE:
+        k = a - A_SLOT + 1
+        i = unused_die_with(r, k)
+        if r.pend == P_REROLL:
+            r.dice[i] = roll_die(r)
+            ev_push(r, EV_REROLL, p, k, r.dice[i])
+            r.pend = -1
+            r.phase = PH_ACT
+        else:
+            r.pend_die = i
+            r.phase = PH_CHOOSE_NUMBER
+    elif ph == PH_CHOOSE_NUMBER:
+        k = a - A_SLOT + 1
+        i = r.pend_die
+        ev_push(r, EV_FIX, p, r.dice[i], k)
+        r.dice[i] = k
+        r.pend = -1
+        r.pend_die = -1
+        r.phase = PH_ACT
+    elif ph == PH_CHOOSE_SEAT:
+        q = (p + (a - A_SEAT + 1)) % c[C_P]
+        do_heist(r, T, c, p, q)
+        r.pend = -1
+        r.phase = PH_ACT
+
+
+@njit(**JIT)
+def advance(r, T, c):
+    """After an action: pass the turn when every die is spent (BM-4.1), stop at the cap
+    (BM-8.3), compute the mask; a decision with one legal option is taken here (BM-12.3)."""
+    while not r.done:
+        if r.phase == PH_ACT and not has_unused_die(r):
+            r.turn += 1
+            if r.turn >= c[C_MAX_TURNS]:
+                end_game(r, T, c, END_CAP, -1, -1)
+                return
+            r.turn_player = (r.turn_player + 1) % c[C_P]
+            begin_turn(r, T, c)
+        compute_mask(r, T, c)
+        if r.n_legal != 1:
+            return
+        a = 0
+        while not r.mask[a]:
+            a += 1
+        ev_push(r, EV_FORCED, r.actor, a, 0)
+        apply_action(r, T, c, a)
+
+
+# ----------------------------------------------------------------------------------
+# Entry points
+# ----------------------------------------------------------------------------------
+@njit(**JIT)
+def reset_game(r, T, c, seed64):
+    """BM-3: a new game; ``seed64`` (``core.seed_to_u64``) is the RNG's first state."""
+    P = c[C_P]
+    r.rng = seed64
+    r.ev_n = 0
+    r.ev_lost = 0
+    r.ev_turn = 1
+    r.steps = 0
+    r.done = False
+    r.end_reason = -1
+    r.turn = 0
+    r.pend = -1
+    r.pend_die = -1
+    for q in range(r.hand.shape[0]):
+        r.hand_n[q] = 0
+        r.points[q] = 0
+        r.winners[q] = False
+        r.final_rewards[q] = 0.0
+        r.step_rewards[q] = 0.0
+        for k in range(3):
+            r.hand[q, k] = 0
+        for d in range(r.owned.shape[1]):
+            r.owned[q, d] = 0
+            r.spent[q, d] = 0
+    # BM-3.1: shuffle both decks
+    n = 0
+    for d in range(T.copies.shape[0]):
+        for _ in range(T.copies[d]):
+            r.pdeck[n] = d
+            n += 1
+    shuffle(r, r.pdeck, n)
+    r.pdeck_n = n
+    n = 0
+    for k in range(3):
+        r.hdisc[k] = 0
+        for _ in range(T.hand_copies[k]):
+            r.hdeck[n] = k
+            n += 1
+    shuffle(r, r.hdeck, n)
+    r.hdeck_n = n
+    # BM-3.2: six Point Cards face-up at random orientations
+    for s in range(N_SLOTS):
+        fill_slot(r, c, s, False)
+    # BM-3.3: deal the hands
+    for q in range(P):
+        for _ in range(c[C_START]):
+            k = draw_hand(r, c, q)
+            ev_push(r, EV_DEAL, q, k, 0)
+    # BM-4.1: the first player from the seed
+    r.first_player = rand_below(r, P)
+    r.turn_player = r.first_player
+    ev_push(r, EV_FIRST_PLAYER, r.first_player, 0, 0)
+    begin_turn(r, T, c)
+    advance(r, T, c)
+
+
+@njit(**JIT)
+def step_game(r, T, c, a):
+    for q in range(r.step_rewards.shape[0]):
+        r.step_rewards[q] = 0.0
+    if a < 0 or r.done:
+        return
+    r.ev_n = 0
+    r.ev_turn = r.turn + 1
+    r.steps += 1
+    apply_action(r, T, c, a)
+    advance(r, T, c)
+
+
+@njit(cache=True, parallel=True)
+def reset_batch(S, TB, c, idx, seeds64):
+    for i in prange(idx.shape[0]):
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
+
+
+@njit(cache=True)
+def reset_serial(S, TB, c, idx, seeds64):
+    for i in range(idx.shape[0]):
+        reset_game(S[idx[i]], TB[0], c, seeds64[i])
+
+
+@njit(cache=True, parallel=True)
+def step_batch(S, TB, c, actions):
+    for g in prange(actions.shape[0]):
+        step_game(S[g], TB[0], c, actions[g])
+
+
+@njit(cache=True)
+def step_serial(S, TB, c, actions):
+    for g in range(actions.shape[0]):
+        step_game(S[g], TB[0], c, actions[g])
+
+
+@njit(**JIT)
+def status(r):
+    """(done, actor, phase, 0): Black Market has no per-seat flag."""
+    return r.done, r.actor, r.phase, 0
+
+
+@njit(cache=True)
+def reset_one(S, TB, c, g, seed64):
+    reset_game(S[g], TB[0], c, seed64)
+    return status(S[g])
+
+
+@njit(cache=True)
+def step_one(S, TB, c, g, a):
+    step_game(S[g], TB[0], c, a)
+    return status(S[g])
+
+
+@njit(cache=True)
+def status_one(S, c, g):
+    return status(S[g])
+
+
+@njit(**JIT)
+def random_play_one(r, T, c, steps, bench_rng, g, finished):
+    for _ in range(steps):
+        if r.done:
+            finished[g] += 1
+            reset_game(r, T, c, bench_u32(bench_rng, g))
+        step_game(r, T, c, random_legal(r, bench_rng, g))
+
+
+@njit(cache=True, parallel=True)
+def random_play(S, TB, c, steps_per_game, bench_rng):
+    """Bench/fuzz loop: each game takes ``steps_per_game`` random legal decisions,
+    starting a new game whenever one ends. Returns the games finished per row."""
+    B = S.shape[0]
+    finished = np.zeros(B, np.int64)
+    for g in prange(B):
+        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
+    return finished
+
+
+@njit(cache=True)
+def random_play_serial(S, TB, c, steps_per_game, bench_rng):
+    B = S.shape[0]
+    finished = np.zeros(B, np.int64)
+    for g in range(B):
+        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
+    return finished
+
+
+
+
+
+@njit(cache=True)
+def refresh(S, TB, c, g):
+    """Recompute game g's legal actions after its state was edited from outside (tests,
+    hand-built positions); a single option is not taken."""
+    compute_mask(S[g], TB[0], c)

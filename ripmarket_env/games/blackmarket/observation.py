@@ -1,0 +1,208 @@
+"""Black Market's observation: one flat float32 vector of named pieces (BM-11.2).
+
+Seen from one seat, the viewer (any seat may be the viewer). Seat block j describes the
+player j seats clockwise from the viewer. A viewer sees its own hand and every public
+fact; other hands only by size; an unseen map card (variant ``refill="face_down"``) by
+nobody. With the packaged cards the vector has 324 entries, the rulings' layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from ripmarket_env.core.spec import Piece
+from ripmarket_env.games.blackmarket.config import C_MAX_TURNS, C_P, C_TARGET, C_TEAMS
+from ripmarket_env.games.blackmarket.state import MAX_DICE, MAX_SEATS, N_PHASES, N_SLOTS, PH_OVER
+
+GLOBAL = "global"
+SEAT = "seat"
+
+
+def pieces(db) -> tuple[Piece, ...]:
+    D = db.n_designs
+    ne = len(db.effect_designs)
+    ns = len(db.one_time_designs)
+    return (
+        Piece("phase", N_PHASES, GLOBAL, "one-hot decision phase: act, choose_die, choose_number, choose_seat, game_over"),
+        Piece("is_actor", 1, GLOBAL, "1 if the viewer decides next"),
+        Piece("num_players", 3, GLOBAL, "one-hot player count 2, 4, 6"),
+        Piece("teams", 1, GLOBAL, "1 in team mode"),
+        Piece("turn", 1, GLOBAL, "turns taken / max_turns"),
+        Piece("dice", 6, GLOBAL, "unused dice showing k = 1..6, count / 3"),
+        Piece("map", N_SLOTS * (D + 3), GLOBAL,
+              f"per slot 1..6 ({D + 3} each): present, design one-hot ({D}), face-down, faces the viewer's side"),
+        Piece("point_deck", 1 + D, GLOBAL, "unseen Point Cards / deck size; per design, count unseen / copies"),
+        Piece("hand_deck", 4, GLOBAL, "Hand deck cards / deck size; Hand discard Red, Black, Flip / copies"),
+        Piece("hand", 3, GLOBAL, "the viewer's Red, Black, Flip / 10"),
+        Piece("effects_used", ne, GLOBAL, "uses this turn of each effect design by the turn player / copies"),
+        Piece("pending", 9, GLOBAL, "effect awaiting a choice (reroll, set die, steal); the set die's number one-hot (6)"),
+        Piece("side_points", 2, GLOBAL, "the viewer's side, the other side / target"),
+        Piece("present", 1, SEAT, "the seat exists"),
+        Piece("same_side", 1, SEAT, "on the viewer's side"),
+        Piece("actor", 1, SEAT, "decides next"),
+        Piece("first_player", 1, SEAT, "took the game's first turn"),
+        Piece("points", 1, SEAT, "own points / target"),
+        Piece("hand_size", 1, SEAT, "Hand Cards / 10"),
+        Piece("owned", D, SEAT, "score pile, count per design / copies"),
+        Piece("spent", ns, SEAT, "one-time effect designs spent"),
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    pieces: tuple[Piece, ...]
+    offsets: dict
+    seat_start: int
+    seat_size: int
+    size: int
+
+    def offset_array(self) -> np.ndarray:
+        return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
+
+    def slice(self, name: str, seat: int = 0) -> slice:
+        p = next(x for x in self.pieces if x.name == name)
+        o = self.offsets[name] if p.scope == GLOBAL else self.seat_start + seat * self.seat_size + self.offsets[name]
+        return slice(o, o + p.size)
+
+
+def layout(db) -> Layout:
+    ps = pieces(db)
+    offsets = {}
+    o = 0
+    for p in ps:
+        if p.scope == GLOBAL:
+            offsets[p.name] = o
+            o += p.size
+    seat_start = o
+    so = 0
+    for p in ps:
+        if p.scope == SEAT:
+            offsets[p.name] = so
+            so += p.size
+    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+
+
+def observation_bounds(db, rules) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature (low, high): fractions in [0, 1] except points (up to the deck's
+    total / target) and hand sizes (up to the limit, or the whole Hand deck) / 10."""
+    lay = layout(db)
+    low = np.zeros(lay.size, np.float32)
+    high = np.ones(lay.size, np.float32)
+    pts = db.total_points / rules.target_points
+    hand = (rules.hand_limit or db.hand_deck_size) / 10.0
+    special = {"points": pts, "side_points": pts, "hand_size": hand, "hand": hand}
+    for p in lay.pieces:
+        if p.name in special:
+            for seat in range(MAX_SEATS if p.scope == SEAT else 1):
+                high[lay.slice(p.name, seat)] = max(1.0, special[p.name])
+    return low, high
+
+
+def named_view(obs: np.ndarray, lay: Layout) -> dict:
+    out = {}
+    for p in lay.pieces:
+        if p.scope == GLOBAL:
+            out[p.name] = obs[lay.slice(p.name)]
+        else:
+            out[p.name] = np.stack([obs[lay.slice(p.name, k)] for k in range(MAX_SEATS)])
+    return out
+
+
+(O_PHASE, O_IS_ACTOR, O_NUMP, O_TEAMS, O_TURN, O_DICE, O_MAP, O_PDECK, O_HDECK, O_HAND, O_EFF,
+ O_PEND, O_SIDEPTS, S_PRESENT, S_SAME, S_ACTOR, S_FIRST, S_POINTS, S_HANDN, S_OWNED, S_SPENT,
+ O_SEAT_START, O_SEAT_SIZE) = range(23)
+
+
+@njit(cache=True, nogil=True)
+def encode_obs(r, T, c, viewer, offs, out):
+    """Write one game's observation for ``viewer`` into ``out`` (float32 row)."""
+    out[:] = 0.0
+    P = c[C_P]
+    D = T.copies.shape[0]
+    tgt = c[C_TARGET]
+    ph = r.phase
+    live = not r.done
+    out[offs[O_PHASE] + (ph if live else PH_OVER)] = 1.0
+    out[offs[O_IS_ACTOR]] = 1.0 if (live and r.actor == viewer) else 0.0
+    out[offs[O_NUMP] + P // 2 - 1] = 1.0
+    out[offs[O_TEAMS]] = 1.0 if c[C_TEAMS] != 0 else 0.0
+    out[offs[O_TURN]] = r.turn / c[C_MAX_TURNS]
+    if live:
+        for i in range(r.n_dice):
+            if r.dice_used[i] == 0:
+                out[offs[O_DICE] + r.dice[i] - 1] += 1.0 / MAX_DICE
+    vside = viewer % 2
+    unseen = r.pdeck_n
+    for d in range(D):
+        left = T.copies[d]
+        for q in range(P):
+            left -= r.owned[q, d]
+        for s in range(N_SLOTS):
+            if r.map_card[s] == d and r.map_seen[s] != 0:
+                left -= 1
+        out[offs[O_PDECK] + 1 + d] = left / T.copies[d]
+    for s in range(N_SLOTS):
+        b = offs[O_MAP] + s * (D + 3)
+        d = r.map_card[s]
+        if d >= 0:
+            out[b] = 1.0
+            if r.map_seen[s] != 0:
+                out[b + 1 + d] = 1.0
+            else:
+                unseen += 1
+            out[b + 1 + D] = 1.0 if r.map_down[s] != 0 else 0.0
+            out[b + 2 + D] = 1.0 if r.map_side[s] == vside else 0.0
+    out[offs[O_PDECK]] = unseen / r.pdeck.shape[0]
+    out[offs[O_HDECK]] = r.hdeck_n / r.hdeck.shape[0]
+    for k in range(3):
+        out[offs[O_HDECK] + 1 + k] = r.hdisc[k] / T.hand_copies[k] if T.hand_copies[k] > 0 else 0.0
+        out[offs[O_HAND] + k] = r.hand[viewer, k] / 10.0
+    for d in range(D):
+        e = T.eff_index[d]
+        if e >= 0:
+            out[offs[O_EFF] + e] = r.used[d] / T.copies[d]
+    if live and r.pend >= 0:
+        j = 0 if r.pend == 0 else (1 if r.pend == 1 else 2)
+        out[offs[O_PEND] + j] = 1.0
+        if r.pend_die >= 0:
+            out[offs[O_PEND] + 3 + r.dice[r.pend_die] - 1] = 1.0
+    mine = 0
+    theirs = 0
+    for q in range(P):
+        if q % 2 == vside:
+            mine += r.points[q]
+        else:
+            theirs += r.points[q]
+    out[offs[O_SIDEPTS]] = mine / tgt
+    out[offs[O_SIDEPTS] + 1] = theirs / tgt
+    base = offs[O_SEAT_START]
+    size = offs[O_SEAT_SIZE]
+    for rel in range(P):
+        q = (viewer + rel) % P
+        b = base + rel * size
+        out[b + offs[S_PRESENT]] = 1.0
+        out[b + offs[S_SAME]] = 1.0 if q % 2 == vside else 0.0
+        out[b + offs[S_ACTOR]] = 1.0 if (live and r.actor == q) else 0.0
+        out[b + offs[S_FIRST]] = 1.0 if r.first_player == q else 0.0
+        out[b + offs[S_POINTS]] = r.points[q] / tgt
+        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
+        for d in range(D):
+            out[b + offs[S_OWNED] + d] = r.owned[q, d] / T.copies[d]
+            si = T.spent_index[d]
+            if si >= 0 and r.spent[q, d] > 0:
+                out[b + offs[S_SPENT] + si] = 1.0
+
+
+@njit(cache=True, parallel=True)
+def encode_batch(S, TB, c, viewers, offs, out):
+    for g in prange(out.shape[0]):
+        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
+
+
+@njit(cache=True)
+def encode_serial(S, TB, c, viewers, offs, out):
+    for g in range(out.shape[0]):
+        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])

@@ -1,0 +1,271 @@
+"""Black Market through the zoo: the PettingZoo AEC env (api_test, seed_test at 2/4/6 in
+both modes), the Gymnasium single-agent env with given teammates, the vector env, the
+renders and the records; the bots."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import agents
+import ripmarket_env
+from eval.bm_match import match
+from ripmarket_env.app.black_market_env import BlackMarketEnv, BlackMarketVecEnv
+from ripmarket_env.core.engine import raw_rows
+from ripmarket_env.games.blackmarket import Engine, RulesConfig
+from ripmarket_env.games.blackmarket.invariants import check_game
+
+BOTS = ["bm-rusher", "bm-denier", "bm-builder"]
+
+
+@pytest.mark.parametrize("P", [2, 4, 6])
+@pytest.mark.parametrize("mode", ["teams", "ffa"])
+def test_aec_env_passes_pettingzoo_api_and_seed_tests(P, mode):
+    """BM-11.1 / BM-11.2 through PettingZoo: black_market_v0."""
+    env = ripmarket_env.make("black-market", num_players=P, mode=mode)
+    assert env.metadata["name"] == "black_market_v0"
+    api_test(env, num_cycles=200)
+    seed_test(lambda: ripmarket_env.make("black-market", num_players=P, mode=mode), num_cycles=100)
+
+
+def test_aec_env_bad_input():
+    """BM-9.1 / BM-12.4 through the env: bad variants and illegal actions get clear errors."""
+    with pytest.raises(ValueError, match="num_players=3"):
+        ripmarket_env.make("black-market", num_players=3)
+    with pytest.raises(ValueError, match="unknown field"):
+        ripmarket_env.make("black-market", num_players=2, rules={"num_players": 2, "ghosts": 2})
+    env = ripmarket_env.make("black-market", num_players=2, raw=True)
+    env.reset(seed=3)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    before = raw_rows(env.engine.state).copy()
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(bad)
+    assert np.array_equal(before, raw_rows(env.engine.state))
+
+
+def test_renders_show_map_dice_hands_scores_and_hide_hands():
+    """Text and RGB renders: the map (faces, sides), dice, hand sizes, scores; a viewer's
+    text names its own hand only (BM-7.1)."""
+    env = ripmarket_env.make("black-market", num_players=4, render_mode="ansi", raw=True)
+    env.reset(seed=4)
+    env.render_viewer = 1
+    text = env.render()
+    eng = env.engine
+    r = eng.state[0]
+    assert "Map:" in text and "Dice" in text and "faces side" in text and "pt" in text
+    for q in range(4):
+        assert f"player {q}" in text and f"hand {int(r['hand_n'][q])} cards" in text
+    assert text.count("(Red ") == 1  # only seat 1's hand contents
+    img = ripmarket_env.make("black-market", num_players=4, render_mode="rgb_array", raw=True)
+    img.reset(seed=4)
+    pic = img.render()
+    assert pic.shape == (720, 960, 3) and pic.dtype == np.uint8 and pic.std() > 10
+
+
+def test_gym_env_with_given_teammates_and_vector_env():
+    """The single-agent env: teammates and opponents are given agents (here the learner's
+    own policy stand-in as teammate); the vector env steps a batch."""
+    mate = agents.make("bm-rusher", game="black-market", seed=0)
+    env = BlackMarketEnv(num_players=4, opponents=[mate, "bm-denier", "bm-denier"], learner_seat=0)
+    obs, info = env.reset(seed=2)
+    assert obs.shape == (324,)
+    done, steps, total = False, 0, 0.0
+    while not done:
+        a = int(np.flatnonzero(env.action_masks())[0])
+        obs, rew, term, trunc, info = env.step(a)
+        total += rew
+        done = term or trunc
+        steps += 1
+    assert total in (-1.0, 0.0, 1.0) and steps > 0
+    g = gymnasium.make("BlackMarket-v0", num_players=2)
+    o, _ = g.reset(seed=1)
+    assert o.shape == (324,)
+    v = BlackMarketVecEnv(num_envs=16, num_players=2, seed=5)
+    obs = v.reset()
+    for _ in range(50):
+        masks = v.action_masks()
+        acts = np.array([np.flatnonzero(m)[0] for m in masks])
+        obs, rew, dones, infos = v.step(acts)
+    assert obs.shape == (16, 324)
+
+
+def test_record_and_replay(tmp_path):
+    env = ripmarket_env.make("black-market", num_players=2, raw=True)
+    env.reset(seed=9)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        if all(env.terminations.values()):
+            break
+        m = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(m))))
+    path = env.save_record(tmp_path / "g.jsonl")
+    eng = ripmarket_env.replay(path)
+    assert np.array_equal(raw_rows(eng.state), raw_rows(env.engine.state))
+
+
+def test_bots_registered_for_the_game_only():
+    names = agents.names("black-market")
+    assert set(BOTS) <= set(names) and "random" in names
+    assert "bm-rusher" not in agents.names("ripmarket")
+    with pytest.raises(KeyError, match="plays black-market"):
+        agents.make("bm-rusher")
+
+
+@pytest.mark.parametrize("P", [2, 4, 6])
+@pytest.mark.parametrize("mode", ["teams", "ffa"])
+def test_heuristic_games_end_by_target_never_the_cap(P, mode):
+    """BM-8.3: heuristic games end by the target, never the safety cap; each style beats random."""
+    for i, a in enumerate(BOTS):
+        b = BOTS[(i + 1) % 3]
+        r = match(agents.make(a, game="black-market", seed=1), agents.make(b, game="black-market", seed=2),
+                  games=16, num_players=P, mode=mode, seed=P)
+        assert r["capped"] == 0, (a, b, r)
+    r = match(agents.make("bm-denier", game="black-market", seed=1), agents.make("random"), games=16,
+              num_players=P, mode=mode, seed=1)
+    assert r["win_rate"] > 0.8 and r["capped"] == 0
+
+
+def test_bm_13_invariants_under_heuristic_play():
+    """BM-13: the invariants after every step of mixed heuristic games."""
+    bots = [agents.make(n, game="black-market", seed=i) for i, n in enumerate(BOTS)]
+    for P, mode in ((2, "teams"), (4, "ffa"), (6, "teams")):
+        eng = Engine(RulesConfig(num_players=P, mode=mode), 1)
+        eng.reset([P])
+        while not eng.terminated[0]:
+            q = int(eng.current_player()[0])
+            o = eng.observe([q])[0]
+            a = bots[q % 3].act(o, eng.legal_mask()[0])
+            prev = eng.state[0].copy()
+            eng.step([a])
+            assert check_game(eng, 0, prev) == []
+        assert int(eng.state[0]["end_reason"]) == 0
+
+
+def test_bench_cli_black_market_json():
+    """`ripmarket bench --game black-market --json`: engine rows and the AEC comparison."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["bench", "--game", "black-market", "--players", "2", "--batch", "64",
+                                   "--seconds", "0.2", "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout[res.stdout.index("{"):])
+    assert rep["engine"][0]["agent_steps_per_sec"] > 0 and rep["aec"]["env"]["agent_steps"] > 0
+    assert set(rep["targets"]) == {"engine_steps_per_sec_at_4096", "aec_vs_texas_holdem"}
+    res = CliRunner().invoke(app, ["bench", "--game", "black-market", "--players", "3"])
+    assert res.exit_code == 2 and "2, 4, 6" in res.output
+
+
+def test_balance_cli_black_market(tmp_path):
+    """`ripmarket balance --game black-market`: first-side advantage, length, per-card rates."""
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--players", "2", "--games", "6",
+                                   "--out", str(tmp_path / "bal")])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "bal" / "balance.md").read_text()
+    assert "first side wins" in text and "| Heist |" in text and "game length" in text
+    res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--agents", "greedy"])
+    assert res.exit_code == 2 and "unknown agent 'greedy'" in res.output
+
+
+def test_leaderboard_rates_a_round_robin():
+    from eval.bm_leaderboard import leaderboard, markdown
+
+    board = leaderboard(["random", "bm-rusher"], games=8, modes=((2, "teams"),))
+    rows = board["2p-teams"]["rows"]
+    assert rows[0]["agent"] == "bm-rusher" and rows[0]["score"] > rows[1]["score"]
+    assert "| 1 | bm-rusher |" in markdown(board, "cmd")
+
+
+def test_search_agent_rebuilds_the_game_and_plays_legal_moves():
+    """bm-search rebuilds the game from an observation alone (the rebuilt legal actions
+    equal the observed mask: no fallback) at every decision of random games, and beats random."""
+    s = agents.make("bm-search", game="black-market", seed=1, budget=16)
+    for P, mode in ((2, "teams"), (4, "ffa"), (6, "teams")):
+        eng = Engine(RulesConfig(num_players=P, mode=mode), 1)
+        eng.reset([P])
+        rng = np.random.default_rng(P)
+        for _ in range(25):
+            if eng.terminated[0]:
+                break
+            q = int(eng.current_player()[0])
+            m = eng.legal_mask()[0]
+            a = s.act(eng.observe([q])[0], m)
+            assert m[a] and not s.last.get("fallback", False)
+            eng.step([int(rng.choice(np.flatnonzero(m)))])
+    r = match(s, agents.make("random"), games=6, num_players=2, seed=2)
+    assert r["win_rate"] > 0.8
+
+
+def test_terminal_play_whole_game(tmp_path):
+    """`ripmarket play --game black-market`: a whole game against the bots; the human
+    sees only its own hand; the record replays."""
+    from ripmarket_env.app.bmplay import play_terminal
+
+    lines = []
+    rewards = play_terminal(2, 0, "teams", ["bm-rusher"], seed=4, read=lambda prompt: "1", write=lines.append,
+                            save=tmp_path / "g.jsonl")
+    text = "\n".join(lines)
+    assert "your choice" not in text and "1. " in text and "Game over" in text
+    assert abs(sum(rewards)) < 1e-6
+    assert "player 1 draws a card" in text or "player 1 is dealt a card" in text
+    assert "player 1 is dealt a Red" not in text and "player 1 is dealt a Black" not in text
+    eng = ripmarket_env.replay(tmp_path / "g.jsonl")
+    assert eng.terminated[0]
+
+
+def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
+    """The shipped bm-ppo-2p plays legal moves; a checkpoint of another game, a missing
+    metadata file and a corrupt file are refused with CheckpointError."""
+    import json
+    import shutil
+
+    from agents.blackmarket.policy import CHECKPOINTS, load_agent
+    from agents.checkpoint import CheckpointError
+
+    ship = CHECKPOINTS / "bm-ppo-2p.zip"
+    if not ship.is_file():
+        pytest.fail("the shipped checkpoint agents/blackmarket/checkpoints/bm-ppo-2p.zip is missing")
+    bot = agents.make("bm-ppo-2p", game="black-market")
+    r = match(bot, agents.make("random"), games=4, num_players=2, seed=1)
+    assert r["win_rate"] >= 0.5
+    foreign = tmp_path / "x.zip"
+    shutil.copy(ship, foreign)
+    meta = json.loads(ship.with_suffix(".json").read_text())
+    foreign.with_suffix(".json").write_text(json.dumps({**meta, "game": "ripmarket"}))
+    with pytest.raises(CheckpointError, match="game 'ripmarket'"):
+        load_agent(foreign)
+    foreign.with_suffix(".json").write_text(json.dumps({**meta, "obs_size": 10}))
+    with pytest.raises(CheckpointError, match="observations of 10"):
+        load_agent(foreign)
+    lone = tmp_path / "lone.zip"
+    shutil.copy(ship, lone)
+    with pytest.raises(CheckpointError, match="no readable metadata"):
+        load_agent(lone)
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    bad.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="cannot load the policy"):
+        load_agent(bad)
+
+
+def test_tournament_cli_black_market(tmp_path):
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["tournament", "--game", "black-market", "--mode", "teams", "--players", "4",
+                                   "--agents", "random,bm-rusher", "--games", "6", "--out", str(tmp_path / "t")])
+    assert res.exit_code == 0, res.output
+    assert "| 1 | bm-rusher |" in (tmp_path / "t" / "report.md").read_text()
+    res = CliRunner().invoke(app, ["tournament", "--game", "black-market", "--players", "3", "--agents", "random,bm-rusher"])
+    assert res.exit_code == 2 and "2, 4 or 6" in res.output
