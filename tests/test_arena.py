@@ -10,6 +10,8 @@ import functools
 import numpy as np
 import pytest
 
+from ripmarket_env.testing.conformance import valid_player_counts
+
 from eval import arena
 from ripmarket_env import games as registry
 from ripmarket_env.games.ripmarket.outcome import finishing_order
@@ -60,7 +62,8 @@ def plain_games(spec, rules, seeds, seats, agents):
 @pytest.mark.parametrize("players,seed", [(3, 0), (5, 11), (6, 4)])
 def test_table_plays_the_games_a_plain_loop_plays(game_id, players, seed):
     spec = registry.get(game_id)
-    players = max(spec.min_players, min(spec.max_players, players))
+    valid = valid_player_counts(spec)
+    players = min(valid, key=lambda x: (abs(x - players), x))  # the allowed count nearest
     rules = spec.make_rules(players)
     rng = np.random.default_rng(seed)
     B = 7

@@ -162,7 +162,7 @@ def test_run_demo_results():
 
 def test_bench_train_suite_measures_a_config(tmp_path):
     """--suite train: a training config's learner steps/s, split into env, policy and update."""
-    pytest.importorskip("sb3_contrib")
+    import sb3_contrib  # noqa: F401
     from pathlib import Path
 
     from train.throughput import bench_config

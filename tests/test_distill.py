@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+import torch  # noqa: E402,F401
 
 from train import distill as D  # noqa: E402
 from agents.checkpoint import CheckpointError  # noqa: E402

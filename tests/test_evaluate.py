@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")
+import torch  # noqa: E402,F401
 
 from eval.evaluate import evaluate, make_agent  # noqa: E402
 

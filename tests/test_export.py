@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402
 
 
 def test_exported_ppo_6p_plays_as_the_agent(tmp_path):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
+import sb3_contrib  # noqa: E402,F401
 
 import torch  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402

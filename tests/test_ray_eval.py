@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-ray = pytest.importorskip("ray")
+import ray  # noqa: E402  (the ecosystem extra, installed by make test)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
+import sb3_contrib  # noqa: E402,F401
 
 from train import distill as D  # noqa: E402
 from agents.checkpoint import CheckpointError  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402
 
 from agents.sparse import csr, sparse_linear  # noqa: E402
 

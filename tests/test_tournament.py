@@ -10,8 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-pytest.importorskip("openskill")
-pytest.importorskip("matplotlib")
+import openskill  # noqa: E402,F401
+import matplotlib  # noqa: E402,F401
 
 from eval.ratings import agent_stats, head_to_head, rate_games, summarize, wilson_interval  # noqa: E402
 from eval.report import FILES  # noqa: E402
