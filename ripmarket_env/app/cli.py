@@ -50,8 +50,15 @@ def cards(
     ),
     file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
     custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
+    game: str = typer.Option("ripmarket", "--game", help="The game whose cards to show: ripmarket or rune-market."),
 ) -> None:
-    """Show the full card reference (rulebook section 11)."""
+    """Show the full card reference (R.I.P. Market: rulebook section 11; --game rune-market:
+    The Rune Market's deck and Market cards)."""
+    if game == "rune-market":
+        _rune_market_cards(markdown, write, file)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} has no card reference; allowed: ripmarket, rune-market")
     from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
     from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
 
@@ -72,6 +79,30 @@ def cards(
     from rich.console import Console
 
     Console().print(render_cards_rich(db))
+
+
+def _rune_market_cards(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    from ripmarket_env.games.runemarket.cards import CardDataError, load_cards, render_markdown
+
+    try:
+        db = load_cards(file)
+    except CardDataError as exc:
+        fail(str(exc))
+    text = render_markdown(db)
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    if markdown:
+        typer.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
 
 
 app.command("cards")(cards)

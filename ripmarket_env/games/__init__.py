@@ -15,9 +15,16 @@ def _ripmarket():
     return SPEC
 
 
+def _runemarket():
+    from ripmarket_env.games.runemarket import SPEC
+
+    return SPEC
+
+
 #: game id -> a function returning its ``GameSpec`` (imports the game on first use)
 _LOADERS = {
     "ripmarket": _ripmarket,
+    "rune-market": _runemarket,
 }
 
 
