@@ -54,43 +54,56 @@ class Entry:
     name: str
     factory: Callable[..., Agent]
     description: str
+    game: str | None
+    """The game id the agent plays (``None``: any game, like the random agent)."""
 
 
-_REGISTRY: dict[str, Entry] = {}
+#: The registry is keyed by game: (game id or None, name) -> Entry.
+_REGISTRY: dict[tuple[str | None, str], Entry] = {}
+DEFAULT_GAME = "ripmarket"
 
 
-def register(name: str, factory: Callable[..., Agent], description: str) -> None:
-    if name in _REGISTRY:
-        raise ValueError(f"agent {name!r} is already registered")
-    _REGISTRY[name] = Entry(name, factory, description)
+def register(name: str, factory: Callable[..., Agent], description: str, game: str | None = DEFAULT_GAME) -> None:
+    """Register an agent of game ``game`` (``None``: an agent for every game)."""
+    if (game, name) in _REGISTRY or (None, name) in _REGISTRY or (game is None and any(k[1] == name for k in _REGISTRY)):
+        raise ValueError(f"agent {name!r} is already registered" + (f" for game {game!r}" if game else ""))
+    _REGISTRY[(game, name)] = Entry(name, factory, description, game)
 
 
-def names() -> list[str]:
-    return sorted(_REGISTRY)
+def names(game: str = DEFAULT_GAME) -> list[str]:
+    """The agents that play ``game`` (its own and the game-agnostic ones)."""
+    return sorted(e.name for (g, _), e in _REGISTRY.items() if g in (game, None))
 
 
-def describe(name: str) -> str:
-    return _entry(name).description
+def games_with_agents() -> list[str]:
+    return sorted({g for g, _ in _REGISTRY if g is not None})
 
 
-def make(name: str, **kwargs) -> Agent:
-    """A new agent by registry name (e.g. ``make("random", seed=0)``)."""
-    return _entry(name).factory(**kwargs)
+def describe(name: str, game: str = DEFAULT_GAME) -> str:
+    return _entry(name, game).description
 
 
-def make_seeded(name: str, seed: int, **kwargs) -> Agent:
+def make(name: str, game: str = DEFAULT_GAME, **kwargs) -> Agent:
+    """A new agent of ``game`` by registry name (e.g. ``make("random", seed=0)``)."""
+    return _entry(name, game).factory(**kwargs)
+
+
+def make_seeded(name: str, seed: int, game: str = DEFAULT_GAME, **kwargs) -> Agent:
     """``make(name, seed=seed, **kwargs)``, or without the seed for an agent whose
     constructor takes none (a deterministic one)."""
     try:
-        return make(name, seed=seed, **kwargs)
+        return make(name, game, seed=seed, **kwargs)
     except TypeError:
-        return make(name, **kwargs)
+        return make(name, game, **kwargs)
 
 
-def _entry(name: str) -> Entry:
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown agent {name!r}; known agents: {', '.join(names())}")
-    return _REGISTRY[name]
+def _entry(name: str, game: str = DEFAULT_GAME) -> Entry:
+    entry = _REGISTRY.get((game, name)) or _REGISTRY.get((None, name))
+    if entry is None:
+        others = sorted(g for (g, n) in _REGISTRY if n == name and g is not None)
+        hint = f" ({name!r} plays {', '.join(others)})" if others else ""
+        raise KeyError(f"unknown agent {name!r} for game {game!r}{hint}; known agents: {', '.join(names(game))}")
+    return entry
 
 
-register("random", RandomAgent, "Uniformly random legal actions.")
+register("random", RandomAgent, "Uniformly random legal actions.", game=None)

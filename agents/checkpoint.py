@@ -24,6 +24,16 @@ FORMAT = "ripmarket-checkpoint/1"
 META_NAME = "ripmarket.json"
 
 
+#: The game the zoo's trained agents play today; checkpoints written before the metadata
+#: named a game are R.I.P. Market's.
+GAME = "ripmarket"
+
+
+def checkpoint_game(meta: dict) -> str:
+    """The game id of a checkpoint's metadata (``ripmarket`` for checkpoints that predate it)."""
+    return meta.get("game", GAME)
+
+
 class CheckpointError(ValueError):
     """A checkpoint that cannot be loaded (missing, corrupt, or built for other rules/layout)."""
 
@@ -38,6 +48,7 @@ def _current_facts() -> dict[str, Any]:
     db = default_cards()
     lay = layout(db.n_living, db.n_shadow)
     return {
+        "game": GAME,
         "package_version": __version__,
         "card_digest": db.digest,
         "obs_size": int(lay.size),
@@ -117,6 +128,9 @@ def read_metadata(path: str | Path, check: bool = True) -> dict:
 def check_compatible(meta: dict, where: str = "checkpoint") -> None:
     """Raise ``CheckpointError`` naming the part of ``meta`` that differs from the current code."""
     now = _current_facts()
+    if checkpoint_game(meta) != now["game"]:
+        raise CheckpointError(
+            f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {now['game']!r}")
     if meta.get("card_digest") != now["card_digest"]:
         raise CheckpointError(
             f"{where}: card database differs: the checkpoint was trained on cards with digest "

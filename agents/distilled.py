@@ -69,6 +69,8 @@ def load(path: str | Path):
         raise CheckpointError(f"{path}: format {meta.get('format') if isinstance(meta, dict) else None!r}, "
                               f"expected {FORMAT!r}")
     now = _current_facts()
+    if meta.get("game", "ripmarket") != now["game"]:
+        raise CheckpointError(f"{path} is a distilled zoo of game {meta.get('game')!r}, not {now['game']!r}")
     for key in ("layout_digest", "num_actions", "card_digest"):
         if meta.get(key) != now[key]:
             raise CheckpointError(f"{path} was made for another {key.replace('_', ' ')} "

@@ -8,6 +8,9 @@ so ``import ripmarket_env`` stays light.
 
 from __future__ import annotations
 
+import sys
+import types
+
 
 def _ripmarket():
     from ripmarket_env.games.ripmarket import SPEC
@@ -43,3 +46,15 @@ def get(game_id: str):
 def registry() -> dict:
     """Every registered game: ``{id: GameSpec}``."""
     return {g: get(g) for g in _LOADERS}
+
+
+class _Registry(types.ModuleType):
+    """This package is callable: ``ripmarket_env.games()`` lists the game ids, the same
+    answer whether ``ripmarket_env.games`` is still the package's function or, once a game
+    was imported, this subpackage."""
+
+    def __call__(self) -> list[str]:
+        return ids()
+
+
+sys.modules[__name__].__class__ = _Registry

@@ -1,0 +1,130 @@
+"""The multi-game house: the game registry, ``ripmarket_env.make``, the old entry points,
+the agent registry keyed by game, and the game id in records and checkpoints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+
+import gymnasium
+import numpy as np
+import pytest
+
+import agents
+import ripmarket_env
+from agents.checkpoint import CheckpointError, read_metadata
+from agents.policy import CHECKPOINT_DIR
+from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.envs.record import RecordError, Recorder
+from ripmarket_env.games import get, ids, registry
+from ripmarket_env.games.ripmarket import SPEC, RulesConfig
+
+
+def test_registry_lists_ripmarket_with_its_facts():
+    assert "ripmarket" in ripmarket_env.games() == ids()
+    spec = get("ripmarket")
+    assert isinstance(spec, GameSpec) and spec is SPEC and registry()["ripmarket"] is SPEC
+    assert (spec.min_players, spec.max_players, spec.env_name, spec.gym_id) == (2, 10, "ripmarket_v0", "RipMarket-v0")
+    eng = spec.make_engine(spec.make_rules(6), 3)
+    assert [p.name for p in spec.observation_pieces(eng)][:2] == ["phase", "is_actor"]
+    low, high = spec.observation_bounds(eng)
+    assert low.shape == high.shape == (eng.obs_size,)
+    assert len(spec.action_names(eng)) == eng.num_actions
+    assert spec.max_decisions(eng.rules) > 0
+
+
+def test_unknown_game_is_refused_with_the_known_ones():
+    with pytest.raises(KeyError, match="unknown game 'chess'.*ripmarket"):
+        get("chess")
+    with pytest.raises(KeyError, match="registered games"):
+        ripmarket_env.make("chess")
+
+
+def test_make_gives_the_aec_env_and_old_entry_points_still_work():
+    e = ripmarket_env.make("ripmarket", num_players=6)
+    assert e.metadata["name"] == "ripmarket_v0" and len(e.possible_agents) == 6
+    raw = ripmarket_env.make("ripmarket", num_players=6, raw=True)
+    assert type(raw) is ripmarket_env.raw_env
+    old = ripmarket_env.env(num_players=6)
+    for a, b in ((e, old),):
+        a.reset(seed=5)
+        b.reset(seed=5)
+        assert a.agent_selection == b.agent_selection
+        np.testing.assert_array_equal(a.observe(a.agent_selection)["observation"],
+                                      b.observe(b.agent_selection)["observation"])
+    from ripmarket_env.engine import Engine
+    from ripmarket_env.gym_env import RipMarketEnv
+    from ripmarket_env.vector_env import RipMarketVecEnv
+
+    assert Engine is SPEC.engine_class
+    g = gymnasium.make("RipMarket-v0", num_players=4, opponents="greedy")
+    assert isinstance(g.unwrapped, RipMarketEnv)
+    assert RipMarketVecEnv(num_envs=2, num_players=4, opponents="random", seed=1).reset().shape[0] == 2
+
+
+def test_envs_take_agent_objects_and_names_only_through_a_resolver():
+    from ripmarket_env.envs.gym import gym_env_class
+
+    Env = gym_env_class(SPEC)
+    with pytest.raises(TypeError, match="is a name.*agents.make"):
+        Env(num_players=4, opponents="greedy")
+    env = Env(num_players=4, opponents=agents.make("greedy"))
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape
+
+
+def test_agent_registry_is_keyed_by_game():
+    assert "greedy" in agents.names() == agents.names("ripmarket")
+    assert agents.names("other-game") == ["random"]  # the random agent plays every game
+    agents.make("random", game="other-game")
+    with pytest.raises(KeyError, match="unknown agent 'greedy' for game 'other-game'.*plays ripmarket"):
+        agents.make("greedy", game="other-game")
+    with pytest.raises(ValueError, match="already registered"):
+        agents.register("random", agents.RandomAgent, "again", game="ripmarket")
+
+
+def _record(tmp_path):
+    rec = Recorder.new(RulesConfig(num_players=3), seed=4)
+    rng = np.random.default_rng(0)
+    while not rec.done:
+        rec.step(int(rng.choice(rec.engine.legal_actions(0))))
+    return rec.save(tmp_path / "game.jsonl")
+
+
+def test_records_carry_the_game_id_and_old_records_still_replay(tmp_path):
+    path = _record(tmp_path)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["game"] == "ripmarket"
+    assert ripmarket_env.replay(path).terminated[0]
+    head = json.loads(lines[0])
+    del head["game"]  # a record written before the multi-game house
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    assert ripmarket_env.replay(old).terminated[0]
+    head["game"] = "chess"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    with pytest.raises(RecordError, match="unknown game 'chess'; known games: .*ripmarket"):
+        ripmarket_env.replay(bad)
+
+
+def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
+    shipped = CHECKPOINT_DIR / "ppo-6p.zip"
+    meta = read_metadata(shipped)  # written before checkpoints named their game
+    assert "game" not in meta
+    with zipfile.ZipFile(shipped) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    meta["game"] = "black-market"
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as z:
+        for n, data in members.items():
+            z.writestr(n, json.dumps(meta) if n == "ripmarket.json" else data)
+    with pytest.raises(CheckpointError, match="game 'black-market'; it cannot play 'ripmarket'"):
+        read_metadata(other)
+    from agents.checkpoint import make_metadata
+
+    assert make_metadata({}, [6], 0)["game"] == "ripmarket"
+    copy = tmp_path / "copy.zip"
+    shutil.copy(shipped, copy)
+    assert read_metadata(copy)["obs_size"] == meta["obs_size"]
