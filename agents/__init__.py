@@ -4,5 +4,6 @@ from agents.base import Agent, BaseAgent, RandomAgent, describe, make, make_seed
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
+from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The Rune Market: rm-banker, rm-raider, rm-bandit)
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "make_seeded", "names", "register"]

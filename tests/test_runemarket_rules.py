@@ -648,7 +648,7 @@ def test_rm_7_3_turn_cap():
     assert eng.state["total_turns"][0] <= 5
     if eng.state["end_reason"][0] == 1:
         assert eng.state["total_turns"][0] == 5
-    assert RulesConfig(num_players=3).turns_cap == 180
+    assert RulesConfig(num_players=3).turns_cap == 300
 
 
 def test_rm_7_4_rewards_sum_to_zero_and_are_paid_once():

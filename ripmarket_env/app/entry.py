@@ -10,14 +10,15 @@ from __future__ import annotations
 #: Gymnasium id -> (single-agent entry point, vector entry point)
 GYM_IDS = {
     "RipMarket-v0": ("ripmarket_env.gym_env:RipMarketEnv", "ripmarket_env.vector_env:RipMarketGymVectorEnv"),
+    "RuneMarket-v0": ("ripmarket_env.app.entry:rune_market_gym", "ripmarket_env.app.entry:rune_market_gym_vector"),
 }
 
 
-def resolve_agent(name: str):
-    """An agent of the zoo by registry name (``agents.make``)."""
+def resolve_agent(name: str, game: str = "ripmarket"):
+    """An agent of the zoo by registry name (``agents.make``) for ``game``."""
     import agents
 
-    return agents.make(name)
+    return agents.make(name, game)
 
 
 def decide_grouped(agents_, who, observations, masks):
@@ -32,9 +33,30 @@ def zoo_env_classes(spec) -> dict:
     from ripmarket_env.envs.vector import vec_env_classes
 
     vec, gvec = vec_env_classes(spec)
-    face = {"agent_resolver": staticmethod(resolve_agent), "decide": staticmethod(decide_grouped)}
+    game = spec.id
+
+    def resolver(name: str):
+        return resolve_agent(name, game)
+
+    face = {"agent_resolver": staticmethod(resolver), "decide": staticmethod(decide_grouped)}
     return {
-        "gym": type(gym_env_class(spec).__name__, (gym_env_class(spec),), {"agent_resolver": staticmethod(resolve_agent)}),
+        "gym": type(gym_env_class(spec).__name__, (gym_env_class(spec),), {"agent_resolver": staticmethod(resolver)}),
         "vec": type(vec.__name__, (vec,), face),
         "gym_vector": type(gvec.__name__, (gvec,), face),
     }
+
+
+def _rune_market_classes() -> dict:
+    from ripmarket_env.games import get
+
+    return zoo_env_classes(get("rune-market"))
+
+
+def rune_market_gym(**kwargs):
+    """``gymnasium.make("RuneMarket-v0")``: The Rune Market's single-agent env."""
+    return _rune_market_classes()["gym"](**kwargs)
+
+
+def rune_market_gym_vector(**kwargs):
+    """``gymnasium.make_vec("RuneMarket-v0")``: The Rune Market's batched Gymnasium vector env."""
+    return _rune_market_classes()["gym_vector"](**kwargs)

@@ -46,7 +46,7 @@ class RulesConfig:
         bandit_interest: "divert" (to the Bandit's owner) or "block" (RM-6.3).
         rune_sums: "exact" (5, 10, 15) or "at_least" (5 or more) (RM-4.4).
         tie_break: "fewer_turns" or "share" (RM-7.2).
-        max_turns: safety cap on turns; default 60 x players (RM-7.3).
+        max_turns: safety cap on turns; default 100 x players (RM-7.3).
         reward_mode: "win" or "placement" (RM-7.4).
         defend: "ask" (the defender always decides, RM-5.9) or "auto" (a defender without
             a blocking card is resolved by the engine).
@@ -97,7 +97,7 @@ class RulesConfig:
 
     @property
     def turns_cap(self) -> int:
-        return int(self.max_turns) if self.max_turns is not None else 60 * self.num_players
+        return int(self.max_turns) if self.max_turns is not None else 100 * self.num_players
 
     def to_array(self, market=(10, 10, 2, 2)) -> np.ndarray:
         a = np.zeros(C_LEN, np.int64)

@@ -127,7 +127,7 @@ def rng_u32(r):
 
 @njit(**JIT)
 def rand_below(r, n):
-    return (rng_u32(r) * n) >> 32
+    return (rng_u32(r) * int(n)) >> 32
 
 
 # ---------------------------------------------------------------------------------- cards (RM-3.7)
@@ -180,7 +180,7 @@ def discard_from_hand(r, p, d):
 def number_total(r, p):
     s = 0
     for d in range(10):
-        s += r.hand[p, d] * (d + 1)
+        s += int(r.hand[p, d]) * (d + 1)
     return s
 
 
@@ -230,7 +230,7 @@ def payment_ok(r, c, p, v):
         return False
     if not c[C_EXACT]:
         return True
-    s = r.pay_sum + v
+    s = int(r.pay_sum) + v
     if s == 5 or s == 10 or s == 15:
         return True
     if s > 15:

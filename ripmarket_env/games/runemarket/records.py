@@ -1,5 +1,5 @@
 """The Rune Market's part of game records (``ripmarket_env.envs.record``): a line per
-finished turn (from the event log, god view: records are for replay) and the result."""
+finished turn (``"round"``: the turn number; god view: records are for replay) and the result."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def describe_action(engine, action: int) -> str:
 
 
 def round_line(engine, log: TurnLog) -> dict:
-    return {"turn": log.turn, "seat": log.seat, "runes": log.scores,
+    return {"round": log.turn, "seat": log.seat, "runes": log.scores,
             "log": [e.text_for("god") for e in log.events]}
 
 
