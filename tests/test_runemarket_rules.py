@@ -803,3 +803,10 @@ def test_card_reference_is_fresh_and_the_cli_writes_it(tmp_path):
     bad.write_text(json.dumps(data))
     res = CliRunner().invoke(app, ["cards", "--game", "rune-market", "--file", str(bad)])
     assert res.exit_code == 2 and "Red Shelter" in res.output and "colour" in res.output
+
+
+def test_worked_turn_page_is_fresh():
+    """The rules page's worked turn is generated from a seeded game."""
+    from ripmarket_env.games.runemarket.worked import COMMAND, PAGE, worked_turn
+
+    assert PAGE.read_text(encoding="utf-8") == worked_turn(), f"stale: run `{COMMAND}`"
