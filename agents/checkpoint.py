@@ -6,12 +6,22 @@ digest (``CardDB.digest``), observation size and a digest of the observation lay
 the training config and step count. ``read_metadata`` / ``load_policy`` check the
 checkpoint against the current code and raise ``CheckpointError`` saying which part
 differs; a missing, corrupt or truncated file raises ``CheckpointError`` too (never a
-torch traceback). SB3's own loader ignores the extra member, so
-``MaskablePPO.load(path)`` still works for resuming.
+torch traceback).
+
+No loader here runs code from a checkpoint. SB3's zip also holds ``data``, a JSON file
+whose values are cloudpickled objects; ``MaskablePPO.load`` unpickles them, so a
+stranger's checkpoint can run any command that way. ``load_policy`` and ``load_model``
+(the resume path, ``ripmarket train --resume``) never open ``data``: they read the
+metadata (JSON), rebuild the network from its training config and read the weights and
+optimizer state with ``torch.load(weights_only=True)``, which refuses anything but
+tensors and plain containers. Every member's size is checked against a limit before it
+is read (``MAX_META_BYTES``, ``MAX_MEMBER_BYTES``), so a small zip that inflates to
+gigabytes is refused unread.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -22,6 +32,11 @@ from typing import Any
 
 FORMAT = "ripmarket-checkpoint/1"
 META_NAME = "ripmarket.json"
+WEIGHTS_NAME = "policy.pth"
+OPTIMIZER_NAME = "policy.optimizer.pth"
+MAX_META_BYTES = 1 << 20  # ripmarket.json: a few KB in practice
+MAX_MEMBER_BYTES = 256 << 20  # any other member (the shipped policies' weights are 1-3 MB)
+MAX_MEMBERS = 64
 
 
 #: The game the zoo's trained agents play today; checkpoints written before the metadata
@@ -97,7 +112,17 @@ def _open(path: Path) -> zipfile.ZipFile:
         raise CheckpointError(f"checkpoint not found: {path}")
     try:
         z = zipfile.ZipFile(path)
+        infos = z.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise CheckpointError(f"{path}: {len(infos)} members is not a checkpoint (at most {MAX_MEMBERS})")
+        for info in infos:
+            limit = MAX_META_BYTES if info.filename == META_NAME else MAX_MEMBER_BYTES
+            if info.file_size > limit:
+                raise CheckpointError(f"{path}: member {info.filename[:80]!r} unpacks to {info.file_size:,} bytes; "
+                                      f"allowed: at most {limit:,}")
         bad = z.testzip()
+    except CheckpointError:
+        raise
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
         raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or truncated zip: {e})") from None
     except Exception as e:  # zlib.error and friends from a damaged member
@@ -105,6 +130,46 @@ def _open(path: Path) -> zipfile.ZipFile:
     if bad is not None:
         raise CheckpointError(f"{path}: corrupt checkpoint (member {bad!r} fails its CRC check)")
     return z
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
+        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
+    try:
+        r = repr(v)
+    except ValueError:
+        return f"a {type(v).__name__} too large to show"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _is_int(v: Any, lo: int = 0, hi: int = 1 << 62) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _check_shape(meta: dict, path: Path) -> None:
+    """The metadata fields the loaders use, with the types they need (the values are
+    compared with the current code by ``check_compatible``)."""
+    def bad(field: str, allowed: str):
+        raise CheckpointError(f"{path}: {META_NAME} field {field!r} is {_short(meta.get(field))}; allowed: {allowed}")
+
+    lay = meta.get("layout")
+    if not (isinstance(lay, list) and len(lay) <= 256 and all(
+            isinstance(r, list) and len(r) == 3 and isinstance(r[0], str) and _is_int(r[1], 0, 1 << 20)
+            and isinstance(r[2], str) for r in lay)):
+        bad("layout", "a list of [name, size, scope] rows")
+    for field in ("obs_size", "num_actions"):
+        if not _is_int(meta.get(field), 1, 1 << 20):
+            bad(field, "a positive integer below 2**20")
+    if not _is_int(meta.get("training_steps", 0)):
+        bad("training_steps", "a non-negative integer")
+    np_ = meta.get("num_players", [])
+    if not (isinstance(np_, list) and len(np_) <= 16 and all(_is_int(x, 2, 10) for x in np_)):
+        bad("num_players", "a list of player counts 2..10")
+    for field in ("card_digest", "layout_digest"):
+        if not isinstance(meta.get(field), str):
+            bad(field, "a digest string")
+    if not isinstance(meta.get("config"), dict):
+        bad("config", "the training config (a mapping)")
 
 
 def read_metadata(path: str | Path, check: bool = True) -> dict:
@@ -115,13 +180,17 @@ def read_metadata(path: str | Path, check: bool = True) -> dict:
             raise CheckpointError(f"{path}: no {META_NAME} inside; not a ripmarket checkpoint")
         try:
             meta = json.loads(z.read(META_NAME))
-        except (ValueError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: {META_NAME} is not valid JSON ({e})") from None
+        except (ValueError, UnicodeDecodeError) as e:  # integers past 4,300 digits are a ValueError too
+            raise CheckpointError(f"{path}: {META_NAME} is not valid JSON ({str(e)[:160]})") from None
+        except RecursionError:
+            raise CheckpointError(f"{path}: {META_NAME} is nested too deeply to be checkpoint metadata") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: unknown checkpoint format {meta.get('format') if isinstance(meta, dict) else meta!r}"
-                              f" (expected {FORMAT})")
+        got = meta.get("format") if isinstance(meta, dict) else meta
+        raise CheckpointError(f"{path}: unknown checkpoint format {_short(got)} (expected {FORMAT})")
+    _check_shape(meta, path)
     if check:
         check_compatible(meta, str(path))
+        _policy_config(meta, path)  # a network the config bounds allow (net_arch: [10**7] is not)
     return meta
 
 
@@ -151,32 +220,57 @@ def check_compatible(meta: dict, where: str = "checkpoint") -> None:
                               f"current {now['num_actions']}")
 
 
+def _read_member(z: zipfile.ZipFile, name: str, path: Path, required: bool = True) -> bytes | None:
+    if name not in z.namelist():
+        if not required:
+            return None
+        raise CheckpointError(f"{path}: no {name} inside; not an SB3 checkpoint")
+    return z.read(name)  # sizes were checked by _open
+
+
+def _torch_load(raw: bytes, what: str, path: Path):
+    """``torch.load(weights_only=True)``: tensors and plain containers only, never code."""
+    import torch
+
+    try:
+        return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as e:
+        msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        raise CheckpointError(f"{path}: {what} do not load ({msg})") from None
+
+
+def _policy_config(meta: dict, path: Path):
+    """The checkpoint's policy section, validated like a training config's."""
+    from agents.policy_config import check_policy
+
+    pol = meta["config"].get("policy")
+    if not isinstance(pol, dict):
+        raise CheckpointError(f"{path}: metadata has no usable policy config (config.policy is {_short(pol)})")
+    try:
+        return check_policy(pol)
+    except ValueError as e:
+        raise CheckpointError(f"{path}: {META_NAME} config: {e}") from None
+
+
 def load_policy(path: str | Path):
     """``(policy, metadata)``: the trained policy network (eval mode, CPU), checked against
-    the current rules and layout. Needs torch and sb3-contrib."""
+    the current rules and layout. Needs torch and sb3-contrib. Never unpickles."""
     import numpy as np
-    import torch
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.networks import policy_kwargs
-    from agents.policy_config import PolicyConfig
 
     path = Path(path)
     meta = read_metadata(path, check=True)
-    try:
-        pcfg = PolicyConfig(**meta["config"]["policy"])
-    except (KeyError, TypeError) as e:
-        raise CheckpointError(f"{path}: metadata has no usable policy config ({e})") from None
+    pcfg = _policy_config(meta, path)
+    with _open(path) as z:
+        raw = _read_member(z, WEIGHTS_NAME, path)
+    state = _torch_load(raw, "policy weights", path)
     obs_space = spaces.Box(-np.inf, np.inf, (meta["obs_size"],), np.float32)
     act_space = spaces.Discrete(meta["num_actions"])
     policy = MaskableActorCriticPolicy(obs_space, act_space, lambda _: 0.0, **policy_kwargs(pcfg))
-    with _open(path) as z:
-        if "policy.pth" not in z.namelist():
-            raise CheckpointError(f"{path}: no policy.pth inside; not an SB3 checkpoint")
-        raw = z.read("policy.pth")
     try:
-        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
         policy.load_state_dict(state)
     except Exception as e:
         msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
@@ -189,7 +283,7 @@ def export_policy(src: str | Path, dst: str | Path) -> Path:
     """Copy a checkpoint without the optimizer state (about a third of the size): enough to
     play (``load_policy``, ``agents.policy.load_agent``), not to resume training."""
     src, dst = Path(src), Path(dst)
-    meta = read_metadata(src, check=True)
+    _, meta = load_policy(src)  # the weights must load (safely) before they are copied on
     meta["optimizer_stripped"] = True
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_name(dst.name + ".tmp.zip")

@@ -54,23 +54,37 @@ def load(path: str | Path):
     or made for another observation layout, action count or card set."""
     import torch
 
-    from agents.checkpoint import CheckpointError, _current_facts
+    from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, _short
+    from agents.policy_config import MAX_LAYER, MAX_LAYERS
 
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"distilled zoo file {path} does not exist")
-    try:
+    if path.stat().st_size > MAX_MEMBER_BYTES:
+        raise CheckpointError(f"{path}: {path.stat().st_size:,} bytes is too large for a distilled zoo file "
+                              f"(at most {MAX_MEMBER_BYTES:,})")
+    try:  # weights_only: tensors and plain containers, never code
         blob = torch.load(io.BytesIO(path.read_bytes()), map_location="cpu", weights_only=True)
         meta, sd = blob["meta"], blob["state_dict"]
     except Exception as exc:  # torch raises many kinds for damaged files
+        msg = " ".join(str(exc).split())[:300]
         raise CheckpointError(f"{path} is not a readable distilled zoo file (corrupt or truncated): "
-                              f"{type(exc).__name__}: {exc}") from None
+                              f"{type(exc).__name__}: {msg}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: format {meta.get('format') if isinstance(meta, dict) else None!r}, "
+        raise CheckpointError(f"{path}: format {_short(meta.get('format')) if isinstance(meta, dict) else None}, "
                               f"expected {FORMAT!r}")
+    hidden, styles = meta.get("hidden"), meta.get("styles")
+    if not (isinstance(hidden, (list, tuple)) and 0 < len(hidden) <= MAX_LAYERS
+            and all(isinstance(h, int) and not isinstance(h, bool) and 0 < h <= MAX_LAYER for h in hidden)):
+        raise CheckpointError(f"{path}: field 'hidden' is {_short(hidden)}; allowed: a list of 1..{MAX_LAYERS} "
+                              f"layer widths in 1..{MAX_LAYER}")
+    if not (isinstance(styles, (list, tuple)) and 0 < len(styles) <= 64 and all(isinstance(x, str) for x in styles)):
+        raise CheckpointError(f"{path}: field 'styles' is {_short(styles)}; allowed: a list of heuristic names")
+    if not isinstance(sd, dict):
+        raise CheckpointError(f"{path}: field 'state_dict' is not a mapping of tensors")
     now = _current_facts()
     if meta.get("game", "ripmarket") != now["game"]:
-        raise CheckpointError(f"{path} is a distilled zoo of game {meta.get('game')!r}, not {now['game']!r}")
+        raise CheckpointError(f"{path} is a distilled zoo of game {_short(meta.get('game'))}, not {now['game']!r}")
     for key in ("layout_digest", "num_actions", "card_digest"):
         if meta.get(key) != now[key]:
             raise CheckpointError(f"{path} was made for another {key.replace('_', ' ')} "
@@ -79,7 +93,7 @@ def load(path: str | Path):
     try:
         net.load_state_dict(sd)
     except Exception as exc:
-        raise CheckpointError(f"{path}: weights do not fit the network: {exc}") from None
+        raise CheckpointError(f"{path}: weights do not fit the network: {' '.join(str(exc).split())[:300]}") from None
     net.eval()
     return net, meta
 

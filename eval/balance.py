@@ -31,6 +31,7 @@ tournament. Outputs: ``balance.md``, ``balance.json`` (every figure) and PNG plo
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ripmarket_env.games.ripmarket.state import PH_GHOST, PH_GHOST_TARGET, PH_PLAY
+from ripmarket_env.games.ripmarket.events import GameLog
+from ripmarket_env.games.ripmarket.state import PH_ACQUIRE
 
 from eval.ratings import wilson_interval
 from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, run_tournament, validate
@@ -49,34 +51,66 @@ DEFAULT_GAMES = 240
 
 
 class PlayRecorder:
-    """Tournament observer (see ``run_tournament(observer=...)``) that notes the cards played."""
+    """Tournament observer (see ``run_tournament(observer=...)``) that reads every game's
+    event log (``Engine.events``, ``ripmarket_env.games.ripmarket.events.GameLog``).
+
+    The event log holds every decision of a step, the ones the engine takes alone inside
+    ``advance()`` (one legal option, marked ``forced``) included, so nothing is missed:
+    Living plays (``play`` events; a replacement is not a play), Shadow plays and whom they
+    haunt (``haunt``), Market acquisitions (``acquire_market``) and every resolved round
+    (card on the table, Shadow cards attached, HP lost). The only figure the log cannot
+    give is what the Market offered: ``before_step`` notes the Market when an agent makes
+    an acquisition decision; a forced acquisition offered either nothing (it took the
+    deck) or the one Market card it took.
+    """
 
     def __init__(self, eng):
         B, P = eng.batch_size, eng.num_players
-        r = eng.actions.ranges
-        self.card0, self.n_living = r["card"].start, len(r["card"])
-        self.shadow0, self.n_shadow = r["shadow"].start, len(r["shadow"])
-        self.target0 = r["target"].start
         self.P = P
         self.first_player = eng.state["first_player"].astype(np.int64).copy()
+        self.logs = [GameLog(eng, g) for g in range(B)]
         self.living = [[[] for _ in range(P)] for _ in range(B)]
         self.shadow = [[[] for _ in range(P)] for _ in range(B)]
         self.haunted = [[[] for _ in range(P)] for _ in range(B)]
+        self.offers: list[list[list]] = [[] for _ in range(B)]  # [seat, [designs offered], design taken or -1]
+        self.round_seats: list[list[list]] = [[] for _ in range(B)]  # [seat, card or -1, [shadows], HP lost]
+        self._market: list[tuple[int, list[int]] | None] = [None] * B
+        for g in range(B):  # what the reset did (decisions taken before the first real one)
+            self._take(g, eng.events(g))
 
     def before_step(self, eng, actor: np.ndarray, actions: np.ndarray) -> None:
         st = eng.state
-        phase = st["phase"]
-        for g in np.flatnonzero(actor >= 0):
-            a = int(actions[g])
-            p = int(actor[g])
-            ph = int(phase[g])
-            if ph == PH_PLAY and 0 <= a - self.card0 < self.n_living:
-                self.living[g][p].append(a - self.card0)
-            elif ph == PH_GHOST and 0 <= a - self.shadow0 < self.n_shadow:
-                self.shadow[g][p].append(a - self.shadow0)
-            elif ph == PH_GHOST_TARGET:
-                victim = (p + a - self.target0 + 1) % self.P
-                self.haunted[g][victim].append(int(st["pend_shadow"][g]))
+        for g in np.flatnonzero((actor >= 0) & (st["phase"] == PH_ACQUIRE)):
+            self._market[g] = (int(actor[g]), [int(d) for d in st["market"][g] if d >= 0])
+
+    def after_step(self, eng, actor: np.ndarray) -> None:
+        for g in np.flatnonzero(actor >= 0):  # a game not stepped keeps its last step's log
+            self._take(int(g), eng.events(int(g)))
+            self._market[g] = None
+
+    def _take(self, g: int, events) -> None:
+        for kind, item in self.logs[g].items(events):
+            if kind == "round":
+                for x in item.seats:
+                    if x["alive"] or x["died"]:  # a living player this round
+                        card = -1 if x["card"] is None else int(x["card"])
+                        self.round_seats[g].append([x["seat"], card, list(x["haunted_by"]), int(x["hp_lost"])])
+                continue
+            ev = item
+            k, q = ev.kind, ev.seat
+            if k == "play":
+                self.living[g][q].append(ev.a)
+            elif k == "haunt":
+                self.shadow[g][q].append(ev.b)
+                self.haunted[g][ev.a].append(ev.b)
+            elif k in ("acquire_market", "acquire_deck"):
+                took = ev.a if k == "acquire_market" else -1
+                seen = self._market[g]
+                if not ev.forced and seen is not None and seen[0] == q:
+                    self.offers[g].append([q, seen[1], took])
+                    self._market[g] = None
+                elif ev.forced and took >= 0:
+                    self.offers[g].append([q, [took], took])
 
     def game_record(self, eng, g: int) -> dict[str, Any]:
         return {
@@ -85,6 +119,8 @@ class PlayRecorder:
             "living_plays": self.living[g],
             "shadow_plays": self.shadow[g],
             "haunted": self.haunted[g],
+            "offers": self.offers[g],
+            "round_seats": self.round_seats[g],
         }
 
 
@@ -96,87 +132,172 @@ OBSERVER = "eval.balance:make_recorder"
 
 
 # ----------------------------------------------------------------------------- figures
-def _rate(k: float, n: float) -> dict[str, float | None]:
+#: A card enters the terminal's "largest differences" list only with at least this many
+#: player-games on each side of the comparison; the list is ranked by significance.
+MIN_SAMPLE = 30
+#: Two-sided p-value under which a difference is flagged as significant (here and in ``diff``).
+ALPHA = 0.05
+
+
+def _rate(k: float, n: float) -> dict[str, Any]:
     lo, hi = wilson_interval(k, n)
-    return {"wins": int(k), "n": int(n), "rate": (k / n) if n else None, "ci": [lo, hi]}
+    k = int(k) if float(k).is_integer() else round(float(k), 6)
+    return {"wins": k, "n": int(n), "rate": (k / n) if n else None, "ci": [lo, hi]}
+
+
+def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
+    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
+    if n1 <= 0 or n2 <= 0:
+        return None
+    pool = (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+    if se == 0:
+        return 1.0
+    z = (k1 / n1 - k2 / n2) / se
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def _compare(k1, n1, k2, n2) -> dict[str, Any]:
+    a, b = _rate(k1, n1), _rate(k2, n2)
+    delta = (a["rate"] - b["rate"]) if a["rate"] is not None and b["rate"] is not None else None
+    return {"with": a, "without": b, "delta": delta, "p": two_proportion_p(k1, n1, k2, n2)}
+
+
+def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None = None) -> dict[str, Any]:
+    """The per-card figures over the player-games selected by ``seats`` (G x P bool; all by default)."""
+    G = len(games)
+    DL, DS = cards.n_living, cards.n_shadow
+    sel = np.ones((G, P), dtype=bool) if seats is None else seats
+    win = np.array([g["winners"] for g in games], dtype=bool).reshape(G, P)
+    played = np.zeros((G, P, DL), dtype=np.int64)
+    shadow = np.zeros((G, P, DS), dtype=np.int64)
+    haunted = np.zeros((G, P, DS), dtype=np.int64)
+    offered = np.zeros(DL, dtype=np.int64)
+    taken = np.zeros(DL, dtype=np.int64)
+    # rounds of living players: [card on the table] and [haunted by] -> rounds, rounds with an HP loss
+    card_rounds = np.zeros((DL + 1, 2), dtype=np.int64)  # last row: no card on the table
+    shadow_rounds = np.zeros((DS, 2), dtype=np.int64)
+    all_rounds = np.zeros(2, dtype=np.int64)
+    for i, g in enumerate(games):
+        for p in range(P):
+            if not sel[i, p]:
+                continue
+            for d in g["living_plays"][p]:
+                played[i, p, d] += 1
+            for s_ in g["shadow_plays"][p]:
+                shadow[i, p, s_] += 1
+            for s_ in g["haunted"][p]:
+                haunted[i, p, s_] += 1
+        for q, seen, took in g.get("offers", ()):
+            if not sel[i, q]:
+                continue
+            for d in set(seen):
+                offered[d] += 1
+            if took >= 0:
+                taken[took] += 1
+        for q, card, by, lost in g.get("round_seats", ()):
+            if not sel[i, q]:
+                continue
+            hurt = int(lost > 0)
+            card_rounds[card if card >= 0 else DL] += (1, hurt)
+            all_rounds += (1, hurt)
+            for s_ in set(by):
+                shadow_rounds[s_] += (1, hurt)
+    n_sel = int(sel.sum())
+    w_sel = int((win & sel).sum())
+    total_living = int(played.sum())
+    total_shadow = int(shadow.sum())
+    living = []
+    for d in range(DL):
+        has = (played[:, :, d] > 0) & sel
+        w_in, n_in = int((win & has).sum()), int(has.sum())
+        c = _compare(w_in, n_in, w_sel - w_in, n_sel - n_in)
+        r_in, h_in = (int(x) for x in card_rounds[d])
+        dmg = _compare(h_in, r_in, int(all_rounds[1]) - h_in, int(all_rounds[0]) - r_in)
+        living.append({
+            "design": d,
+            "name": cards.living[d].name,
+            "plays": int(played[:, :, d].sum()),
+            "play_share": played[:, :, d].sum() / total_living if total_living else 0.0,
+            "player_games_played": n_in,
+            "played_rate": n_in / n_sel if n_sel else 0.0,
+            "win_played": c["with"],
+            "win_not_played": c["without"],
+            "win_delta": c["delta"],
+            "win_p": c["p"],
+            "market": {"offered": int(offered[d]), "taken": int(taken[d]),
+                       "take_rate": _rate(int(taken[d]), int(offered[d]))},
+            "damage": {"rounds": r_in, "hurt_played": dmg["with"], "hurt_other": dmg["without"],
+                       "delta": dmg["delta"], "p": dmg["p"]},
+        })
+    shadows = []
+    for s_ in range(DS):
+        hit = (haunted[:, :, s_] > 0) & sel
+        c = _compare(int((win & hit).sum()), int(hit.sum()), w_sel - int((win & hit).sum()), n_sel - int(hit.sum()))
+        r_in, h_in = (int(x) for x in shadow_rounds[s_])
+        dmg = _compare(h_in, r_in, int(all_rounds[1]) - h_in, int(all_rounds[0]) - r_in)
+        shadows.append({
+            "design": s_,
+            "name": cards.shadow[s_].name,
+            "plays": int(shadow[:, :, s_].sum()),
+            "play_share": shadow[:, :, s_].sum() / total_shadow if total_shadow else 0.0,
+            "haunted_player_games": int(hit.sum()),
+            "win_haunted": c["with"],
+            "win_not_haunted": c["without"],
+            "win_delta": c["delta"],
+            "win_p": c["p"],
+            "damage": {"rounds": r_in, "hurt_haunted": dmg["with"], "hurt_not_haunted": dmg["without"],
+                       "delta": dmg["delta"], "p": dmg["p"]},
+        })
+    return {"living_plays": total_living, "shadow_plays": total_shadow, "living": living, "shadow": shadows,
+            "player_rounds": int(all_rounds[0]), "player_rounds_hurt": int(all_rounds[1])}
 
 
 def analyze(games: Sequence[dict], players: int, cards) -> dict[str, Any]:
     """Every balance figure of one player count's games (records with the recorder's fields)."""
     P = int(players)
     G = len(games)
-    DL, DS = cards.n_living, cards.n_shadow
     win = np.array([g["winners"] for g in games], dtype=bool).reshape(G, P)
-    played = np.zeros((G, P, DL), dtype=np.int64)
-    shadow = np.zeros((G, P, DS), dtype=np.int64)
-    haunted = np.zeros((G, P, DS), dtype=np.int64)
-    for i, g in enumerate(games):
-        for p in range(P):
-            for d in g["living_plays"][p]:
-                played[i, p, d] += 1
-            for s in g["shadow_plays"][p]:
-                shadow[i, p, s] += 1
-            for s in g["haunted"][p]:
-                haunted[i, p, s] += 1
-    total_living = int(played.sum())
-    total_shadow = int(shadow.sum())
-    living = []
-    for d in range(DL):
-        has = played[:, :, d] > 0
-        w_in, n_in = int((win & has).sum()), int(has.sum())
-        w_out, n_out = int((win & ~has).sum()), int((~has).sum())
-        a, b = _rate(w_in, n_in), _rate(w_out, n_out)
-        living.append(
-            {
-                "design": d,
-                "name": cards.living[d].name,
-                "plays": int(played[:, :, d].sum()),
-                "play_share": played[:, :, d].sum() / total_living if total_living else 0.0,
-                "player_games_played": n_in,
-                "played_rate": n_in / (G * P) if G else 0.0,
-                "win_played": a,
-                "win_not_played": b,
-                "win_delta": (a["rate"] - b["rate"]) if a["rate"] is not None and b["rate"] is not None else None,
-            }
-        )
-    shadows = []
-    for s in range(DS):
-        hit = haunted[:, :, s] > 0
-        a = _rate(int((win & hit).sum()), int(hit.sum()))
-        b = _rate(int((win & ~hit).sum()), int((~hit).sum()))
-        shadows.append(
-            {
-                "design": s,
-                "name": cards.shadow[s].name,
-                "plays": int(shadow[:, :, s].sum()),
-                "play_share": shadow[:, :, s].sum() / total_shadow if total_shadow else 0.0,
-                "haunted_player_games": int(hit.sum()),
-                "win_haunted": a,
-                "win_not_haunted": b,
-                "win_delta": (a["rate"] - b["rate"]) if a["rate"] is not None and b["rate"] is not None else None,
-            }
-        )
+    n_win = win.sum(axis=1)
+    share = np.where(n_win[:, None] > 0, win / np.maximum(n_win, 1)[:, None], 0.0)  # a shared win counts 1/k
+    out = _card_tables(games, P, cards)
     fp = np.array([g["first_player"] for g in games], dtype=np.int64)
-    pos_wins = np.zeros(P, dtype=np.int64)
-    seat_wins = win.sum(axis=0).astype(np.int64)
+    pos_share = np.zeros(P)
     for i in range(G):
         for p in range(P):
-            if win[i, p]:
-                pos_wins[(p - fp[i]) % P] += 1
+            pos_share[(p - fp[i]) % P] += share[i, p]
+    seat_share = share.sum(axis=0)
     rounds = np.array([g["rounds"] for g in games], dtype=np.int64)
     swings = np.array([g["shadow_swings"] for g in games], dtype=np.int64)
     hist = {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))} if G else {}
+    by_agent = {}
+    if G and all("lineup" in g for g in games):
+        lineup = np.array([g["lineup"] for g in games], dtype=object).reshape(G, P)
+        for name in sorted({str(x) for x in lineup.ravel()}):
+            mine = lineup == name
+            t = _card_tables(games, P, cards, seats=mine)
+            by_agent[name] = {
+                "player_games": int(mine.sum()),
+                "win_share": _rate(float(share[mine].sum()), int(mine.sum())),
+                "living_plays": t["living_plays"],
+                "shadow_plays": t["shadow_plays"],
+                "living": [{k: c[k] for k in ("design", "name", "plays", "play_share", "win_played",
+                                               "win_not_played", "win_delta", "win_p", "market")}
+                           for c in t["living"]],
+            }
     return {
         "players": P,
         "games": G,
-        "games_with_winner": int(win.any(axis=1).sum()),
+        "games_with_winner": int((n_win > 0).sum()),
+        "games_single_winner": int((n_win == 1).sum()),
+        "games_shared_win": int((n_win > 1).sum()),
+        "games_no_winner": int((n_win == 0).sum()),
+        "share_no_single_winner": float((n_win != 1).mean()) if G else 0.0,
         "wins": int(win.sum()),
-        "living_plays": total_living,
-        "shadow_plays": total_shadow,
-        "living": living,
-        "shadow": shadows,
-        "position_win": [_rate(int(pos_wins[k]), G) for k in range(P)],
-        "seat_win": [_rate(int(seat_wins[k]), G) for k in range(P)],
+        **out,
+        "position_win": [_rate(float(pos_share[k]), G) for k in range(P)],
+        "seat_win": [_rate(float(seat_share[k]), G) for k in range(P)],
+        "by_agent": by_agent,
         "rounds": {
             "mean": float(rounds.mean()) if G else None,
             "median": float(np.median(rounds)) if G else None,
@@ -192,6 +313,16 @@ def analyze(games: Sequence[dict], players: int, cards) -> dict[str, Any]:
             "share_games_with_swing": float((swings > 0).mean()) if G else 0.0,
         },
     }
+
+
+def top_cards(f: dict[str, Any], k: int = 5, min_sample: int = MIN_SAMPLE) -> list[dict[str, Any]]:
+    """The ``k`` Living cards whose win-rate difference is most significant (smallest
+    p-value, then the larger difference), among cards with at least ``min_sample``
+    player-games both with and without the card."""
+    ok = [c for c in f["living"] if c["win_p"] is not None
+          and min(c["win_played"]["n"], c["win_not_played"]["n"]) >= min_sample]
+    ok.sort(key=lambda c: (c["win_p"], -abs(c["win_delta"] or 0.0)))
+    return ok[:k]
 
 
 # ----------------------------------------------------------------------------- run
@@ -217,27 +348,31 @@ def run_balance(
     out: str | Path | None = None,
     progress: bool = True,
     chunk_sets: int | None = None,
+    cards: str | Path | None = None,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games at every player count and return (and write to ``out``) the figures.
 
     ``chunk_sets`` defaults to a batch small enough that two workers share the work of a
-    few hundred games.
+    few hundred games. ``cards``: a card file to play with instead of the packaged one
+    (``CardDataError`` if it is malformed).
     """
-    from ripmarket_env.games.ripmarket.cards.loader import default_cards
+    from ripmarket_env.games.ripmarket.cards.loader import default_cards, load_cards
 
     names = validate_balance(agent_names, players, games)
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    cards = default_cards()
+    card_file = str(Path(cards).resolve()) if cards is not None else None
+    db = load_cards(card_file) if card_file is not None else default_cards()
     t0 = time.perf_counter()
     per = []
     for P in players:
         cs = chunk_sets or max(1, min(16, -(-int(games) // (int(P) * 4))))
         res = run_tournament(
             names, int(P), int(games), int(seed), workers=workers, progress=progress,
-            chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players",
+            chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players", ray_address=ray_address, cards=card_file,
         )
-        fig = analyze(res.games, int(P), cards)
+        fig = analyze(res.games, int(P), db)
         fig["elapsed"] = res.elapsed
         per.append(fig)
     result = {
@@ -247,7 +382,8 @@ def run_balance(
             "games_requested": int(games),
             "seed": int(seed),
             "workers": workers,
-            "cards": "packaged cards.json",
+            "cards": card_file or "packaged cards.json",
+            "cards_digest": db.digest,
         },
         "elapsed": time.perf_counter() - t0,
         "by_players": per,
@@ -285,6 +421,17 @@ def _delta(x) -> str:
     return "—" if x is None else f"{100 * x:+.1f} pts"
 
 
+def _p(p: float) -> str:
+    return "p<0.0001" if p < 1e-4 else f"p={p:.2g}"
+
+
+def _sig(x, p) -> str:
+    if x is None or p is None:
+        return "—"
+    text = f"{100 * x:+.1f} pts ({_p(p)})"
+    return f"**{text}**" if p < ALPHA else text
+
+
 def markdown(result: dict[str, Any]) -> str:
     s = result["settings"]
     L = [
@@ -295,21 +442,27 @@ def markdown(result: dict[str, Any]) -> str:
         "(rounded up to whole duplicate sets)",
         f"- seed: {s['seed']}; cards: {s['cards']}; run time: {result['elapsed']:.1f} s",
         "",
-        "A win is a seat among the winners (co-winners included); intervals are Wilson 95%. "
-        "A card's win-rate difference compares players who played it at least once in a game with "
-        "players who did not; it measures association, not cause (strong players and long games play more cards).",
+        "A card's win rate counts a player as a winner when among the winners (co-winners included); the seat "
+        "and turn-position charts count a shared win as 1/k for each of k co-winners, so they sum to 100% of the "
+        "games with a winner. Intervals are Wilson 95%; p is the two-sided two-proportion z-test, and a difference "
+        f"with p < {ALPHA} is marked **bold**. A card's win-rate difference compares players who played it at least "
+        "once in a game with players who did not; it measures association, not cause (strong players and long games "
+        "play more cards). Every figure is read from the engine's event log, which includes the decisions the engine "
+        "takes alone (one legal option).",
         "",
         "## Overview",
         "",
-        "| players | games | mean rounds | median | min–max | Ghost swings per round | games with a swing | First Player win rate | fair share |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| players | games | mean rounds | median | min–max | Ghost swings per round | games with a swing | "
+        "no single winner (shared / none) | First Player win share | fair share |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in result["by_players"]:
         r, gs = f["rounds"], f["ghost_swings"]
         L.append(
             f"| {f['players']} | {f['games']} | {r['mean']:.2f} | {r['median']:.0f} | {r['min']}–{r['max']} | "
-            f"{gs['per_round']:.3f} | {_pct(gs['share_games_with_swing'])} | {_ci(f['position_win'][0])} | "
-            f"{_pct(1 / f['players'])} |"
+            f"{gs['per_round']:.3f} | {_pct(gs['share_games_with_swing'])} | "
+            f"{_pct(f['share_no_single_winner'])} ({f['games_shared_win']} / {f['games_no_winner']}) | "
+            f"{_ci(f['position_win'][0])} | {_pct(1 / f['players'])} |"
         )
     L += [
         "",
@@ -326,9 +479,13 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             f"{f['games']} games, {f['living_plays']} Living plays, {f['shadow_plays']} Shadow plays.",
             "",
-            "### Win rate by turn position in the first round (0 = First Player)",
+            f"{f['games_single_winner']} games with a single winner, {f['games_shared_win']} shared, "
+            f"{f['games_no_winner']} without a winner; in {f['player_rounds']} player-rounds of living players, "
+            f"{_pct(f['player_rounds_hurt'] / f['player_rounds'] if f['player_rounds'] else None)} lost HP.",
             "",
-            "| position | win rate [95% CI] |",
+            "### Win share by turn position in the first round (0 = First Player; shared wins count 1/k)",
+            "",
+            "| position | win share [95% CI] |",
             "|---|---|",
         ]
         L += [f"| {k} | {_ci(w)} |" for k, w in enumerate(f["position_win"])]
@@ -336,26 +493,59 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             "### Living cards",
             "",
-            "| card | plays | share of plays | played in % of player-games | win rate when played | win rate when not | difference |",
-            "|---|---|---|---|---|---|---|",
+            "Taken from the Market: how often an acquisition took the card when the Market offered it. "
+            "Hurt: the share of rounds in which a living player with this card on the table lost HP, against "
+            "the living players with another card (or none).",
+            "",
+            "| card | plays | share of plays | played in % of player-games | win rate when played | win rate when not "
+            "| difference (p) | taken from the Market when offered | hurt with it | hurt otherwise | difference (p) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for c in sorted(f["living"], key=lambda c: -c["plays"]):
+            m, d = c["market"], c["damage"]
             L.append(
                 f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {_pct(c['played_rate'])} | "
-                f"{_ci(c['win_played'])} | {_ci(c['win_not_played'])} | {_delta(c['win_delta'])} |"
+                f"{_ci(c['win_played'])} | {_ci(c['win_not_played'])} | {_sig(c['win_delta'], c['win_p'])} | "
+                f"{_ci(m['take_rate'])} of {m['offered']} | {_ci(d['hurt_played'])} | {_ci(d['hurt_other'])} | "
+                f"{_sig(d['delta'], d['p'])} |"
             )
         L += [
             "",
             "### Shadow cards",
             "",
-            "| card | plays | share of plays | win rate of haunted players | of the others | difference |",
-            "|---|---|---|---|---|---|",
+            "Hurt: the share of rounds in which a living player haunted by the card lost HP, against the "
+            "living players it did not haunt.",
+            "",
+            "| card | plays | share of plays | haunted player-games | win rate of haunted players | of the others "
+            "| difference (p) | hurt when haunted | hurt otherwise | difference (p) |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for c in sorted(f["shadow"], key=lambda c: -c["plays"]):
+            d = c["damage"]
             L.append(
-                f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {_ci(c['win_haunted'])} | "
-                f"{_ci(c['win_not_haunted'])} | {_delta(c['win_delta'])} |"
+                f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {c['haunted_player_games']} | "
+                f"{_ci(c['win_haunted'])} | {_ci(c['win_not_haunted'])} | {_sig(c['win_delta'], c['win_p'])} | "
+                f"{_ci(d['hurt_haunted'])} | {_ci(d['hurt_not_haunted'])} | {_sig(d['delta'], d['p'])} |"
             )
+        if f.get("by_agent"):
+            L += [
+                "",
+                "### By agent style",
+                "",
+                f"Each agent's own player-games; its top cards by significance (at least {MIN_SAMPLE} "
+                "player-games with and without the card).",
+                "",
+                "| agent | player-games | win share | most played | most significant win-rate differences |",
+                "|---|---|---|---|---|",
+            ]
+            for name, a in f["by_agent"].items():
+                most = max(a["living"], key=lambda c: c["plays"]) if a["living"] else None
+                top = top_cards({"living": a["living"]}, 3)
+                L.append(
+                    f"| {name} | {a['player_games']} | {_ci(a['win_share'])} | "
+                    f"{most['name'] + ' (' + _pct(most['play_share']) + ')' if most and most['plays'] else '—'} | "
+                    f"{'; '.join(c['name'] + ' ' + _sig(c['win_delta'], c['win_p']) for c in top) or '—'} |"
+                )
         L += ["", f"![cards, {P} players](cards_{P}p.png)", ""]
     return "\n".join(L) + "\n"
 
@@ -411,8 +601,9 @@ def _plots(result: dict[str, Any], out: Path) -> list[Path]:
         ax.bar(x, rate, width, yerr=[rate - lo, hi - rate], capsize=2, label=f"{P} players")
         ax.hlines(1 / P, x[0] - width / 2, x[-1] + width / 2, colors=f"C{i}", linestyles="dotted")
     ax.set_xlabel("turn position in the first round (0 = First Player)")
-    ax.set_ylabel("win rate (dotted: 1 / players)")
-    ax.set_title("Seat advantage")
+    ax.set_ylabel("win share, shared wins as 1/k (dotted: 1 / players)")
+    ax.set_title("Seat advantage (no single winner: " + ", ".join(
+        f"{f['players']}p {100 * f['share_no_single_winner']:.0f}%" for f in per) + ")")
     ax.legend()
     fig.tight_layout()
     p = out / "seat_position.png"
@@ -454,26 +645,165 @@ def _plots(result: dict[str, Any], out: Path) -> list[Path]:
 
 
 def print_summary(result: dict[str, Any], console=None) -> None:
-    """The overview as a rich table, and the cards with the largest win-rate differences."""
+    """The overview as a rich table, and per player count the cards with the most
+    significant win-rate differences (at least ``MIN_SAMPLE`` player-games each side)."""
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     t = Table(title="Balance overview")
-    for col in ("players", "games", "mean rounds", "Ghost swings/round", "First Player win rate", "1/players"):
+    for col in ("players", "games", "mean rounds", "Ghost swings/round", "no single winner",
+                "First Player win share", "1/players"):
         t.add_column(col, justify="right")
     for f in result["by_players"]:
         t.add_row(
             str(f["players"]), str(f["games"]), f"{f['rounds']['mean']:.2f}",
-            f"{f['ghost_swings']['per_round']:.3f}", _ci(f["position_win"][0]), _pct(1 / f["players"]),
+            f"{f['ghost_swings']['per_round']:.3f}", _pct(f["share_no_single_winner"]),
+            _ci(f["position_win"][0]), _pct(1 / f["players"]),
         )
     console.print(t)
     for f in result["by_players"]:
-        cards = [c for c in f["living"] if c["win_delta"] is not None]
-        cards.sort(key=lambda c: -abs(c["win_delta"]))
-        t = Table(title=f"{f['players']} players: Living cards with the largest win-rate differences")
-        for col in ("card", "plays", "win when played", "win when not", "difference"):
+        cards = top_cards(f)
+        t = Table(title=f"{f['players']} players: Living cards ranked by significance of the win-rate difference "
+                        f"(cards with at least {MIN_SAMPLE} player-games with and without)")
+        for col in ("card", "plays", "win when played", "win when not", "difference", "p"):
             t.add_column(col, justify="right" if col != "card" else "left")
-        for c in cards[:5]:
-            t.add_row(c["name"], str(c["plays"]), _ci(c["win_played"]), _ci(c["win_not_played"]), _delta(c["win_delta"]))
+        for c in cards:
+            t.add_row(c["name"], str(c["plays"]), _ci(c["win_played"]), _ci(c["win_not_played"]),
+                      _delta(c["win_delta"]), _p(c["win_p"]) + (" *" if c["win_p"] < ALPHA else ""))
+        if not cards:
+            t.add_row("(no card has enough games yet)", "", "", "", "", "")
+        console.print(t)
+
+
+# ----------------------------------------------------------------------------- diff
+def load_result(path: str | Path) -> dict[str, Any]:
+    """A ``balance.json`` (or the directory holding it); ``ValueError`` naming the problem."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "balance.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file; give a balance.json written by `ripmarket balance`") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("by_players"), list) or not data["by_players"]:
+        raise ValueError(f"{path}: not a balance report (expected an object with a non-empty 'by_players' list)")
+    for f in data["by_players"]:
+        if not isinstance(f, dict) or not {"players", "living", "shadow", "living_plays"} <= set(f):
+            raise ValueError(f"{path}: a 'by_players' entry lacks players/living/shadow/living_plays")
+        if "market" not in (f["living"][0] if f["living"] else {}):
+            raise ValueError(f"{path}: written by an older `ripmarket balance`; run it again to compare")
+    return data
+
+
+def _change(a: dict, b: dict) -> dict[str, Any]:
+    """A rate of run A against the same rate of run B (``_rate`` dicts)."""
+    p = two_proportion_p(a["wins"], a["n"], b["wins"], b["n"])
+    d = (b["rate"] - a["rate"]) if a["rate"] is not None and b["rate"] is not None else None
+    return {"a": a, "b": b, "change": d, "p": p, "significant": p is not None and p < ALPHA}
+
+
+def diff_results(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Compare two balance runs card by card (cards matched by name, player counts by value).
+
+    Per card and player count: the play share, the win rate when played (Living) or of
+    the haunted players (Shadow) and, for Living cards, the Market take rate, each as
+    A, B, the change B - A and the two-proportion p-value; ``significant`` when p < ALPHA.
+    """
+    fa = {f["players"]: f for f in a["by_players"]}
+    fb = {f["players"]: f for f in b["by_players"]}
+    common = sorted(set(fa) & set(fb))
+    if not common:
+        raise ValueError(f"the runs share no player count (A: {sorted(fa)}, B: {sorted(fb)})")
+    out = []
+    for P in common:
+        A, B = fa[P], fb[P]
+        row = {"players": P, "games": [A["games"], B["games"]], "living": [], "shadow": []}
+        for deck, win_key in (("living", "win_played"), ("shadow", "win_haunted")):
+            ca = {c["name"]: c for c in A[deck]}
+            cb = {c["name"]: c for c in B[deck]}
+            total = (A[f"{deck}_plays"], B[f"{deck}_plays"])
+            for name in list(ca) + [n for n in cb if n not in ca]:
+                x, y = ca.get(name), cb.get(name)
+                entry = {"name": name, "only_in": None if x and y else ("A" if x else "B")}
+                if x and y:
+                    entry["play_share"] = _change(_rate(x["plays"], total[0]), _rate(y["plays"], total[1]))
+                    entry["win"] = _change(x[win_key], y[win_key])
+                    if deck == "living":
+                        entry["market"] = _change(x["market"]["take_rate"], y["market"]["take_rate"])
+                    entry["significant"] = any(
+                        entry[k]["significant"] for k in ("play_share", "win", "market") if k in entry)
+                row[deck].append(entry)
+        out.append(row)
+    return {"a": a.get("settings", {}), "b": b.get("settings", {}), "by_players": out, "alpha": ALPHA}
+
+
+def _chg(c: dict) -> str:
+    if c["change"] is None:
+        return "—"
+    text = f"{100 * c['change']:+.1f} pts ({_p(c['p'])})"
+    return f"**{text}**" if c["significant"] else text
+
+
+def diff_markdown(d: dict[str, Any], names: tuple[str, str] = ("A", "B")) -> str:
+    L = [
+        "# Balance comparison",
+        "",
+        f"- A: {names[0]} (cards: {d['a'].get('cards', '?')}, seed {d['a'].get('seed', '?')})",
+        f"- B: {names[1]} (cards: {d['b'].get('cards', '?')}, seed {d['b'].get('seed', '?')})",
+        "",
+        f"Changes are B − A with the two-sided two-proportion z-test; **bold** when p < {d['alpha']}. "
+        "Intervals are Wilson 95%. With many cards compared, about 1 in 20 unchanged cards is flagged by chance.",
+        "",
+    ]
+    for row in d["by_players"]:
+        L += [f"## {row['players']} players ({row['games'][0]} vs {row['games'][1]} games)", "",
+              "### Living cards", "",
+              "| card | play share A → B | win rate when played A | B | change | taken from the Market A | B | change |",
+              "|---|---|---|---|---|---|---|---|"]
+        for c in row["living"]:
+            if c["only_in"]:
+                L.append(f"| {c['name']} | only in {c['only_in']} | | | | | | |")
+                continue
+            s, w, m = c["play_share"], c["win"], c["market"]
+            L.append(f"| {'⚑ ' if c['significant'] else ''}{c['name']} | {_pct(s['a']['rate'])} → {_pct(s['b']['rate'])} "
+                     f"{_chg(s)} | {_ci(w['a'])} | {_ci(w['b'])} | {_chg(w)} | {_ci(m['a'])} | {_ci(m['b'])} | {_chg(m)} |")
+        L += ["", "### Shadow cards", "",
+              "| card | play share A → B | win rate of haunted players A | B | change |", "|---|---|---|---|---|"]
+        for c in row["shadow"]:
+            if c["only_in"]:
+                L.append(f"| {c['name']} | only in {c['only_in']} | | | |")
+                continue
+            s, w = c["play_share"], c["win"]
+            L.append(f"| {'⚑ ' if c['significant'] else ''}{c['name']} | {_pct(s['a']['rate'])} → {_pct(s['b']['rate'])} "
+                     f"{_chg(s)} | {_ci(w['a'])} | {_ci(w['b'])} | {_chg(w)} |")
+        L.append("")
+    return "\n".join(L) + "\n"
+
+
+def print_diff(d: dict[str, Any], console=None) -> None:
+    """The significant changes per player count as rich tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    for row in d["by_players"]:
+        t = Table(title=f"{row['players']} players: significant changes B − A (p < {d['alpha']})")
+        for col in ("card", "what", "A", "B", "change", "p"):
+            t.add_column(col, justify="left" if col in ("card", "what") else "right")
+        n = 0
+        for deck in ("living", "shadow"):
+            for c in row[deck]:
+                for key, what in (("play_share", "share of plays"), ("win", "win rate" if deck == "living" else
+                                  "win rate of the haunted"), ("market", "taken from the Market")):
+                    x = c.get(key)
+                    if x and x["significant"]:
+                        t.add_row(c["name"], what, _ci(x["a"]), _ci(x["b"]), _delta(x["change"]), _p(x["p"]))
+                        n += 1
+        if not n:
+            t.add_row("(no significant change)", "", "", "", "", "")
         console.print(t)

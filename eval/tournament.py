@@ -18,14 +18,15 @@ Design (every choice below is fixed by the tournament seed, never by the worker 
   i.e. each agent fills ``1/len(agents)`` of the seats, and rotation spreads those seats
   over every position.
 * **Batched play.** Duplicate sets are grouped into fixed-size *chunks*
-  (``chunk_sets`` sets, default 16). A chunk is played as one ``Engine`` batch: at every
+  (``chunk_sets`` sets, default 16). A chunk is played as one arena table
+  (``eval.arena.play``, one ``Engine`` batch): at every
   step the games waiting on a seat held by agent ``A`` are handed to ``A.act_batch`` in one
   call (one call per agent per step). Each chunk builds its own agent instances, one per
   agent name, seeded from ``(seed, chunk, agent)``; an instance serves every seat its name
   holds in the chunk (agents see only the acting seat's observation and mask, so sharing
   is safe for stateless agents, which the Agent protocol describes).
 * **Workers.** Chunks are spread over ``workers`` processes (default ``os.cpu_count()``,
-  start method ``spawn``); ``workers=1`` plays in the calling process. Because chunks,
+  start method ``spawn``; ``eval.arena.run_pool``); ``workers=1`` plays in the calling process. Because chunks,
   deal seeds and agent seeds depend only on the tournament seed and ``chunk_sets``, the
   games and every figure are the same whatever the worker count.
 
@@ -54,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ripmarket_env.games.ripmarket.outcome import finishing_order  # noqa: F401  (R-11.2: the game's own)
 
 DEFAULT_CHUNK_SETS = 16
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
@@ -104,34 +107,7 @@ def rotate(lineup: np.ndarray, r: int) -> np.ndarray:
     return np.roll(np.asarray(lineup), r)
 
 
-# ----------------------------------------------------------------------------- finishing order
-def finishing_order(elim: np.ndarray, winners: np.ndarray) -> tuple[list[list[int]], list[int], list[float]]:
-    """``(order, place, placement)`` of one finished game (see the module docstring)."""
-    P = len(winners)
-    big = np.iinfo(np.int64).max
-    key = np.array([big if winners[p] else int(elim[p]) for p in range(P)], dtype=np.int64)
-    levels = sorted(set(key.tolist()), reverse=True)
-    order = [[p for p in range(P) if key[p] == lv] for lv in levels]
-    place = [0] * P
-    placement = [0.0] * P
-    ahead = 0
-    for group in order:
-        for p in group:
-            place[p] = ahead + 1
-            placement[p] = ahead + (len(group) + 1) / 2.0
-        ahead += len(group)
-    return order, place, placement
-
-
 # ----------------------------------------------------------------------------- playing a chunk
-_PROGRESS_QUEUE = None
-
-
-def _init_worker(queue) -> None:  # pragma: no cover - runs in worker processes
-    global _PROGRESS_QUEUE
-    _PROGRESS_QUEUE = queue
-
-
 def import_agent_modules(modules: Sequence[str]) -> None:
     """Import modules that register extra agents (plugins outside the ``agents`` package)."""
     import importlib
@@ -147,24 +123,53 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None):
+    """The agent; with a card database (``--cards``) it is told the cards when it takes
+    them (the heuristics and search do; random and the trained networks do not)."""
+    if cards is not None:
+        try:
+            return agent_registry().make_seeded(name, seed, cards=cards, **(kwargs or {}))
+        except TypeError:
+            pass
     return agent_registry().make_seeded(name, seed, **(kwargs or {}))
 
 
+class _ObserverHook:
+    """A tournament observer (``factory(engine)`` with ``before_step``/``game_record``,
+    see ``run_tournament``) as an arena observer."""
+
+    def __init__(self, factory):
+        self.factory = factory
+        self.inner = None
+
+    def on_start(self, engine) -> None:
+        self.inner = self.factory(engine)
+
+    def on_round(self, rnd) -> None:
+        self.inner.before_step(rnd.engine, rnd.actor, rnd.actions)
+
+    def after_round(self, rnd) -> None:
+        if hasattr(self.inner, "after_step"):
+            self.inner.after_step(rnd.engine, rnd.actor)
+
+    def on_end(self, result) -> None:
+        pass
+
+
 def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
-    """Play the duplicate sets of one chunk as one Engine batch; return the game records.
+    """Play the duplicate sets of one chunk as one arena table; return the game records.
 
     ``task``: ``chunk`` index, ``sets`` (set indices), ``lineups`` (base lineups, agent
     indices), ``deal_seeds``, ``agent_names``, ``players``, ``seed``, ``rules`` (extra
     RulesConfig fields). ``report(n)`` is called with the number of newly finished games.
     """
-    from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig
+    from functools import partial
+
+    from eval import arena
+    from ripmarket_env.games.ripmarket import SPEC, RulesConfig
 
     import_agent_modules(task.get("agent_modules") or ())
     observer_factory = _resolve(task["observer"]) if task.get("observer") else None
-    if report is None and _PROGRESS_QUEUE is not None:
-        queue = _PROGRESS_QUEUE
-        report = queue.put
     names = list(task["agent_names"])
     P = int(task["players"])
     sets = list(task["sets"])
@@ -181,58 +186,24 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             seeds.append(int(deals[k]))
             meta.append((int(s), r))
     rules = RulesConfig(num_players=P, **dict(task.get("rules") or {}))
-    eng = Engine(rules, batch_size=B)
-    eng.reset(seeds)
-    extra = task.get("agent_kwargs") or {}
-    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n)) for i, n in enumerate(names)]
-    observer = observer_factory(eng) if observer_factory is not None else None
-    rows = np.arange(B)
-    steps = np.zeros(B, dtype=np.int64)
-    done_before = 0
-    max_steps = 200_000
-    for _ in range(max_steps):
-        done = eng.terminated
-        n_done = int(done.sum())
-        if report is not None and n_done > done_before:
-            report(n_done - done_before)
-        done_before = n_done
-        if n_done == B:
-            break
-        actor = eng.current_player()
-        live = actor >= 0
-        who = np.where(live, lineup[rows, np.maximum(actor, 0)], -1)
-        obs = eng.observe()
-        mask = eng.legal_mask()
-        actions = np.full(B, -1, dtype=np.int64)
-        for a in np.unique(who[live]):
-            sel = np.flatnonzero(who == a)
-            out = np.asarray(pool[a].act_batch(obs[sel], mask[sel])).reshape(-1)
-            if out.shape != sel.shape:
-                raise RuntimeError(
-                    f"agent {names[a]!r} returned {out.shape[0]} actions for {sel.size} games"
-                )
-            actions[sel] = out
-        steps += live
-        if observer is not None:
-            observer.before_step(eng, actor, actions)
-        try:
-            eng.step(actions)
-        except IllegalActionError as exc:
-            g = exc.game
-            raise RuntimeError(
-                f"agent {names[who[g]]!r} chose an illegal action (set {meta[g][0]}, rotation {meta[g][1]}): {exc}"
-            ) from None
-    else:  # pragma: no cover - the engine guarantees termination (R-9.3)
-        raise RuntimeError(f"chunk {task['chunk']} did not finish within {max_steps} steps")
+    cards = None
+    if task.get("cards"):
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
-    st = eng.state
-    rewards = np.asarray(eng.rewards(), dtype=np.float64)
+        cards = load_cards(task["cards"])
+    extra = task.get("agent_kwargs") or {}
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards)
+            for i, n in enumerate(names)]
+    hook = _ObserverHook(observer_factory) if observer_factory is not None else None
+    res = arena.play(SPEC, rules, seeds, lineup, pool, decide=partial(arena.act_each, names=names),
+                     observers=[hook] if hook else [], report=report, names=names,
+                     where=lambda g: f"set {meta[g][0]}, rotation {meta[g][1]}",
+                     engine_kwargs={"cards": cards} if cards is not None else None)
+    st = res.engine.state
     records = []
     for g in range(B):
         s, r = meta[g]
-        elim = st["elim"][g, :P]
-        win = st["winners"][g, :P].astype(bool)
-        order, place, placement = finishing_order(elim, win)
+        order, placement = arena.order_of(res.places[g])
         records.append(
             {
                 "game": s * P + r,
@@ -241,16 +212,16 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
                 "seed": seeds[g],
                 "lineup": [names[i] for i in lineup[g]],
                 "order": order,
-                "place": place,
+                "place": [int(x) for x in res.places[g]],
                 "placement": placement,
-                "winners": [bool(x) for x in win],
+                "winners": [bool(x) for x in res.winners[g]],
                 "rounds": int(st["round_num"][g]),
-                "steps": int(steps[g]),
-                "rewards": [round(float(x), 6) for x in rewards[g]],
+                "steps": int(res.steps[g]),
+                "rewards": [round(float(x), 6) for x in np.asarray(res.rewards[g], dtype=np.float64)],
             }
         )
-        if observer is not None:
-            records[-1].update(observer.game_record(eng, g))
+        if hook is not None:
+            records[-1].update(hook.inner.game_record(res.engine, g))
     return records
 
 
@@ -297,6 +268,8 @@ def run_tournament(
     observer: str | None = None,
     label: str = "tournament",
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
+    cards: str | Path | None = None,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -305,11 +278,15 @@ def run_tournament(
     ``RulesConfig`` fields. ``agent_modules``: modules imported (here and in every worker)
     before the agents are looked up, for agents registered outside the ``agents`` package.
     ``observer``: ``"module:factory"``; in every chunk ``factory(engine)`` returns an object
-    whose ``before_step(engine, actor, actions)`` sees every step before it is applied and
-    whose ``game_record(engine, game)`` returns extra fields for that game's record (the
+    whose ``before_step(engine, actor, actions)`` sees every step before it is applied,
+    whose optional ``after_step(engine, actor)`` sees it applied (``engine.events(g)`` of
+    the games stepped) and whose ``game_record(engine, game)`` returns extra fields for that game's record (the
     balance analysis records the cards played this way). ``label``: the progress bar text.
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
-    ``{"search": {"budget": 64}}``), recorded in the settings.
+    ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file
+    (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
+    ``ray_address``: play the chunks as Ray tasks instead of local worker processes
+    (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
     """
     from eval.ratings import summarize
 
@@ -324,6 +301,12 @@ def run_tournament(
     from ripmarket_env.games.ripmarket import RulesConfig
 
     RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
+    cards_digest = None
+    if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = str(Path(cards).resolve())
+        cards_digest = load_cards(cards).digest
     if int(chunk_sets) < 1:
         raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")
     stray = sorted(set(agent_kwargs or {}) - set(names))
@@ -351,6 +334,7 @@ def run_tournament(
                 "agent_modules": agent_modules,
                 "observer": observer,
                 "agent_kwargs": dict(agent_kwargs or {}),
+                "cards": cards,
             }
         )
     workers = min(workers, len(tasks))
@@ -367,15 +351,21 @@ def run_tournament(
         "rules": dict(rules or {}),
         "agent_modules": agent_modules,
     }
+    if cards is not None:
+        settings["cards"] = {"file": cards, "digest": cards_digest}
     if agent_kwargs:
         settings["agent_kwargs"] = {k: dict(v) for k, v in agent_kwargs.items()}
     t0 = time.perf_counter()
-    with _Progress(total, progress, f"{label} ({workers} worker{'s' if workers > 1 else ''})") as bar:
-        if workers == 1:
-            results = [play_chunk(t, report=bar.advance) for t in tasks]
-        else:
-            _warm_up(players, rules)
-            results = _run_parallel(tasks, workers, bar, start_method)
+    from eval import arena
+    from ripmarket_env.games.ripmarket import SPEC
+
+    results = arena.run_pool(play_chunk, tasks, workers, total=total, progress=progress,
+                             label=f"{label} ({workers} worker{'s' if workers > 1 else ''})",
+                             start_method=start_method,
+                             warm=lambda: arena.warm_up(SPEC, RulesConfig(num_players=players, **dict(rules or {}))),
+                             ray_address=ray_address)
+    if ray_address:
+        settings["backend"] = "ray"
     elapsed = time.perf_counter() - t0
     records = sorted((g for chunk in results for g in chunk), key=lambda g: g["game"])
     result = TournamentResult(settings=settings, games=records, elapsed=elapsed)
@@ -386,87 +376,3 @@ def run_tournament(
         result.out = Path(out)
         write_report(result, result.out)
     return result
-
-
-def _warm_up(players: int, rules: dict[str, Any] | None) -> None:
-    """Compile (or load) the engine kernels once here, so that a stale on-disk numba cache
-    is rebuilt by this process instead of by every worker at the same time."""
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-    eng = Engine(RulesConfig(num_players=players, **dict(rules or {})), batch_size=1)
-    eng.reset([0])
-    eng.observe()
-    eng.step([int(np.flatnonzero(eng.legal_mask()[0])[0])])
-
-
-def _run_parallel(tasks, workers: int, bar: "_Progress", start_method: str):
-    import multiprocessing as mp
-    import queue as queue_mod
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = mp.get_context(start_method)
-    q = ctx.Queue()
-    results: list[Any] = [None] * len(tasks)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(q,)) as ex:
-        futures = {ex.submit(play_chunk, t): i for i, t in enumerate(tasks)}
-        pending = set(futures)
-        while pending:
-            try:
-                bar.advance(q.get(timeout=0.2))
-                continue
-            except queue_mod.Empty:
-                pass
-            for f in [f for f in pending if f.done()]:
-                pending.discard(f)
-                results[futures[f]] = f.result()  # re-raises a worker's error
-        while True:
-            try:
-                bar.advance(q.get_nowait())
-            except queue_mod.Empty:
-                break
-    return results
-
-
-class _Progress:
-    """A rich progress bar with ETA (or nothing when ``enabled`` is false)."""
-
-    def __init__(self, total: int, enabled: bool, label: str):
-        self.total = total
-        self.enabled = enabled
-        self.label = label
-        self._p = None
-        self._task = None
-
-    def __enter__(self) -> "_Progress":
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=False,
-            )
-            self._p.__enter__()
-            self._task = self._p.add_task(self.label, total=self.total)
-        return self
-
-    def advance(self, n: int) -> None:
-        if self._p is not None:
-            self._p.advance(self._task, int(n))
-
-    def __exit__(self, *exc) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)

@@ -6,6 +6,7 @@ card games (R.I.P. Market first).
   for the raw env).
 * ``ripmarket_env.env(num_players=4, ...)`` / ``raw_env`` stay R.I.P. Market's AEC env
   (``ripmarket_v0``).
+* ``ripmarket_env.rllib_env(game_id)`` is a game's RLlib ``MultiAgentEnv`` class.
 * Importing the package registers every game's Gymnasium ids (``RipMarket-v0``, ...).
 
 Everything else is imported on first use, so ``import ripmarket_env`` stays light.
@@ -17,7 +18,7 @@ from ripmarket_env.core.jitcache import configure as _configure_jit_cache
 
 _configure_jit_cache()
 
-__all__ = ["__version__", "env", "games", "make", "raw_env", "replay"]
+__all__ = ["__version__", "env", "games", "make", "raw_env", "replay", "rllib_env"]
 
 
 def games() -> list[str]:
@@ -39,13 +40,23 @@ def make(game_id: str, num_players: int | None = None, render_mode: str | None =
     return e if raw else wrapped(e)
 
 
-def replay(path, cards=None, on_line=None):
+def rllib_env(game_id: str = "ripmarket") -> type:
+    """The RLlib ``MultiAgentEnv`` class of a registered game (``ripmarket_env.envs.rllib``;
+    needs ``ray[rllib]``, the ``ecosystem`` extra): ``PPOConfig().environment(rllib_env(),
+    env_config={"num_players": 4})``."""
+    from ripmarket_env.envs.rllib import multi_agent_env_class
+    from ripmarket_env.games import get
+
+    return multi_agent_env_class(get(game_id))
+
+
+def replay(path, cards=None, on_line=None, notes=None):
     """Re-play and verify a game record of any registered game (``ripmarket_env.envs.record.replay``);
     returns the one-game engine at the record's end."""
     from ripmarket_env.envs.record import replay as _replay
     from ripmarket_env.games import registry
 
-    return _replay(path, registry(), cards=cards, on_line=on_line)
+    return _replay(path, registry(), cards=cards, on_line=on_line, notes=notes)
 
 
 def _register_gym_ids() -> None:

@@ -15,7 +15,7 @@ from ripmarket_env.envs.vector import (  # noqa: F401  (the env's helpers, as be
     LegalMultiDiscrete,
     NumbaThreads,
     episode_seed,
-    seeds_to_u32,
+    seeds_to_u64,
 )
 from ripmarket_env.games.ripmarket import SPEC
 

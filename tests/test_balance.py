@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from eval.balance import PlayRecorder, analyze, run_balance, validate_balance
+from eval.balance import (MIN_SAMPLE, PlayRecorder, analyze, diff_results, load_result, run_balance, top_cards,
+                          two_proportion_p, validate_balance)
 from ripmarket_env.games.ripmarket.cards.loader import default_cards
 from ripmarket_env.app.cli import app
-from ripmarket_env.games.ripmarket import Engine, RulesConfig
-from ripmarket_env.games.ripmarket.state import PH_PLAY
+from ripmarket_env.engine import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.state import PH_ACQUIRE
 
 
 @pytest.fixture(scope="module")
@@ -22,39 +24,67 @@ def small(tmp_path_factory):
     return res, out
 
 
-def test_recorder_matches_the_hand_that_played():
-    """Every recorded Living play is a card that left the actor's hand in that step, and
-    every play decision that removed cards from the hand is recorded."""
-    rng = np.random.default_rng(0)
-    eng = Engine(RulesConfig(num_players=4), batch_size=3)
-    eng.reset([11, 12, 13])
-    rec = PlayRecorder(eng)
-    checked = 0
+def _drive(eng, rec, rng):
+    """Random legal play of every game, through the observer as the tournament calls it;
+    yields (actor, state before, state after) per step."""
+    B = eng.batch_size
     while not eng.terminated.all():
         actor = eng.current_player()
         mask = eng.legal_mask()
-        acts = np.array([rng.choice(np.flatnonzero(mask[g])) if actor[g] >= 0 else -1 for g in range(3)])
-        before = eng.state["hand"].copy()
-        phase = eng.state["phase"].copy()
-        counts = [[len(x) for x in rec.living[g]] for g in range(3)]
+        acts = np.array([rng.choice(np.flatnonzero(mask[g])) if actor[g] >= 0 else -1 for g in range(B)])
+        before = eng.state.copy()
         rec.before_step(eng, actor, acts)
         eng.step(acts)
-        for g in range(3):
-            p = actor[g]
-            added = [len(x) for x in rec.living[g]]
-            added = [a - b for a, b in zip(added, counts[g])]
-            if p < 0:
-                assert not any(added)
+        rec.after_step(eng, actor)
+        yield actor, before, eng.state.copy()
+
+
+def test_recorder_sees_every_shadow_play_forced_ones_included():
+    """A Shadow card leaves a Ghost's hand only when it haunts (engine kernels): every such
+    card, whichever seat's it was (also the decisions the engine takes alone inside
+    advance()), is recorded in that step, with its victim."""
+    rng = np.random.default_rng(0)
+    eng = Engine(RulesConfig(num_players=5), batch_size=12)
+    eng.reset(list(range(21, 33)))
+    rec = PlayRecorder(eng)
+    checked = forced = 0
+    for actor, before, after in _drive(eng, rec, rng):
+        for g in range(eng.batch_size):
+            if actor[g] < 0:
                 continue
-            lost = before[g, p] - eng.state["hand"][g, p]
-            if phase[g] == PH_PLAY and (lost > 0).any():
-                assert added == [int(q == p) for q in range(4)]
-                assert lost[rec.living[g][p][-1]] > 0
-                checked += 1
-            else:
-                assert not any(added)
-    assert checked > 10
-    assert sum(len(x) for g in range(3) for x in rec.game_record(eng, g)["living_plays"]) == checked
+            forced += sum(e.kind == "haunt" and e.forced for e in eng.events(g))
+            gone = before["shadow_hand"][g, :5] - after["shadow_hand"][g, :5]
+            for q in range(5):
+                for s_ in np.flatnonzero(gone[q] > 0):
+                    assert rec.shadow[g][q][-int(gone[q].sum()):].count(int(s_)) == int(gone[q, s_])
+                    checked += int(gone[q, s_])
+    total = sum(len(x) for g in range(12) for x in rec.shadow[g])
+    assert checked == total > 20
+    assert sum(len(x) for g in range(12) for x in rec.haunted[g]) == total
+    assert forced > 0, "these games should include haunts the engine took alone"
+
+
+def test_recorder_rounds_and_market_offers():
+    rng = np.random.default_rng(1)
+    eng = Engine(RulesConfig(num_players=3), batch_size=4)
+    eng.reset([5, 6, 7, 8])
+    rec = PlayRecorder(eng)
+    lost = np.zeros((4, 3), dtype=np.int64)
+    hp0 = eng.state["hp"][:, :3].astype(np.int64).copy()
+    for actor, before, after in _drive(eng, rec, rng):
+        for g in np.flatnonzero(actor >= 0):
+            if before["phase"][g] == PH_ACQUIRE:
+                q = actor[g]
+                offer = rec.offers[g][-1]
+                assert offer[0] == q
+                assert sorted(offer[1]) == sorted(int(d) for d in before["market"][g] if d >= 0)
+    for g in range(4):
+        r = rec.game_record(eng, g)
+        for q, card, by, hp_lost in r["round_seats"]:
+            lost[g, q] += hp_lost
+        # every HP lost (round damage, Backstab, ...) is in some round's figures
+        assert list(lost[g]) == list(hp0[g] - eng.state["hp"][g, :3])
+        assert all(took == -1 or took in seen for _, seen, took in r["offers"])
 
 
 def test_counts_are_consistent(small):
@@ -68,14 +98,24 @@ def test_counts_are_consistent(small):
         assert sum(c["play_share"] for c in f["living"]) == pytest.approx(1.0)
         # every Shadow card played haunts exactly one player
         assert sum(c["haunted_player_games"] for c in f["shadow"]) <= f["shadow_plays"]
-        # wins by first-round position and by seat both count every winner once
-        assert sum(w["wins"] for w in f["position_win"]) == f["wins"] == sum(w["wins"] for w in f["seat_win"])
+        # wins by first-round position and by seat count a shared win as 1/k: one win per game with a winner
+        assert sum(w["wins"] for w in f["position_win"]) == pytest.approx(f["games_with_winner"])
+        assert sum(w["wins"] for w in f["seat_win"]) == pytest.approx(f["games_with_winner"])
         assert f["games_with_winner"] <= G and f["wins"] >= f["games_with_winner"]
+        assert f["games_single_winner"] + f["games_shared_win"] + f["games_no_winner"] == G
+        assert f["share_no_single_winner"] == pytest.approx(1 - f["games_single_winner"] / G)
+        assert sum(a["player_games"] for a in f["by_agent"].values()) == G * P
+        assert set(f["by_agent"]) == {"greedy", "survivor", "random"}
+        assert sum(a["living_plays"] for a in f["by_agent"].values()) == f["living_plays"]
+        assert sum(c["market"]["taken"] for c in f["living"]) > 0
+        assert f["player_rounds"] >= f["player_rounds_hurt"] > 0
         for c in f["living"]:
             assert c["win_played"]["n"] + c["win_not_played"]["n"] == G * P
             assert c["win_played"]["wins"] + c["win_not_played"]["wins"] == f["wins"]
             lo, hi = c["win_played"]["ci"]
             assert 0.0 <= lo <= hi <= 1.0
+            assert c["market"]["taken"] <= c["market"]["offered"]
+            assert c["damage"]["hurt_played"]["n"] == c["damage"]["rounds"]
         assert sum(f["rounds"]["histogram"].values()) == G
         assert f["rounds"]["min"] <= f["rounds"]["mean"] <= f["rounds"]["max"]
         assert 0 <= f["ghost_swings"]["games_with_swing"] <= G
@@ -92,8 +132,22 @@ def test_analyze_counts_a_handmade_game():
         "living_plays": [[0, 0, 1], [1], []],
         "shadow_plays": [[], [], [0]],
         "haunted": [[0], [], []],
+        "offers": [[0, [0, 1, 2], 1], [1, [1, 2], -1], [2, [0], 0]],
+        "round_seats": [[0, 0, [0], 1], [1, 1, [], 0], [0, 1, [], 0], [1, 1, [], 1], [2, 1, [0], 0]],
+        "lineup": ["greedy", "random", "greedy"],
     }
     f = analyze([game], 3, cards)
+    assert f["living"][0]["market"] == {"offered": 2, "taken": 1, "take_rate": f["living"][0]["market"]["take_rate"]}
+    assert f["living"][0]["market"]["take_rate"]["rate"] == 0.5
+    assert f["living"][1]["market"]["offered"] == 2 and f["living"][1]["market"]["taken"] == 1
+    assert f["living"][2]["market"]["taken"] == 0
+    dmg = f["living"][1]["damage"]  # card 1 on the table in 4 rounds, 1 of them with an HP loss
+    assert (dmg["hurt_played"]["wins"], dmg["hurt_played"]["n"]) == (1, 4)
+    assert (dmg["hurt_other"]["wins"], dmg["hurt_other"]["n"]) == (1, 1)
+    sd = f["shadow"][0]["damage"]  # Shadow card 0 attached in 2 rounds, hurt in 1
+    assert (sd["hurt_haunted"]["wins"], sd["hurt_haunted"]["n"]) == (1, 2)
+    assert f["by_agent"]["greedy"]["player_games"] == 2 and f["by_agent"]["greedy"]["win_share"]["wins"] == 1
+    assert f["games_single_winner"] == 1 and f["share_no_single_winner"] == 0
     assert f["living"][0]["plays"] == 2 and f["living"][1]["plays"] == 2
     assert f["living"][0]["win_played"]["wins"] == 1 and f["living"][0]["win_played"]["n"] == 1
     assert f["living"][1]["win_played"]["n"] == 2 and f["living"][1]["win_not_played"]["n"] == 1
@@ -157,3 +211,95 @@ def test_cli_writes_the_report(tmp_path):
     assert r.exit_code == 0, r.output
     assert "Balance overview" in r.output and str(out / "balance.md") in r.output
     assert (out / "balance.md").exists()
+
+
+def test_shared_wins_count_fractionally():
+    cards = default_cards()
+    base = {"rounds": 2, "shadow_swings": 0, "living_plays": [[], [], [], []], "shadow_plays": [[], [], [], []],
+            "haunted": [[], [], [], []]}
+    games = [dict(base, winners=[True, True, False, False], first_player=0),
+             dict(base, winners=[False, False, False, False], first_player=0),
+             dict(base, winners=[False, False, True, False], first_player=1)]
+    f = analyze(games, 4, cards)
+    assert [w["wins"] for w in f["seat_win"]] == [0.5, 0.5, 1, 0]
+    assert [w["wins"] for w in f["position_win"]] == [0.5, 1.5, 0, 0]
+    assert sum(w["wins"] for w in f["seat_win"]) == 2 == f["games_with_winner"]
+    assert (f["games_shared_win"], f["games_no_winner"]) == (1, 1)
+    assert f["share_no_single_winner"] == pytest.approx(2 / 3)
+
+
+def test_two_proportion_p():
+    assert two_proportion_p(30, 100, 50, 100) == pytest.approx(0.00389, abs=1e-4)
+    assert two_proportion_p(5, 10, 5, 10) == pytest.approx(1.0)
+    assert two_proportion_p(1, 0, 1, 10) is None
+
+
+def test_top_cards_rank_by_significance_with_a_minimum_sample():
+    def card(name, k1, n1, k2, n2):
+        p = two_proportion_p(k1, n1, k2, n2)
+        return {"name": name, "win_played": {"n": n1}, "win_not_played": {"n": n2},
+                "win_delta": k1 / n1 - k2 / n2, "win_p": p}
+
+    f = {"living": [card("tiny but huge", 2, 2, 10, 100), card("big, clear", 60, 100, 30, 100),
+                    card("big, small effect", 35, 100, 30, 100), card("medium", 25, 50, 30, 100)]}
+    names = [c["name"] for c in top_cards(f)]
+    assert "tiny but huge" not in names  # 2 player-games: below MIN_SAMPLE
+    assert names[0] == "big, clear" and names.index("medium") < names.index("big, small effect")
+    assert MIN_SAMPLE > 2
+
+
+def test_diff_flags_significant_changes(small, tmp_path):
+    res, out = small
+    a = load_result(out)
+    same = diff_results(a, a)
+    assert not any(c["significant"] for row in same["by_players"] for c in row["living"] + row["shadow"])
+    b = json.loads(json.dumps(a))
+    c = max(b["by_players"][1]["living"], key=lambda c: c["win_played"]["n"])
+    n = c["win_played"]["n"]
+    c["win_played"] = {"wins": n, "n": n, "rate": 1.0, "ci": [0.9, 1.0]}
+    d = diff_results(a, b)
+    flagged = [x["name"] for x in d["by_players"][1]["living"] if x["significant"]]
+    assert flagged == [c["name"]]
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    r = CliRunner().invoke(app, ["balance", "diff", str(out / "balance.json"), str(tmp_path / "b.json"),
+                                 "--out", str(tmp_path / "diff.md")])
+    assert r.exit_code == 0, r.output
+    assert c["name"] in r.output and "significant changes" in r.output
+    assert f"⚑ {c['name']}" in (tmp_path / "diff.md").read_text()
+
+
+@pytest.mark.parametrize("content, message", [(None, "no such file"), ("{", "malformed JSON"),
+                                               ('{"x": 1}', "not a balance report")])
+def test_diff_rejects_bad_files(tmp_path, small, content, message):
+    _, out = small
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    r = CliRunner().invoke(app, ["balance", "diff", str(out), str(bad)])
+    assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_a_designers_card_file(tmp_path):
+    src = json.loads((Path(__file__).resolve().parents[1] / "ripmarket_env/games/ripmarket/cards/cards.json").read_text())
+    src["living"][0]["value"] += 5
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(src))
+    res = run_balance(["greedy", "random"], [3], games=6, seed=2, workers=1, progress=False, cards=mine)
+    assert res["settings"]["cards"] == str(mine.resolve())
+    assert res["settings"]["cards_digest"] != default_cards().digest
+    # the heuristics and search are told the designer's cards; agents that cannot take them still play
+    from eval.tournament import _make_agent
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+    from ripmarket_env.app.play import GameSession
+
+    db = load_cards(mine)
+    assert _make_agent("greedy", 1, None, db).db is db and _make_agent("search", 1, {"budget": 8}, db).cards is db
+    assert _make_agent("random", 1, None, db) is not None
+    s = GameSession(3, 0, ["greedy", "random"], seed=1, cards=db, rules={"start_hp": 4})
+    assert s.bots[1].db is db and s.bots[1].start_hp == 4 and s.db is db
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1, "living": []}')
+    for cmd in (["balance", "--players", "3", "--games", "3"], ["tournament", "--agents", "greedy,random"],
+                ["play"]):
+        r = CliRunner().invoke(app, [*cmd, "--cards", str(bad)])
+        assert r.exit_code == 2 and "--cards:" in r.output and str(bad) in r.output, r.output

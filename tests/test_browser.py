@@ -1,5 +1,6 @@
-"""The web page in a real browser: Debian's Chromium driven by Playwright plays a whole
-3-player game against the bots with the mouse.
+"""The web page in a real browser: Debian's Chromium driven by Playwright plays whole games
+against the bots, with the mouse and keys at 1440x900 and by touch at 390x844, checking at
+every decision that nothing scrolls sideways and that your hand and choices are in view.
 
 `make test` installs Chromium first (`make browser-deps`); without it this test fails
 and says so (it is not skipped).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -67,84 +69,188 @@ def _settled(page) -> str:
     return page.evaluate("document.body.dataset.status")
 
 
-def test_play_a_whole_game_with_the_mouse(server_url, tmp_path):
+# Watches the banner over the board: every bot move and round result it showed.
+WATCH_BANNER = """
+window.__banners = [];
+document.addEventListener('DOMContentLoaded', () => {
+  new MutationObserver(() => {
+    const b = document.getElementById('banner');
+    if (b && !b.hidden && b.textContent) window.__banners.push([b.className, b.textContent]);
+  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['hidden']});
+});
+"""
+
+# Scroll a card into the middle of the window; true if nothing covers its centre.
+UNCOVERED = """(el) => {
+  el.scrollIntoView({block: 'center'});
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return !!hit && hit.closest('.has-tip') === el;
+}"""
+
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def check_layout(page, where: str) -> None:
+    """Nothing scrolls sideways, and your hand and your choices are inside the window."""
+    width, inner_w, inner_h = page.evaluate(
+        "[document.scrollingElement.scrollWidth, window.innerWidth, window.innerHeight]")
+    assert width <= inner_w, f"{where}: the page is {width} px wide in a {inner_w} px window"
+    for sel in ("#choices", ".hand-area"):
+        box = page.locator(sel).bounding_box()
+        assert box is not None, f"{where}: {sel} is not shown"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= inner_w + 0.5, f"{where}: {sel} sticks out sideways {box}"
+        assert box["y"] >= 0 and box["y"] + box["height"] <= inner_h + 0.5, f"{where}: {sel} is outside the window {box}"
+
+
+def test_play_a_whole_game_with_the_mouse_at_desktop_size(server_url, tmp_path):
     require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            play_game(browser, server_url, tmp_path)
+            play_game(browser, server_url, tmp_path, "desktop")
         finally:
             browser.close()
 
 
-def play_game(browser, server_url: str, tmp_path: Path) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_play_a_whole_game_by_touch_at_phone_size(server_url, tmp_path):
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            play_game(browser, server_url, tmp_path, "phone")
+        finally:
+            browser.close()
+
+
+def play_game(browser, server_url: str, tmp_path: Path, size: str) -> None:
+    phone = size == "phone"
+    context = browser.new_context(viewport=SIZES[size], has_touch=phone, is_mobile=phone)
+    page = context.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
-    page.goto(server_url + "/")
+    page.add_init_script(WATCH_BANNER)
 
-    # Set up: 3 players, you in seat 1, one bot per other seat from the registry.
+    # While the server is still loading, the page says what it loads.
+    page.route("**/api/status", lambda route: route.fulfill(
+        json={"ready": False, "stage": "Compiling the rules engine", "done": 0, "total": 3, "elapsed": 4.0,
+              "error": None}))
+    page.goto(server_url + "/")
+    page.wait_for_function("document.getElementById('status').textContent.includes('Compiling the rules engine')")
+    page.unroute("**/api/status")
+    page.evaluate("localStorage.setItem('ripmarket.speed', '150')")  # bot moves shown one at a time, quickly
+    page.reload()
+
+    # Set up: 4 players (3 on the phone), you in seat 1, bots from the registry, named with a difficulty.
     page.wait_for_selector("#opponents select", state="attached")
-    page.select_option("#players", "3")
+    players = 3 if phone else 4
+    page.select_option("#players", str(players))
     page.select_option("#seat", "1")
     selects = page.locator("#opponents select")
-    assert selects.count() == 2
-    selects.nth(0).select_option("greedy")
-    selects.nth(1).select_option("survivor")
+    assert selects.count() == players - 1
+    bots = ["greedy", "survivor", "shark"][: players - 1]
+    for i, bot in enumerate(bots):
+        selects.nth(i).select_option(bot)
+    assert "(Easy)" in page.locator("#opponents select").first.inner_text()
     page.fill("#seed", "17")
-    page.click("#start")
+    if phone:
+        page.tap("#start")
+    else:
+        page.click("#start")
     status = _settled(page)
 
     rng = random.Random(17)
-    clicks = 0
-    table_clicks = 0
+    clicks = table_clicks = keys = tips = 0
     mid_game = None
     while status != "over":
-        assert clicks < 300, "the game did not end within 300 clicks"
-        if mid_game is None and page.locator("#rounds .round-summary").count() >= 1 and page.locator(
-                "#hand .hand-card.legal, #ring .seat.targetable").count():
-            mid_game = tmp_path / "web-mid-game.png"  # a decision with legal pieces lit up
-            page.screenshot(path=str(mid_game), full_page=True)
-        # The table draws every seat; legal pieces are enabled, the others disabled.
-        assert page.locator("#ring .seat").count() == 3
-        assert page.locator("#ring .seat.you").count() == 1
+        assert clicks < 300, "the game did not end within 300 decisions"
+        check_layout(page, f"{size}, decision {clicks}")
+        seats = page.locator("#ring .seat")
+        assert seats.count() == players and page.locator("#ring .seat.you").count() == 1
+        for q, bot in zip([0, 2, 3], bots):  # seats named by their bot, with a difficulty label
+            seat = page.locator(f"#ring .seat[data-seat='{q}']")
+            assert bot in seat.inner_text() and seat.locator(".level").count() == 1
         for card in page.locator("#hand .hand-card").all():
             legal = "legal" in (card.get_attribute("class") or "")
             assert card.is_enabled() == legal
+        if mid_game is None and page.locator("#rounds .round-summary").count() >= 1 and page.locator(
+                "#hand .hand-card.legal, #ring .seat.targetable").count():
+            mid_game = tmp_path / f"web-{size}-mid-game.png"  # a decision with legal pieces lit up
+            page.keyboard.press("Escape")  # close the round result to show the table
+            page.screenshot(path=str(mid_game))
+        # Card text on hover (mouse) or tap (touch): a Market card, a played card, a card in hand.
+        cards = page.locator("#center .market-slot .card, #ring .played .card:not(.back), #hand .card").all()
+        rng.shuffle(cards)
+        card = next((c for c in cards if c.evaluate(UNCOVERED)), None)  # a person scrolls to see the rest
+        if tips < 6 and card is not None:
+            name = card.get_attribute("data-tip-name")
+            if phone:
+                card.tap(force=True)
+            else:
+                card.hover(force=True)
+            page.wait_for_function("!document.getElementById('tip').hidden")
+            tip = page.locator("#tip").inner_text()
+            assert name in tip and card.get_attribute("data-tip-text") in tip
+            tips += 1
+            page.keyboard.press("Escape")
+            page.mouse.move(2, 2)
+            check_layout(page, f"{size}, decision {clicks}, after showing a card")
         choices = page.locator("#choices button.choice")
         n = choices.count()
         assert n >= 2  # one-option decisions are taken by the engine
-        listed = sorted(int(choices.nth(i).get_attribute("data-action")) for i in range(n))
-        on_table = page.locator("#board [data-action]:enabled, #hand [data-action]:enabled, #shadow-hand [data-action]:enabled")
+        listed = [int(choices.nth(i).get_attribute("data-action")) for i in range(n)]
+        on_table = page.locator("#board [data-action].legal, #hand [data-action].legal, #shadow-hand [data-action].legal")
         table_actions = sorted({int(x.get_attribute("data-action")) for x in on_table.all()})
         assert set(table_actions) <= set(listed)
-        if table_actions and rng.random() < 0.6:  # click the card, Market slot, deck or seat itself
+        roll = rng.random()
+        if not phone and table_actions and roll < 0.4:  # click the card, Market slot, deck or seat itself
             a = rng.choice(table_actions)
-            page.locator(f"#game [data-action='{a}']:enabled:not(.choice)").first.click()
+            page.locator(f"#game [data-action='{a}'].legal:not(.choice)").first.click()
             table_clicks += 1
+        elif roll < 0.7 and n <= 9:  # the keys 1-9 choose
+            page.keyboard.press(str(rng.randrange(n) + 1))
+            keys += 1
+        elif phone:
+            choices.nth(rng.randrange(n)).tap()
         else:
             choices.nth(rng.randrange(n)).click()
         clicks += 1
         status = _settled(page)
 
+    # The end screen: standings with places, elimination rounds and how each player died.
     result = page.locator("#result")
     assert result.is_visible()
     text = result.inner_text()
-    assert "Game over after" in text and ("You win" in text or "You lose" in text or "You share" in text)
+    assert "Game over after" in text and ("You win" in text or "You finish" in text or "You share" in text)
+    rows = page.locator("#result .standings tbody tr")
+    assert rows.count() == players
+    assert re.search(r"out in round \d+", text) and re.search(r"took \d damage: |lost \d HP: ", text)
+    assert "reward" not in text.lower() and "+0." not in text and "-0." not in text
     assert page.locator("#result a[download]").count() == 1
+    assert page.locator("#shadow-hand .hand-card").count() == 0  # the dealt Shadow hand is gone
     assert page.locator("#rounds .round-summary").count() >= 1
     assert page.locator("#choices button.choice").count() == 0
-    assert clicks >= 3 and table_clicks >= 1
+    assert clicks >= 3 and keys >= 1 and tips >= 3
+    if not phone:
+        assert table_clicks >= 1
+    banners = page.evaluate("window.__banners")
+    moves = {t for c, t in banners if "move" in c}
+    assert len(moves) >= 3, "the bots' moves were not shown one at a time"
+    assert any("round-result" in c and "Scores" not in t and "result" in t for c, t in banners)
     assert not problems, problems
+    # no horizontal scroll on the end screen either
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
-    shot = tmp_path / "web.png"
-    page.screenshot(path=str(shot), full_page=True)
+    shot = tmp_path / f"web-{size}.png"
+    page.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
     if os.environ.get("RIPMARKET_SCREENSHOT") == "1":
-        out = ROOT / "docs" / "img" / "web.png"
+        out = ROOT / "docs" / "img" / ("web.png" if not phone else "web-phone.png")
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(mid_game or shot, out)
-    page.close()
+    context.close()

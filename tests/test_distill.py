@@ -158,3 +158,32 @@ def test_act_grouped_matches_each_agent_alone(data):
     assert np.array_equal(out[who == 0], alone)
     for k in (1, 2):
         assert np.array_equal(out[who == k], pool[k].act_batch(obs[who == k], masks[who == k]))
+
+
+def test_distill_command_writes_under_the_current_directory_and_never_overwrites(tmp_path, monkeypatch):
+    """``ripmarket distill`` writes runs/zoo-bc.pt of the current directory by default (the
+    shipped agents/checkpoints/zoo-bc.pt stays as it is) and refuses an existing --out
+    without --force, before recording anything."""
+    import hashlib
+
+    from typer.testing import CliRunner
+
+    from agents.policy import DISTILLED_ZOO
+    from ripmarket_env.app.cli import app
+
+    shipped = hashlib.sha256(DISTILLED_ZOO.read_bytes()).hexdigest()
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    args = ["distill", "--players", "3", "--games", "2", "--epochs", "1", "--workers", "1"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "runs" / "zoo-bc.pt"
+    assert out.is_file() and D.load(out)[1]["games"] == 2
+    before = out.read_bytes()
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "exists" in res.output and "--force" in res.output
+    assert out.read_bytes() == before
+    res = runner.invoke(app, args + ["--seed", "8", "--force"])
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes() != before and not list((tmp_path / "runs").glob(".*tmp"))
+    assert hashlib.sha256(DISTILLED_ZOO.read_bytes()).hexdigest() == shipped

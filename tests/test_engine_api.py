@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 
-from ripmarket_env.games.ripmarket import ConfigError, Engine, IllegalActionError, RulesConfig, seed_to_u32
+from ripmarket_env.games.ripmarket import ConfigError, Engine, IllegalActionError, RulesConfig, seed_to_u64
 from ripmarket_env.games.ripmarket import kernels as K
 from ripmarket_env.games.ripmarket.actions import KINDS, ActionTable
 from ripmarket_env.games.ripmarket.engine import _k
@@ -141,11 +141,28 @@ def test_reset_subset_of_games_leaves_the_others(eng4):
     assert eng4.seeds.tolist() == [11, 99, 13]
 
 
-def test_seed_to_u32_is_stable_and_32_bit():
-    assert seed_to_u32(0) == seed_to_u32(0)
-    assert seed_to_u32(1) != seed_to_u32(2)
-    for s in (0, 1, 2**31, 2**62, 10**30):
-        assert 0 <= seed_to_u32(s) < 2**32
+def test_seed_to_u64_is_stable_and_64_bit():
+    """R-12.4: any non-negative seed folds to a 64-bit game seed, the RNG's first state."""
+    assert seed_to_u64(0) == seed_to_u64(0) == int(np.random.SeedSequence(0).generate_state(1, np.uint64)[0])
+    assert seed_to_u64(1) != seed_to_u64(2)
+    folded = [seed_to_u64(s) for s in (0, 1, 2**31, 2**62, 10**30)]
+    assert all(0 <= f < 2**64 for f in folded)
+    assert any(f >= 2**32 for f in folded)  # the fold keeps the upper half
+    # seeds that differ only above bit 32 give different games (not folded to 32 bits)
+    eng = Engine(RulesConfig(num_players=4), batch_size=2)
+    eng.reset([5, 5 + 2**40])
+    assert eng.state["rng"][0] != eng.state["rng"][1]
+    assert int(eng.state["rng"].dtype.itemsize) == 8 and eng.state["rng"].dtype.kind == "u"
+
+
+def test_seed_is_validated():
+    eng = Engine(RulesConfig(num_players=4), batch_size=2)
+    eng.reset([3, 4])
+    before = state_bytes(eng.state)
+    for bad in (-1, 1.5, "7", True):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            eng.reset([5, bad])
+    assert state_bytes(eng.state) == before and eng.seeds.tolist() == [3, 4]
 
 
 # ----------------------------------------------------------------------------- errors
@@ -427,3 +444,11 @@ def test_random_play_kernel_runs_and_finishes_games(num_players):
         assert not check_game(eng, g), check_game(eng, g)
     again = K.random_play(_k(twin.state), _k(twin.tables), twin.cfg, 400, bench.copy())
     assert np.array_equal(again, finished) and state_bytes(twin.state) == state_bytes(eng.state)
+
+
+def test_a_deal_the_living_deck_cannot_hold_is_refused():
+    """R-1.3: every hand, the Market and the first acquisition come from the Living Deck;
+    10 players with 6-card hands (60 + 4 + 1 cards) do not fit the packaged 64 cards."""
+    with pytest.raises(ConfigError, match=r"holds 64 cards, too few for a 10-player game.*at least 65 cards"):
+        Engine(RulesConfig(num_players=10, hand_size=6))
+    Engine(RulesConfig(num_players=10, hand_size=5)).reset([1])  # 50 + 4 + 1 fit

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from train.evaluate import evaluate, make_agent  # noqa: E402
+from eval.evaluate import evaluate, make_agent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

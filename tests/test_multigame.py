@@ -98,13 +98,15 @@ def test_records_carry_the_game_id_and_old_records_still_replay(tmp_path):
     assert json.loads(lines[0])["game"] == "ripmarket"
     assert ripmarket_env.replay(path).terminated[0]
     head = json.loads(lines[0])
-    del head["game"]  # a record written before the multi-game house
+    del head["game"]  # a record written before the multi-game house: version 2, no end marker
+    head["version"] = 2
+    body = [x for x in lines[1:] if '"end"' not in x[:8]]
     old = tmp_path / "old.jsonl"
-    old.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    old.write_text("\n".join([json.dumps(head), *body]) + "\n")
     assert ripmarket_env.replay(old).terminated[0]
     head["game"] = "chess"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    bad.write_text("\n".join([json.dumps(head), *body]) + "\n")
     with pytest.raises(RecordError, match="unknown game 'chess'; known games: .*ripmarket"):
         ripmarket_env.replay(bad)
 

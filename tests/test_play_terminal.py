@@ -213,3 +213,87 @@ def test_round_log_and_summaries():
     # the record's round summaries agree with the session's
     rounds = [line for line in s.recorder.lines if "round" in line and "scores" in line]
     assert [r["scores"] for r in rounds] == [[x["score"] for x in summ.seats] for summ in s.rounds][: len(rounds)]
+
+
+def test_terminal_lines_fit_100_columns_with_colour_and_named_bots():
+    """On a wide colour terminal the game keeps to 100 columns, colours its text, names
+    every seat's bot in the table, and shows each choice once (no action-table suffix)."""
+    import io
+
+    from rich.console import Console
+
+    from ripmarket_env.app.play import TERMINAL_WIDTH, play_terminal
+
+    buf = io.StringIO()
+    con = Console(file=buf, width=160, force_terminal=True, color_system="truecolor")
+    answers = iter(["nonsense"] + ["1"] * 3000)
+
+    def answer(prompt):
+        con.print(prompt)
+        return next(answers)
+
+    bots = ["greedy", "survivor", "trickster", "search", "hoarder", "shark", "random", "greedy", "survivor"]
+    s = play_terminal(10, 3, bots, seed=5, input_fn=answer, console=con)
+    assert s.over
+    raw = buf.getvalue()
+    assert "\x1b[" in raw  # colour
+    text = re.sub(r"\x1b\[[0-9;]*m", "", raw)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= TERMINAL_WIDTH == 100
+    assert not any("[take the" in line or "[play " in line for line in lines)
+    for q, bot in enumerate(s.controllers):
+        if bot != "you":
+            assert f"player_{q} · {bot}" in text  # the seat table names the bot
+    assert "player_3 (you)" in text
+    assert "is not a choice here" in text
+    assert "Standings" in text and "GAME OVER after" in text and "Rewards" not in text
+    assert re.search(r"took \d damage: (lowest|highest|second-lowest) score", text)
+
+
+def test_records_name_each_seats_controller_and_replay_shows_it(tmp_path):
+    from ripmarket_env.envs.record import RecordError, read_record
+
+    s = GameSession(3, 1, ["greedy", "search"], seed=6)
+    rng = random.Random(0)
+    while not s.over:
+        s.act(rng.choice(s.choices()).action)
+    path = s.save(tmp_path / "g.jsonl")
+    head = read_record(path)[0][1]
+    assert head["controllers"] == ["greedy", "person", "search"]
+    out = CliRunner().invoke(app, ["replay", str(path)]).output
+    assert "Seats: player_0 greedy, player_1 person, player_2 search" in out
+    assert "player_1 (person)" in out and "record verified" in out
+    bad = tmp_path / "bad.jsonl"
+    lines = path.read_text().splitlines()
+    import json
+
+    h = json.loads(lines[0])
+    h["controllers"] = ["greedy", "person"]
+    bad.write_text("\n".join([json.dumps(h)] + lines[1:]) + "\n")
+    with pytest.raises(RecordError, match="controllers must list one non-empty name per seat"):
+        replay(bad)
+
+
+def test_replay_god_tells_each_action_once(tmp_path):
+    """--god prints each round's moves once, from its event log (forced ones included),
+    not as a decision list and then again as events."""
+    import json
+
+    s = GameSession(4, 0, ["greedy", "trickster", "hoarder"], seed=8)
+    rng = random.Random(8)
+    while not s.over:
+        s.act(rng.choice(s.choices()).action)
+    path = s.save(tmp_path / "g.jsonl")
+    god = CliRunner().invoke(app, ["replay", "--god", str(path)], terminal_width=200).output
+    plain = CliRunner().invoke(app, ["replay", str(path)], terminal_width=200).output
+    assert "record verified" in god and "record verified" in plain
+    rounds = [json.loads(x) for x in path.read_text().splitlines() if '"log"' in x]
+    plays = sum(1 for r in rounds for line in r["log"] if " plays " in line)
+    assert sum(1 for line in god.splitlines() if " plays " in line) == plays
+    step = re.compile(r"^\s+\d+\s{2}player_\d")
+    assert not any(step.match(line) for line in god.splitlines())
+    assert any(step.match(line) for line in plain.splitlines())
+    # the HP lost column counts every HP loss: it sums to the HP the seats lost in the game
+    lost = re.findall(r"│ player_\d \([a-z]+\)(?: \*)?\s+│[^│]*│[^│]*│\s+(\d+) │", plain)
+    hp0 = s.rules.hp
+    assert sum(map(int, lost)) == sum(hp0 - int(h) for h in s.state["hp"][:4])

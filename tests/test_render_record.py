@@ -171,7 +171,8 @@ def test_record_lines(tmp_path):
         assert all(x["cards"][q] is not None for q in range(4) if x["scores"][q] is not None)
         assert sum(1 for t in x["log"] if " scores " in t) == sum(s is not None for s in x["scores"])
     assert rounds[-1]["hp"] == [int(h) for h in rec.engine.state[0]["hp"][:4]]
-    result = lines[-1]["result"]
+    assert lines[-1] == {"end": {"lines": len(lines) - 1, "sha256": lines[-1]["end"]["sha256"]}}
+    result = lines[-2]["result"]
     assert result["winners"] == [q for q in range(4) if rec.engine.state[0]["winners"][q]]
     assert sum(result["rewards"]) == pytest.approx(0.0, abs=1e-5)
 
@@ -212,11 +213,14 @@ def test_recorder_rejects_illegal_actions_and_started_games():
 
 
 def _tamper(tmp_path, edit) -> tuple:
+    """The record of a game with ``edit`` applied to its lines; the end marker stays last
+    (unchanged, so the digest no longer matches: the replay must name the line first)."""
     rec = random_game(4, seed=21)
     lines = rec.dumps().splitlines()
+    end = lines.pop()
     edit(lines)
     path = tmp_path / "t.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines + [end]) + "\n", encoding="utf-8")
     return path, rec
 
 
@@ -293,6 +297,75 @@ def test_replay_detects_changed_round_summaries_and_results(tmp_path):
         replay(path)
 
 
+def test_truncated_records_are_refused(tmp_path):
+    """A record cut at any line boundary, a header alone or a line cut in half is
+    "truncated"; a changed byte, a changed count or a line after the marker is refused."""
+    rec = random_game(4, seed=21)
+    text = rec.dumps()
+    lines = text.splitlines(keepends=True)
+    path = tmp_path / "cut.jsonl"
+    for k in range(1, len(lines)):  # every cut at a line boundary, the header alone included
+        path.write_text("".join(lines[:k]), encoding="utf-8")
+        with pytest.raises(RecordError, match="truncated"):
+            replay(path)
+    path.write_text(text[: len(text) - 7], encoding="utf-8")  # the end marker cut in half
+    with pytest.raises(RecordError, match="truncated: the last line .* is cut off"):
+        replay(path)
+    body = "".join(lines[:-1])
+    end = json.loads(lines[-1])
+    end["end"]["sha256"] = "0" * 64
+    path.write_text(body + json.dumps(end) + "\n", encoding="utf-8")
+    with pytest.raises(RecordError, match="digest differs"):
+        replay(path)
+    end = json.loads(lines[-1])
+    end["end"]["lines"] += 2
+    path.write_text(body + json.dumps(end) + "\n", encoding="utf-8")
+    with pytest.raises(RecordError, match="truncated: some lines are missing"):
+        replay(path)
+    path.write_text(text + lines[1], encoding="utf-8")
+    with pytest.raises(RecordError, match="after the end marker"):
+        replay(path)
+    path.write_text(text, encoding="utf-8")
+    assert replay(path).terminated[0]
+
+
+def test_version_2_records_replay_with_a_note(tmp_path):
+    rec = random_game(4, seed=21)
+    lines = rec.dumps().splitlines()[:-1]  # version 2: the same lines, no end marker
+    head = json.loads(lines[0])
+    head["version"] = 2
+    lines[0] = json.dumps(head)
+    path = tmp_path / "v2.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    notes = []
+    eng = replay(path, notes=notes)
+    assert eng.state.tobytes() == rec.engine.state.tobytes()
+    assert len(notes) == 1 and "version 2" in notes[0] and "end marker" in notes[0]
+
+
+def test_save_is_atomic_and_can_refuse_to_overwrite(tmp_path, monkeypatch):
+    rec = random_game(3, seed=5, steps=10)
+    path = tmp_path / "g.jsonl"
+    path.write_text("precious\n")
+    with pytest.raises(FileExistsError):
+        rec.save(path, overwrite=False)
+    assert path.read_text() == "precious\n"
+    # a failure while writing leaves the old file whole and no temporary file behind
+    import ripmarket_env.envs.record as R
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(R.os, "fsync", boom)
+    with pytest.raises(OSError, match="disk full"):
+        rec.save(path)
+    assert path.read_text() == "precious\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"]
+    monkeypatch.undo()
+    rec.save(path)
+    assert not replay(path).terminated[0]
+
+
 def test_replay_missing_file(tmp_path):
     with pytest.raises(RecordError, match="cannot read record"):
         replay(tmp_path / "nope.jsonl")
@@ -327,3 +400,54 @@ def test_replay_command(tmp_path):
     res = runner.invoke(app, ["replay", str(bad)])
     assert res.exit_code == 1
     assert "unsupported record version 7" in res.output
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))  # the end marker cut off
+    res = runner.invoke(app, ["replay", str(cut)])
+    assert res.exit_code == 1 and "truncated" in res.output and "record verified" not in res.output
+    cut.write_text(path.read_text().splitlines(keepends=True)[0])  # the header alone
+    res = runner.invoke(app, ["replay", str(cut)])
+    assert res.exit_code == 1 and "truncated" in res.output and "only its header" in res.output
+
+
+def test_play_save_never_overwrites_without_force(tmp_path):
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text("an earlier game\n")
+    runner = CliRunner()
+    args = ["play", "--players", "2", "--opponents", "random", "--seed", "3", "--save", str(path)]
+    res = runner.invoke(app, args, input="q\n")
+    assert res.exit_code == 2 and "exists" in res.output and "--force" in res.output
+    assert path.read_text() == "an earlier game\n"
+    res = runner.invoke(app, args + ["--force"], input="q\n")
+    assert res.exit_code == 0, res.output
+    assert not replay(path).terminated[0]  # the stopped game, complete as saved
+
+
+def test_victim_prompt_names_the_shadow_card_only_to_its_ghost():
+    """R-12.3: while a Ghost chooses the victim, the Shadow card is still in its Shadow
+    hand: the prompt names it to that Ghost and the god view, "a Shadow card" to others."""
+    from ripmarket_env.games.ripmarket.render import phase_text
+    from ripmarket_env.games.ripmarket.state import PHASE_NAMES
+
+    eng = Engine(RulesConfig(num_players=6), batch_size=16)
+    eng.reset(list(range(16)))
+    rng = np.random.default_rng(0)
+    victim = PHASE_NAMES.index("choose_victim")
+    while not eng.terminated.all():
+        hits = np.flatnonzero((eng.state["phase"] == victim) & ~eng.terminated)
+        if hits.size:
+            break
+        m = eng.legal_mask()
+        eng.step([int(rng.choice(np.flatnonzero(m[g]))) if not eng.terminated[g] else -1 for g in range(16)])
+    assert hits.size, "no Ghost chose a victim in 16 random games"
+    g = int(hits[0])
+    ghost = int(eng.state["actor"][g])
+    other = (ghost + 1) % 6
+    own, god, public, seen = (phase_text(eng, g, viewer=ghost), phase_text(eng, g, god=True),
+                              phase_text(eng, g), phase_text(eng, g, viewer=other))
+    assert own == god and "a Shadow card" not in own
+    assert public == seen == "choose the victim of a Shadow card"
+    assert seen not in render_text(eng, g, viewer=ghost) and seen in render_text(eng, g, viewer=other)

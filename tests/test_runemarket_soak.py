@@ -1,4 +1,4 @@
-"""Soak: over 100,000 random Rune Market games with the compiled ``random_play`` kernel
+"""Soak: over 100,000 random Rune Market games with the core's compiled ``random_play`` driver
 (``make soak``; marked ``slow``). Every finished game is checked with ``check_game`` in its
 final state before the kernel starts a new game in its row; none may end at the turn cap."""
 
@@ -9,7 +9,6 @@ import pytest
 
 from ripmarket_env.core.engine import kernel_view as _k
 from ripmarket_env.games.runemarket import Engine, RulesConfig
-from ripmarket_env.games.runemarket import kernels as K
 from ripmarket_env.games.runemarket.invariants import check_game
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -26,7 +25,7 @@ def test_soak_random_games(P):
     bench = (np.arange(BATCH, dtype=np.int64) * 2_654_435_761 + P) & 0xFFFFFFFF
     finished = 0
     while finished < GAMES_PER_COUNT:
-        K.random_play(S, T, c, 1, bench)
+        eng.drivers.random_play(S, T, c, 1, bench)
         done = np.flatnonzero(eng.state["done"])
         for g in done:
             errs = check_game(eng, int(g))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -98,7 +99,8 @@ def test_create_read_act_record(client, tmp_path):
     assert r.status_code == 200
     lines = [json.loads(x) for x in r.text.splitlines()]
     assert lines[0]["format"] == "ripmarket-record" and lines[0]["seed"] == 11 and lines[0]["practice"] is True
-    assert lines[-1]["result"]["winners"] == final["result"]["winners"]
+    assert lines[-1]["end"]["lines"] == len(lines) - 1  # the end marker (record version 3)
+    assert lines[-2]["result"]["winners"] == final["result"]["winners"]
     path = tmp_path / "g.jsonl"
     path.write_text(r.text)
     assert bool(replay(path).terminated[0])
@@ -251,9 +253,11 @@ def test_a_seat_never_sees_other_hidden_cards(client):
                     assert s["played"]["card"] is None
                     seen_hidden_face_down = True
                     hidden = session.db.living[int(r["played"][q])].name
-                    for e in state["log"]:
+                    for e in state["log"] + [x for x in state["recent"] if x["type"] == "event"]:
                         if e["seat"] == q and "face-down" in e["text"]:
                             assert hidden not in e["text"]
+                    assert state["active_rule"]["card"] != hidden or any(
+                        e["kind"] == "reveal" and e["seat"] == q for e in state["log"])
             mine = {c["design"]: c["count"] for c in state["hand"]}
             assert mine == {d: int(n) for d, n in enumerate(r["hand"][2]) if n > 0}
             mine_shadow = {c["design"]: c["count"] for c in state["shadow_hand"]}
@@ -743,3 +747,56 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
     a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
     assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy
     assert len([k for k in policy._policy_cache if k[0].endswith("ppo-6p.zip")]) == 1
+
+
+# ------------------------------------------------------------------ explaining the game
+def test_view_explains_rounds_moves_and_the_result(client):
+    bots = client.get("/api/bots").json()["bots"]
+    assert all(b["level"] for b in bots) and {b["name"]: b["level"] for b in bots}["random"].startswith("Beginner")
+    g = new_game(client, players=4, seat=0, opponents=["greedy", "trickster", "hoarder"], seed=5)
+    assert all(s["level"] for s in g["table"]["seats"] if not s["is_you"])
+    assert g["table"]["seats"][0]["level"] == ""
+    rng = random.Random(4)
+    state = g
+    while state["status"] != "over":
+        before = len(state["rounds"])
+        a = rng.choice(state["legal_actions"])["action"]
+        state = answer(client, g, state, a).json()
+        recent = state["recent"]
+        assert recent and recent[0]["type"] == "event" and recent[0]["seat"] == 0  # your own move first
+        assert [x["index"] for x in recent if x["type"] == "round"] == list(range(before, len(state["rounds"])))
+        assert state["active_rule"]["text"]
+        assert "(only choice)" not in json.dumps(state)
+    for r in state["rounds"]:
+        assert r["story"] and r["rule_text"]
+        hurt = {s["seat"] for s in r["seats"] if s["damage"] > 0}
+        assert hurt == {x["seat"] for x in r["story"] if x["kind"] == "damage"}
+        for s in r["seats"]:
+            assert s["hp_lost"] >= s["damage"] or s["hp"] == 0
+    res = state["result"]
+    assert [x["place"] for x in res["standings"]] == sorted(x["place"] for x in res["standings"])
+    dead = [x for x in res["standings"] if not x["alive"]]
+    assert dead and all(x["died_round"] and x["how"] for x in dead)
+    assert res["end"].startswith("Game over")
+
+
+def test_status_says_what_is_loading_and_warm_up_finishes():
+    with TestClient(create_app(max_games=2), base_url=BASE) as c:
+        s = c.get("/api/status").json()
+        assert set(s) == {"ready", "stage", "done", "total", "elapsed", "error"}
+        assert s["total"] >= 1 and s["stage"] is None and s["error"] is None
+        new_game(c, players=3, opponents=["greedy"])
+        assert c.get("/api/status").json()["ready"] is True
+        warm = c.app.state.warmup
+        thread = warm.start()
+        seen = set()
+        deadline = time.monotonic() + 240
+        while thread.is_alive():
+            assert time.monotonic() < deadline, "the warm-up did not finish"
+            st = c.get("/api/status").json()
+            if st["stage"]:
+                seen.add(st["stage"])
+            time.sleep(0.05)
+        end = c.get("/api/status").json()
+        assert end["ready"] and end["done"] == end["total"] and end["stage"] is None and end["error"] is None
+        assert all(("Loading the" in x and "bot" in x) or "rules engine" in x for x in seen)

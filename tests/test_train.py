@@ -3,6 +3,7 @@ loaded back as an agent, and checkpoint error cases (layout mismatch, corrupt fi
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -136,12 +137,55 @@ def test_checkpoint_plays_as_agent(smoke_run):
     np.testing.assert_array_equal(det.act_batch(o, m), det.act_batch(o, m))
 
 
-def test_resume_with_sb3(smoke_run):
-    _, run_dir = smoke_run
-    from sb3_contrib import MaskablePPO
+def test_resume_restores_weights_optimizer_and_steps_without_unpickling(smoke_run, tmp_path):
+    """The safe resume path (``train.selfplay.load_model``, ``ripmarket train --resume``)
+    gives back the saved network, Adam state and step count, and training goes on from
+    them; SB3's ``data`` member is not needed (it is removed here)."""
+    import torch
 
-    model = MaskablePPO.load(run_dir / "final.zip", device="cpu")
-    assert model.num_timesteps >= 2048
+    from train.selfplay import load_model
+
+    _, run_dir = smoke_run
+    src = run_dir / "final.zip"
+    with zipfile.ZipFile(src) as z:
+        saved = torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+        saved_opt = torch.load(io.BytesIO(z.read("policy.optimizer.pth")), weights_only=True)
+        members = {n: z.read(n) for n in z.namelist() if n != "data"}
+    no_data = tmp_path / "no_data.zip"
+    with zipfile.ZipFile(no_data, "w") as z:
+        for n, b in members.items():
+            z.writestr(n, b)
+    model, meta = load_model(no_data)
+    assert model.num_timesteps == meta["training_steps"] == 2048
+    got = model.policy.state_dict()
+    assert saved.keys() == got.keys() and all(torch.equal(saved[k], got[k]) for k in saved)
+    opt = model.policy.optimizer.state_dict()
+    assert len(opt["state"]) == len(saved_opt["state"]) > 0
+    for k, st in saved_opt["state"].items():
+        assert int(opt["state"][k]["step"]) == int(st["step"]) > 0
+        assert torch.equal(opt["state"][k]["exp_avg"], st["exp_avg"])
+
+    out = tmp_path / "resumed"
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
+                        "--out", str(out), "--resume", str(no_data), "--total-timesteps", "3072"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (final,) = out.glob("checkpoints/*/final.zip")
+    assert read_metadata(final)["training_steps"] == 3072
+    summary = json.loads((final.parent / "summary.json").read_text())
+    assert summary["steps"] == 3072 and "pretrain" not in summary  # went on, no warm start again
+    # a checkpoint that is already done, or another network, is refused before any folder is made
+    again = tmp_path / "again"
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
+                        "--out", str(again), "--resume", str(final)], capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    assert r.returncode == 2 and "already trained 3,072 steps" in r.stderr and not again.exists()
+    other = tmp_path / "other.yaml"
+    other.write_text((ROOT / "configs/smoke.yaml").read_text().replace("net_arch: [32]", "net_arch: [16]"))
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(other), "--out", str(again),
+                        "--resume", str(final), "--total-timesteps", "9999"], capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    assert r.returncode == 2 and "network" in r.stderr and not again.exists()
 
 
 # ----------------------------------------------------------------------------- errors
@@ -256,7 +300,7 @@ def test_random_only_league_uses_the_compiled_path():
     for _ in range(20):
         m = env.action_masks()
         z = rng.random(m.shape)
-        z[~m] = -1
+        z[m == 0] = -1
         obs, rew, done, info = env.step(z.argmax(1))
         assert env.action_masks().any(axis=1).all()
     assert env.batch.env_time > 0

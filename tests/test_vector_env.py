@@ -10,7 +10,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import VecEnv
 
 import agents
-from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig, seed_to_u32
+from ripmarket_env.games.ripmarket import Engine, IllegalActionError, RulesConfig, seed_to_u64
 from ripmarket_env.games.ripmarket.observation import named_view
 from ripmarket_env.gym_env import ENV_ID, RipMarketEnv
 from ripmarket_env.vector_env import (
@@ -18,7 +18,7 @@ from ripmarket_env.vector_env import (
     RipMarketGymVectorEnv,
     RipMarketVecEnv,
     episode_seed,
-    seeds_to_u32,
+    seeds_to_u64,
 )
 
 GAME_OVER = 7  # index of "game_over" in the phase one-hot
@@ -43,7 +43,7 @@ class FirstLegal:
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     keys = rng.random(masks.shape)
-    keys[~masks] = -1.0
+    keys[masks == 0] = -1.0
     return keys.argmax(axis=1)
 
 
@@ -55,16 +55,25 @@ def middle_legal(mask: np.ndarray) -> int:
 # ---------------------------------------------------------------------------------------
 # Seeds
 # ---------------------------------------------------------------------------------------
-def test_seeds_to_u32_matches_the_engine():
-    seeds = np.concatenate([np.arange(50), np.random.default_rng(0).integers(0, 2**32, 500), [2**32 - 1]])
-    assert seeds_to_u32(seeds).tolist() == [seed_to_u32(int(s)) for s in seeds]
+def test_seeds_to_u64_matches_the_engine():
+    """The compiled fold equals numpy's SeedSequence fold of the engine (R-12.4), for one-
+    and two-word seeds alike."""
+    rng = np.random.default_rng(0)
+    seeds = np.concatenate([
+        np.arange(50, dtype=np.uint64),
+        rng.integers(0, 2**32, 300, dtype=np.uint64),
+        rng.integers(0, 2**64 - 1, 300, dtype=np.uint64, endpoint=True),
+        np.array([2**32 - 1, 2**32, 2**63, 2**64 - 1], dtype=np.uint64),
+    ])
+    assert seeds_to_u64(seeds).tolist() == [seed_to_u64(int(s)) for s in seeds]
     with pytest.raises(ValueError):
-        seeds_to_u32(np.array([2**32]))
+        seeds_to_u64(np.array([-1]))
+    assert (episode_seed(3, np.arange(64), np.zeros(64)) < np.uint64(2**63)).all()  # fits Engine.seeds (int64)
 
 
 def test_episode_seeds_depend_on_base_game_and_episode_only():
     s = episode_seed(7, np.arange(4), np.zeros(4))
-    assert s.dtype == np.uint64 and (s < 2**32).all()
+    assert s.dtype == np.uint64 and (s < np.uint64(2**63)).all() and (s >= np.uint64(2**32)).any()
     assert len(set(s.tolist())) == 4
     assert episode_seed(7, [2], [0])[0] == s[2]
     assert episode_seed(8, [2], [0])[0] != s[2]
@@ -97,7 +106,7 @@ def test_shapes_and_types(players):
     assert obs.shape == (8, venv.observation_space.shape[0]) and obs.dtype == np.float32
     assert all(o in venv.observation_space for o in obs)
     masks = venv.action_masks()
-    assert masks.shape == (8, n_act) and masks.dtype == bool and masks.any(axis=1).all()
+    assert masks.shape == (8, n_act) and masks.dtype == np.int8 and masks.any(axis=1).all()
     rng = np.random.default_rng(0)
     for _ in range(30):
         obs, rewards, dones, infos = venv.step(random_actions(venv.action_masks(), rng))
@@ -114,7 +123,7 @@ def test_env_method_action_masks_for_maskable_ppo():
     venv.reset()
     masks = venv.env_method("action_masks")
     assert isinstance(masks, list) and len(masks) == 6
-    assert all(m.shape == (venv.action_space.n,) and m.dtype == bool for m in masks)
+    assert all(m.shape == (venv.action_space.n,) and m.dtype == np.int8 for m in masks)
     np.testing.assert_array_equal(np.stack(masks), venv.action_masks())
     assert is_masking_supported(venv)
     np.testing.assert_array_equal(get_action_masks(venv), venv.action_masks())
@@ -287,7 +296,7 @@ def test_illegal_learner_action_raises_and_changes_nothing():
     venv = RipMarketVecEnv(num_envs=4, num_players=4, seed=9)
     venv.reset()
     acts = np.array([middle_legal(m) for m in venv.action_masks()])
-    acts[2] = int(np.flatnonzero(~venv.action_masks()[2])[0])
+    acts[2] = int(np.flatnonzero(venv.action_masks()[2] == 0)[0])
     before = venv.engine.state.copy()
     with pytest.raises(IllegalActionError) as err:
         venv.step(acts)
@@ -567,7 +576,7 @@ def test_compiled_path_illegal_learner_action_raises_and_changes_nothing():
     assert venv.batch.compiled_opponents
     venv.reset()
     acts = np.array([middle_legal(m) for m in venv.action_masks()])
-    acts[1] = int(np.flatnonzero(~venv.action_masks()[1])[0])
+    acts[1] = int(np.flatnonzero(venv.action_masks()[1] == 0)[0])
     before = venv.engine.state.copy()
     with pytest.raises(IllegalActionError, match="game 1"):
         venv.step(acts)

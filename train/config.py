@@ -9,6 +9,7 @@ raise ``ConfigError`` naming the key and what it accepts. Fields derived at run 
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +17,51 @@ from typing import Any
 
 import yaml
 
-from agents.policy_config import PolicyConfig  # noqa: F401  (the policy: section)
+from agents.policy_config import MAX_LAYER, MAX_LAYERS, POLICY_ARCHS, PolicyConfig, check_policy, short_repr  # noqa: F401
 
-POLICY_ARCHS = ("mlp", "seat", "sparse")
 REWARD_MODES = ("win", "placement")
 LEAGUE_KINDS = ("self", "zoo", "random")
 
 
 class ConfigError(ValueError):
     """A training config that cannot be used (names the key and the allowed values)."""
+
+
+#: Upper bounds of the sizes a config may ask for: far above every shipped config, low
+#: enough that a typo (``n_envs: 1000000000000``) fails here with a message instead of
+#: exhausting memory minutes into a run.
+MAX_ENVS = 65_536
+MAX_STEPS = 4096  # n_steps
+MAX_ROLLOUT = 262_144  # n_envs * n_steps: the rollout buffer holds that many observations (~1.2 GB)
+MAX_TIMESTEPS = 10**12
+MAX_GAMES = 10_000_000  # any recorded or evaluated game count
+MAX_EPOCHS = 1000
+MAX_THREADS = 256
+MAX_SEED = 2**63 - 1
+MAX_CONFIG_BYTES = 1 << 20  # a config file larger than 1 MiB is not a config
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key (YAML forbids it, PyYAML
+    would silently keep the last value)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                dup = key in seen
+            except TypeError:
+                raise ConfigError(f"line {key_node.start_mark.line + 1}: a key must be a plain value, "
+                                  f"got {type(key).__name__}") from None
+            if dup:
+                raise ConfigError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r} "
+                                  "(each key may appear once per mapping)")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping)
 
 
 @dataclass
@@ -167,11 +204,19 @@ def _check_keys(data: dict, cls, where: str) -> None:
     allowed = _allowed(cls)
     for k in data:
         if k not in allowed:
-            raise ConfigError(f"unknown key '{where}{k}'; allowed keys: {', '.join(allowed)}")
+            raise ConfigError(f"unknown key '{where}{_key(k)}'; allowed keys: {', '.join(allowed)}")
+
+
+_short = short_repr
+
+
+def _key(k) -> str:
+    """A mapping key as it is written (strings bare, anything else shortened)."""
+    return k if isinstance(k, str) and len(k) <= 60 else _short(k, 60)
 
 
 def _bad(key: str, value, allowed: str) -> ConfigError:
-    return ConfigError(f"bad value for {key!r}: {value!r}; allowed: {allowed}")
+    return ConfigError(f"bad value for {key!r}: {_short(value)}; allowed: {allowed}")
 
 
 def _int(d: dict, key: str, lo: int, hi: int | None = None, where: str = "") -> None:
@@ -187,7 +232,8 @@ def _float(d: dict, key: str, lo: float, hi: float, where: str = "", lo_open: bo
     v = d.get(key)
     if v is None:
         return
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and (v > lo if lo_open else v >= lo) and v <= hi
+    ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+          and (v > lo if lo_open else v >= lo) and v <= hi)
     if not ok:
         raise _bad(where + key, v, f"a number in {'(' if lo_open else '['}{lo}, {hi}]")
 
@@ -203,18 +249,22 @@ def _choice(d: dict, key: str, choices, where: str = "") -> None:
 
 
 def config_from_dict(data: dict | None) -> TrainConfig:
-    """A validated ``TrainConfig`` from a plain mapping (YAML contents)."""
-    data = dict(data or {})
+    """A validated ``TrainConfig`` from a plain mapping (YAML contents; ``{}`` or None for
+    every default)."""
+    if data is None:
+        data = {}
     _check_keys(data, TrainConfig, "")
-    pol = data.pop("policy", None) or {}
-    lea = data.pop("league", None) or {}
-    pre = data.pop("pretrain", None) or {}
-    _check_keys(pol, PolicyConfig, "policy.")
+    data = dict(data)
+    pol = data.pop("policy", None)
+    lea = data.pop("league", None)
+    pre = data.pop("pretrain", None)
+    pol, lea, pre = ({} if x is None else x for x in (pol, lea, pre))
+    policy = check_policy(pol, ConfigError)
     _check_keys(lea, LeagueConfig, "league.")
     _check_keys(pre, PretrainConfig, "pretrain.")
-    _int(pre, "games", 0, where="pretrain.")
-    _int(pre, "seed", 0, where="pretrain.")
-    _int(pre, "epochs", 1, where="pretrain.")
+    _int(pre, "games", 0, MAX_GAMES, where="pretrain.")
+    _int(pre, "seed", 0, MAX_SEED, where="pretrain.")
+    _int(pre, "epochs", 1, MAX_EPOCHS, where="pretrain.")
     _bool(pre, "winners_only", "pretrain.")
     _float(pre, "learning_rate", 0.0, 1.0, "pretrain.", lo_open=True)
 
@@ -225,14 +275,19 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     for k in ("exp_name", "env_id"):
         if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
             raise _bad(k, data[k], "a non-empty string without '__' or '/'")
-    _int(data, "seed", 0)
+    _int(data, "seed", 0, MAX_SEED)
     _int(data, "num_players", 2, 10)
     _choice(data, "reward_mode", REWARD_MODES)
-    for k in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads"):
-        _int(data, k, 1)
-    for k in ("eval_every", "checkpoint_every", "final_eval_games"):
-        _int(data, k, 0)
-    _int(data, "eval_games", 1)
+    _int(data, "total_timesteps", 1, MAX_TIMESTEPS)
+    _int(data, "n_envs", 1, MAX_ENVS)
+    _int(data, "n_steps", 1, MAX_STEPS)
+    _int(data, "batch_size", 1, MAX_ROLLOUT)
+    _int(data, "n_epochs", 1, MAX_EPOCHS)
+    _int(data, "torch_threads", 1, MAX_THREADS)
+    for k in ("eval_every", "checkpoint_every"):
+        _int(data, k, 0, MAX_TIMESTEPS)
+    _int(data, "final_eval_games", 0, MAX_GAMES)
+    _int(data, "eval_games", 1, MAX_GAMES)
     _float(data, "learning_rate", 0.0, 1.0, lo_open=True)
     _float(data, "gamma", 0.0, 1.0)
     _float(data, "gae_lambda", 0.0, 1.0)
@@ -243,15 +298,6 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     for k in ("anneal_lr", "progress"):
         _bool(data, k)
 
-    _choice(pol, "arch", POLICY_ARCHS, "policy.")
-    if "net_arch" in pol:
-        v = pol["net_arch"]
-        if not (isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v)):
-            raise _bad("policy.net_arch", v, "a list of positive integers, e.g. [256, 256]")
-    _int(pol, "seat_hidden", 1, where="policy.")
-    _int(pol, "global_hidden", 1, where="policy.")
-    _int(pol, "sparse_hidden", 1, where="policy.")
-    _bool(pol, "sparse_shared", "policy.")
 
     if "mix" in lea:
         mix = lea["mix"]
@@ -259,9 +305,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             raise _bad("league.mix", mix, f"a mapping of {' | '.join(LEAGUE_KINDS)} to weights")
         for k, w in mix.items():
             if k not in LEAGUE_KINDS:
-                raise ConfigError(f"unknown key 'league.mix.{k}'; allowed keys: {', '.join(LEAGUE_KINDS)}")
-            if not (isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0):
-                raise _bad(f"league.mix.{k}", w, "a number >= 0")
+                raise ConfigError(f"unknown key 'league.mix.{_key(k)}'; allowed keys: {', '.join(LEAGUE_KINDS)}")
+            if not (isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and 0 <= w <= 1e6):
+                raise _bad(f"league.mix.{k}", w, "a finite number in [0, 1e6]")
         if sum(mix.values()) <= 0:
             raise _bad("league.mix", mix, "weights with a positive sum")
     for key in ("zoo", "eval_zoo"):
@@ -275,16 +321,21 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             for x in z:
                 if x not in known:
                     raise _bad(f"league.{key}", x, " | ".join(known))
-    for k in ("refresh_every", "refresh_base_games", "refresh_seed", "refresh_start_games"):
-        _int(lea, k, 0, where="league.")
-    for k in ("refresh_games", "refresh_epochs"):
-        _int(lea, k, 1, where="league.")
-    _int(lea, "snapshot_every", 1, where="league.")
-    _int(lea, "pool_size", 1, where="league.")
+    _int(lea, "refresh_every", 0, MAX_TIMESTEPS, where="league.")
+    for k in ("refresh_base_games", "refresh_start_games"):
+        _int(lea, k, 0, MAX_GAMES, where="league.")
+    _int(lea, "refresh_seed", 0, MAX_SEED, where="league.")
+    _int(lea, "refresh_games", 1, MAX_GAMES, where="league.")
+    _int(lea, "refresh_epochs", 1, MAX_EPOCHS, where="league.")
+    _int(lea, "snapshot_every", 1, MAX_TIMESTEPS, where="league.")
+    _int(lea, "pool_size", 1, 1000, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
     _bool(lea, "deterministic_opponents", "league.")
 
-    cfg = TrainConfig(**data, policy=PolicyConfig(**pol), league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre))
+    cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre))
+    if cfg.n_envs * cfg.n_steps > MAX_ROLLOUT:
+        raise ConfigError(f"n_envs * n_steps = {cfg.n_envs:,} * {cfg.n_steps:,} is too large a rollout; "
+                          f"allowed: at most {MAX_ROLLOUT:,} steps (the buffer keeps one observation per step)")
     if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
@@ -296,16 +347,43 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     return cfg
 
 
+def _one_line(msg: str, limit: int = 300) -> str:
+    msg = " ".join(str(msg).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
 def load_config(path: str | Path) -> TrainConfig:
-    """Read and validate a YAML training config."""
+    """Read and validate a YAML training config: a UTF-8 file (at most 1 MiB) holding one
+    mapping without repeated keys. An empty file is refused (it would silently start a
+    full default run); ``{}`` asks for every default on purpose."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}")
+    if p.stat().st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{p}: {p.stat().st_size:,} bytes is too large for a config (at most {MAX_CONFIG_BYTES:,})")
     try:
-        data = yaml.safe_load(p.read_text())
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}: {e.reason}); save the config as UTF-8") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except ConfigError as e:
+        raise ConfigError(f"{p}: {e}") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+        raise ConfigError(f"{p}: not valid YAML: {_one_line(e)}") from None
+    except ValueError as e:  # e.g. an integer of more than 4,300 digits
+        raise ConfigError(f"{p}: a value cannot be read ({_one_line(e, 160)})") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: nested too deeply to be a config (a mapping of keys to values)") from None
+    if data is None:
+        raise ConfigError(f"{p}: the config is empty; write the keys to set (see configs/*.yaml), "
+                          "or {} to train with every default")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping of keys to values (key: value lines), "
+                          f"got a YAML {type(data).__name__}")
     try:
         return config_from_dict(data)
     except ConfigError as e:
         raise ConfigError(f"{p}: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: nested too deeply to be a config (a mapping of keys to values)") from None

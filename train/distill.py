@@ -19,9 +19,8 @@ a message naming what differs, like any checkpoint (``agents.checkpoint``).
 from __future__ import annotations
 
 import io
+import os
 import time
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,46 +52,30 @@ class Decisions:
                            ("obs", "mask", "action", "style", "game", "reward")))
 
 
-def _collect_chunk(args) -> Decisions:
+def _collect_chunk(args, report=None) -> Decisions:
     num_players, styles, games, seed, first_game, *rest = args
     guest = rest[0] if rest else None
     import agents
-    from agents.base import act_grouped
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
+    from eval import arena
+    from ripmarket_env.games import get
 
+    spec = get("ripmarket")
     rng = np.random.default_rng(np.random.SeedSequence([seed, first_game, 0xD157]))
     zoo = [agents.make(s, seed=int(rng.integers(2**31))) for s in styles]
-    eng = Engine(RulesConfig(num_players=num_players), batch_size=games)
-    eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, games)])
+    seeds = [int(s) for s in rng.integers(0, 2**31 - 1, games)]
     who = rng.integers(0, len(styles), (games, num_players))
     rows = np.arange(games)
     if guest is not None:  # the guest sits in one seat per game (rotating); its decisions are not recorded
-        import torch
+        from eval.evaluate import make_agent
 
-        from train.evaluate import make_agent
-
-        torch.set_num_threads(1)
         zoo.append(make_agent(guest, seed=int(rng.integers(2**31))))
         who[rows, (rows + first_game) % num_players] = len(styles)
-    out: list[tuple] = []
-    while not eng.terminated.all():
-        actor = eng.current_player()
-        live = actor >= 0
-        obs = eng.observe(np.maximum(actor, 0))
-        masks = eng.legal_mask()
-        style_of = np.where(live, who[rows, np.maximum(actor, 0)], -1)
-        acts = act_grouped(zoo, style_of, obs, masks)
-        idx = np.flatnonzero(live & (style_of < len(styles)))
-        # forced decisions (one legal action) teach nothing
-        choice = masks[idx].sum(axis=1) > 1
-        idx = idx[choice]
-        out.append((obs[idx].astype(np.float16), masks[idx].astype(bool), acts[idx].astype(np.int16),
-                    style_of[idx].astype(np.int8), (first_game + idx).astype(np.int32), actor[idx]))
-        eng.step(acts)
-    d = [np.concatenate([o[k] for o in out]) for k in range(6)]
-    final = eng.rewards()  # (games, seats)
-    reward = final[d[4] - first_game, d[5]].astype(np.float32)
-    return Decisions(*d[:5], reward)
+    # forced decisions (one legal action) teach nothing
+    rec = arena.Recorder(include=lambda w: w < len(styles), min_choices=2, obs_dtype=np.float16)
+    arena.play(spec, spec.make_rules(num_players), seeds, who, zoo, observers=[rec], report=report)
+    d = rec.decisions
+    return Decisions(d["obs"], d["mask"], d["action"].astype(np.int16), d["agent"].astype(np.int8),
+                     (first_game + d["game"]).astype(np.int32), d["reward"].astype(np.float32))
 
 
 def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
@@ -103,17 +86,18 @@ def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, 
     ``guest`` (an agent name or checkpoint) takes one seat of every game, rotating over the
     seats; only the zoo's decisions are recorded. Recording the zoo against the agent being
     trained covers the positions that agent leads the zoo into (the DAgger idea: imitate
-    the expert on the learner's state distribution, not only on its own)."""
-    from rich.progress import Progress
+    the expert on the learner's state distribution, not only on its own). The games are
+    arena tables (``eval.arena``) of ``chunk`` games spread over ``workers`` processes."""
+    from eval import arena
+    from ripmarket_env.games import get
 
     jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g, guest) for g in range(0, games, chunk)]
-    parts: list[Decisions] = []
-    with Progress(disable=not progress, transient=False) as bar, ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        vs = f" against {guest}" if guest is not None else ""
-        task = bar.add_task(f"distill: playing {games} zoo games{vs} at {num_players} players", total=games)
-        for d, job in zip(pool.map(_collect_chunk, jobs), jobs):
-            parts.append(d)
-            bar.advance(task, job[2])
+    vs = f" against {guest}" if guest is not None else ""
+    spec = get("ripmarket")
+    parts = arena.run_pool(_collect_chunk, jobs, workers, total=games, progress=progress,
+                           threads=1 if guest is not None else None,
+                           label=f"distill: playing {games} zoo games{vs} at {num_players} players",
+                           warm=lambda: arena.warm_up(spec, spec.make_rules(num_players)))
     return Decisions.concat(parts)
 
 
@@ -191,7 +175,12 @@ def save(net, path: str | Path, styles, hidden, info: dict) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"format": FORMAT, "styles": list(styles), "hidden": list(hidden), **_current_facts(), **info}
-    torch.save({"meta": meta, "state_dict": net.state_dict()}, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:  # atomic: a reader sees the old file or the new one, never half of one
+        torch.save({"meta": meta, "state_dict": net.state_dict()}, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 

@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
@@ -44,6 +45,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
+from eval.evaluate import evaluate_vs_zoo
 from train.config import PolicyConfig, TrainConfig
 from agents.checkpoint import make_metadata, save_checkpoint
 
@@ -225,61 +227,6 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     return env
 
 
-# ----------------------------------------------------------------------------- evaluation
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (float(c - h), float(c + h))
-
-
-def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
-                    batch: int = 256, progress=None) -> dict[str, Any]:
-    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
-
-    Plays ``games`` games with the engine directly, in batches; a win is a positive final
-    reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
-    rate with its 95% Wilson interval and the per-opponent-kind counts."""
-    import agents as zoo_reg
-    from agents.base import act_grouped
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
-    # seeded, so an evaluation is reproducible
-    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k) for k, z in enumerate(zoo)]
-    players = [*opp, agent]
-    wins = 0.0
-    played = 0
-    rewards = []
-    while played < games:
-        B = min(batch, games - played)
-        eng = Engine(RulesConfig(num_players=num_players), batch_size=B)
-        eng.reset([int(s) for s in rng.integers(0, 2**31 - 1, B)])
-        bot_seat = (np.arange(B) + played) % num_players
-        who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
-        who[np.arange(B), bot_seat] = len(opp)  # the evaluated agent
-        while not eng.terminated.all():
-            actor = eng.current_player()
-            live = actor >= 0
-            obs = eng.observe(np.maximum(actor, 0))
-            masks = eng.legal_mask().copy()
-            agent_of = np.where(live, who[np.arange(B), np.maximum(actor, 0)], -1)
-            eng.step(act_grouped(players, agent_of, obs, masks))
-        r = eng.rewards()[np.arange(B), bot_seat]
-        rewards.extend(r.tolist())
-        wins += float((r > 0).sum())
-        played += B
-        if progress is not None:
-            progress(played)
-    lo, hi = wilson(wins, played)
-    return {"games": played, "wins": wins, "win_rate": wins / played, "wilson95": [lo, hi],
-            "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
-
-
 # ----------------------------------------------------------------------------- zoo refresh
 class ZooRefresh:
     """Keeps the league's distilled zoo faithful to the real heuristics (``league.refresh_*``).
@@ -412,7 +359,14 @@ class LeagueCallback(BaseCallback):
         self._ret = np.zeros(n)
         self._len = np.zeros(n, np.int64)
         self._t0 = time.perf_counter()
-        self.start_steps = self.model.num_timesteps
+        self.start_steps = s = self.model.num_timesteps  # > 0 when resuming
+        if s:
+            lc = self.cfg.league
+            self.next_snap = s + lc.snapshot_every
+            self.next_eval = s + self.cfg.eval_every if self.cfg.eval_every else None
+            self.next_ckpt = s + self.cfg.checkpoint_every if self.cfg.checkpoint_every else None
+            if self.next_refresh is not None:
+                self.next_refresh = s + lc.refresh_every
         if self.cfg.progress:
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                        TimeRemainingColumn)
@@ -422,7 +376,7 @@ class LeagueCallback(BaseCallback):
             self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
         if self.refresh is not None and self.cfg.league.refresh_start_games:
             self.t_refresh_start = self._refresh(self.cfg.league.refresh_start_games)
-        self.league.add_snapshot(self.model.policy, 0)
+        self.league.add_snapshot(self.model.policy, s)
         if self.next_eval is not None:  # the curve starts from the initial (or warm-started) policy
             res = self.evaluate()
             self.history.append({"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
@@ -579,9 +533,9 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- train
-def init_policy(policy, spec: str) -> Path:
-    """Load the policy weights of checkpoint ``spec`` (a path, or a shipped checkpoint's
-    name) into ``policy``; ``CheckpointError`` if it is unusable or another network."""
+def load_init(spec: str):
+    """``(path, policy, metadata)`` of checkpoint ``spec`` (a path, or a shipped
+    checkpoint's name) for ``init_from``; ``CheckpointError`` if it is unusable."""
     from agents.policy import CHECKPOINT_DIR
 
     from agents.checkpoint import CheckpointError, load_policy
@@ -593,6 +547,16 @@ def init_policy(policy, spec: str) -> Path:
         raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
                               f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")
     src, meta = load_policy(path)
+    return path, src, meta
+
+
+def init_policy(policy, spec: str, loaded=None) -> Path:
+    """Load the policy weights of checkpoint ``spec`` (a path, or a shipped checkpoint's
+    name) into ``policy``; ``CheckpointError`` if it is unusable or another network.
+    ``loaded``: what ``load_init(spec)`` returned, if it was called already."""
+    from agents.checkpoint import CheckpointError
+
+    path, src, meta = loaded if loaded is not None else load_init(spec)
     try:
         policy.load_state_dict(src.state_dict())
     except RuntimeError as e:
@@ -607,13 +571,108 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, Any]:
-    """Run one training (see the module docstring); returns a summary dict."""
+def build_model(cfg: TrainConfig, env):
+    """A fresh ``MaskablePPO`` for ``cfg`` on ``env`` (the one place its settings are made)."""
     from sb3_contrib import MaskablePPO
 
+    lr = cfg.learning_rate
+    lr_sched = (lambda f: f * lr) if cfg.anneal_lr else lr
+    return MaskablePPO(
+        "MlpPolicy", env, learning_rate=lr_sched, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
+    )
+
+
+def load_model(path: str | Path, env=None, config=None):
+    """``(model, metadata)``: the ``MaskablePPO`` of a checkpoint, ready to go on training
+    (``model.learn(..., reset_num_timesteps=False)``), without unpickling anything: the
+    safe replacement of ``MaskablePPO.load(path)``.
+
+    The model is rebuilt from ``config`` (a ``TrainConfig``; default: the checkpoint's own
+    training config) on ``env`` (default: the league env that config trains on), then
+    given the checkpoint's policy weights, its optimizer state (absent from exported
+    checkpoints, see ``export_policy``: the optimizer then starts fresh) and its step
+    count. ``config.policy`` must describe the checkpoint's network. SB3's ``data``
+    member (cloudpickled objects) is never read.
+    """
+    import dataclasses
+
+    from agents.checkpoint import (
+        META_NAME, OPTIMIZER_NAME, WEIGHTS_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load,
+        read_metadata,
+    )
+    from train.config import ConfigError, config_from_dict
+
+    path = Path(path)
+    meta = read_metadata(path, check=True)
+    pcfg = _policy_config(meta, path)
+    if config is None:
+        try:
+            config = config_from_dict(meta["config"])
+        except ConfigError as e:
+            raise CheckpointError(f"{path}: {META_NAME} config: {e}") from None
+    elif dataclasses.asdict(config.policy) != dataclasses.asdict(pcfg):
+        raise CheckpointError(f"{path}: the checkpoint's network (policy {dataclasses.asdict(pcfg)}) is not the one "
+                              f"the config describes (policy {dataclasses.asdict(config.policy)}); resume with the "
+                              "checkpoint's policy section")
+    with _open(path) as z:
+        raw = _read_member(z, WEIGHTS_NAME, path)
+        raw_opt = _read_member(z, OPTIMIZER_NAME, path, required=False)
+    state = _torch_load(raw, "policy weights", path)
+    opt_state = _torch_load(raw_opt, "optimizer state", path) if raw_opt is not None else None
+    if env is None:
+        env = make_league_vec_env(config, League(config, seed=config.seed), config.seed)
+    model = build_model(config, env)
+    try:
+        model.policy.load_state_dict(state)
+        if opt_state is not None:
+            model.policy.optimizer.load_state_dict(opt_state)
+    except Exception as e:
+        msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        raise CheckpointError(f"{path}: the checkpoint does not fit the network of its config ({msg})") from None
+    model.num_timesteps = int(meta.get("training_steps", 0))
+    return model, meta
+
+
+def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
+    """The steps already trained by checkpoint ``resume``, checked before any run folder
+    exists: the checkpoint (metadata, weights, optimizer state) loads safely, fits
+    ``cfg``'s network and has steps left to go."""
+    from agents.checkpoint import OPTIMIZER_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load, load_policy
+
+    path = Path(resume)
+    _, meta = load_policy(path)  # metadata, network and weights, read safely
+    with _open(path) as z:
+        raw_opt = _read_member(z, OPTIMIZER_NAME, path, required=False)
+    if raw_opt is not None:
+        _torch_load(raw_opt, "optimizer state", path)
+    pol = _policy_config(meta, path)
+    if dataclasses.asdict(pol) != dataclasses.asdict(cfg.policy):
+        raise CheckpointError(f"{path}: the checkpoint's network (policy {dataclasses.asdict(pol)}) is not the one "
+                              f"the config describes (policy {dataclasses.asdict(cfg.policy)})")
+    done = int(meta.get("training_steps", 0))
+    if done >= cfg.total_timesteps:
+        raise CheckpointError(f"{path}: already trained {done:,} steps, not less than total_timesteps "
+                              f"{cfg.total_timesteps:,}; raise total_timesteps (--total-timesteps) to go on")
+    return done
+
+
+def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | Path | None = None) -> dict[str, Any]:
+    """Run one training (see the module docstring); returns a summary dict.
+
+    ``resume``: a checkpoint to go on from (``load_model``: its weights,
+    optimizer state and step count, read without unpickling) up to ``total_timesteps``;
+    ``init_from`` and ``pretrain`` are then skipped, and the league's frozen pool starts
+    over from the resumed policy."""
     from agents.policy import PolicyAgent
 
+
     out = Path(out)
+    if resume is not None:
+        check_resume(cfg, resume)
+    init = load_init(cfg.init_from) if cfg.init_from and resume is None else None  # before any folder is made
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     run_name = cfg.run_name()
@@ -624,19 +683,15 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
 
     league = League(cfg, seed=cfg.seed)
     env = make_league_vec_env(cfg, league, cfg.seed)
-    lr = cfg.learning_rate
-    lr_sched = (lambda f: f * lr) if cfg.anneal_lr else lr
-    model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=lr_sched, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
-        policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
-    )
     pre_stats = None
-    if cfg.init_from:
-        init_policy(model.policy, cfg.init_from)
-    if cfg.pretrain.games:
-        pre_stats = warm_start(model.policy, cfg, out)
+    if resume is not None:  # weights, optimizer and step count of the checkpoint (never unpickled)
+        model, _ = load_model(resume, env=env, config=cfg)
+    else:
+        model = build_model(cfg, env)
+        if init is not None:
+            init_policy(model.policy, cfg.init_from, init)
+        if cfg.pretrain.games:
+            pre_stats = warm_start(model.policy, cfg, out)
     log_dir.mkdir(parents=True, exist_ok=True)
     model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
     refresh = ZooRefresh(cfg, league, out) if cfg.league.refresh_every else None
@@ -647,7 +702,9 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None) -> dict[str, An
     b._encode(np.zeros(1, np.int64), b.seat[:1], np.empty((1, b.obs_size), np.float32))  # terminal-obs kernel
     setup_s = time.perf_counter() - t_setup
     t0 = time.perf_counter()
-    model.learn(total_timesteps=cfg.total_timesteps, callback=cb, log_interval=1)
+    done = model.num_timesteps  # > 0 when resuming; SB3 then counts on from it
+    model.learn(total_timesteps=cfg.total_timesteps - done, callback=cb, log_interval=1,
+                reset_num_timesteps=done == 0)
     wall = time.perf_counter() - t0
     final = cb.save("final")
     if cb.best < 0:

@@ -2,7 +2,7 @@
 
 Every configuration (player count x batch size) is timed twice:
 
-- without observations: ``kernels.random_play``, the compiled loop that draws a uniformly
+- without observations: ``random_play`` (a core batch driver), the compiled loop that draws a uniformly
   random legal action from the mask and applies it, starting a new game whenever one ends;
 - with observations: :func:`random_play_obs`, the same loop that also encodes the deciding
   seat's observation before every decision into a preallocated ``(batch, obs_size)``
@@ -27,10 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit, prange
 
 from ripmarket_env.games.ripmarket import kernels as K
-from ripmarket_env.games.ripmarket.observation import encode_obs
 
 DEFAULT_PLAYERS = (2, 4, 6, 10)
 DEFAULT_BATCHES = (1, 256, 4096)
@@ -44,32 +42,17 @@ TARGETS = (
 
 
 # ----------------------------------------------------------------------------------
-# The observation-encoding loop (compiled)
+# The two loops (the core's batch drivers, ripmarket_env/core/drivers.py)
 # ----------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
-def _play_obs_one(r, T, c, steps, bench_rng, g, finished, offs, out):
-    for _ in range(steps):
-        if r.done:
-            finished[g] += 1
-            K.reset_game(r, T, c, K.bench_u32(bench_rng, g))
-        encode_obs(r, T, c, r.actor, offs, out)
-        K.step_game(r, T, c, K.random_legal(r, bench_rng, g))
-
-
-@njit(cache=True, parallel=True)
 def random_play_obs(S, TB, c, steps_per_game, bench_rng, offs, out):
-    """``kernels.random_play`` plus one observation per agent step.
+    """``random_play`` plus one observation per agent step.
 
     Before each decision the deciding seat's observation is written into ``out[g]``
     (a ``(batch, obs_size)`` float32 buffer, ``offs`` = ``Layout.offset_array()``). Uses
     the same action and reseeding RNG as ``random_play``, so both play the same games.
     Returns the number of games finished per row.
     """
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in prange(B):
-        _play_obs_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished, offs, out[g])
-    return finished
+    return K.drivers_for(S.dtype, TB.dtype).random_play_obs(S, TB, c, steps_per_game, bench_rng, offs, out)
 
 
 # ----------------------------------------------------------------------------------
@@ -114,17 +97,17 @@ class _Runner:
         self.eng = Engine(RulesConfig(num_players=self.players), batch_size=self.batch)
         base = 1_000_003 * self.seed + 7919 * self.players
         e = self.eng
-        seeds = np.arange(base, base + self.batch, dtype=np.int64) & 0xFFFFFFFF
-        K.reset_batch(e.state, e.tables, e.cfg, np.arange(self.batch), seeds)
+        seeds = (np.arange(base, base + self.batch, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint64)
+        e.drivers.reset_batch(e.state, e.tables, e.cfg, np.arange(self.batch), seeds)
         self.rng = (np.arange(self.batch, dtype=np.int64) * 2654435761 + base + 1) & 0xFFFFFFFF
         self.out = np.zeros((self.batch, self.eng.obs_size), dtype=np.float32)
 
     def call(self, steps: int, observations: bool) -> int:
         e = self.eng
         if observations:
-            fin = random_play_obs(e.state, e.tables, e.cfg, steps, self.rng, e._offs, self.out)
+            fin = e.drivers.random_play_obs(e.state, e.tables, e.cfg, steps, self.rng, e._offs, self.out)
         else:
-            fin = K.random_play(e.state, e.tables, e.cfg, steps, self.rng)
+            fin = e.drivers.random_play(e.state, e.tables, e.cfg, steps, self.rng)
         return int(fin.sum())
 
 
@@ -201,18 +184,19 @@ def _compile(players: int) -> dict:
 
     eng = Engine(RulesConfig(num_players=players), batch_size=2)
     rng = np.array([1, 2], dtype=np.int64)
+    d = eng.drivers  # each driver compiles (or loads from the cache) on first use
     t0 = time.perf_counter()
-    K.reset_batch(eng.state, eng.tables, eng.cfg, np.arange(2), rng)
-    kernels["reset_batch"] = {"first_call_seconds": time.perf_counter() - t0, **_kernel_stats(K.reset_batch)}
+    d.reset_batch(eng.state, eng.tables, eng.cfg, np.arange(2), rng.astype(np.uint64))
+    kernels["reset_batch"] = {"first_call_seconds": time.perf_counter() - t0, **_kernel_stats(d.reset_batch)}
     t0 = time.perf_counter()
-    K.random_play(eng.state, eng.tables, eng.cfg, 1, rng)
-    kernels["random_play"] = {"first_call_seconds": time.perf_counter() - t0, **_kernel_stats(K.random_play)}
+    d.random_play(eng.state, eng.tables, eng.cfg, 1, rng)
+    kernels["random_play"] = {"first_call_seconds": time.perf_counter() - t0, **_kernel_stats(d.random_play)}
     out = np.zeros((2, eng.obs_size), np.float32)
     t0 = time.perf_counter()
-    random_play_obs(eng.state, eng.tables, eng.cfg, 1, rng, eng._offs, out)
+    d.random_play_obs(eng.state, eng.tables, eng.cfg, 1, rng, eng._offs, out)
     kernels["random_play_obs"] = {
         "first_call_seconds": time.perf_counter() - t0,
-        **_kernel_stats(random_play_obs),
+        **_kernel_stats(d.random_play_obs),
     }
     warm = all(k["cache_misses"] == 0 and k["cache_hits"] > 0 for k in kernels.values())
     import numba

@@ -11,6 +11,28 @@ from typing import Optional
 
 import typer
 
+def _no_flag_placeholder() -> None:
+    """Typer's rich help shows a ``<bool>`` value placeholder next to on/off flags
+    (``--quiet <bool>``), which reads as if the flag took a value; flags show none."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - older typer
+        return
+    show = TyperOption.display_type_rich
+    if getattr(show, "_no_flag_placeholder", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return show(self, ctx)
+
+    display_type_rich._no_flag_placeholder = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_no_flag_placeholder()
+
 app = typer.Typer(
     name="ripmarket",
     help="R.I.P. Market: rules engine, environments and tools.",
@@ -117,6 +139,12 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
     chunk_sets: int = typer.Option(16, "--chunk-sets", metavar="N", help="Duplicate sets per engine batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
@@ -147,9 +175,10 @@ def tournament(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     agent_kwargs = _agent_settings(settings, names)
+    _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None,
+        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address,
     )
     print_table(result)
 
@@ -204,7 +233,16 @@ def agents_cmd() -> None:
 app.command("agents")(agents_cmd)
 
 
+balance_app = typer.Typer(
+    help="Card balance for designers: play rates, win rates, Market take rates and damage per card, "
+    "seat advantage, game length, Ghost swings. `ripmarket balance diff A B` compares two runs.",
+    no_args_is_help=False, add_completion=False,
+)
+
+
+@balance_app.callback(invoke_without_command=True)
 def balance(
+    ctx: typer.Context,
     players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: str = typer.Option(
@@ -214,9 +252,17 @@ def balance(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    if ctx.invoked_subcommand is not None:
+        return
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -233,12 +279,47 @@ def balance(
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet)
+    _check_cards(cards_file)
+    result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
+                         ray_address=ray_address)
     print_summary(result)
     typer.echo(f"report: {out / 'balance.md'}")
 
 
-app.command("balance")(balance)
+@balance_app.command("diff")
+def balance_diff(
+    a: Path = typer.Argument(..., metavar="A", help="balance.json of the first run (or its directory)."),
+    b: Path = typer.Argument(..., metavar="B", help="balance.json of the second run (or its directory)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the comparison as Markdown here."),
+) -> None:
+    """Compare two balance runs (e.g. two card files) card by card, flagging the significant changes."""
+    from eval.balance import diff_markdown, diff_results, load_result, print_diff
+
+    try:
+        d = diff_results(load_result(a), load_result(b))
+    except ValueError as exc:
+        fail(str(exc))
+    print_diff(d)
+    if out is not None:
+        if out.is_dir():
+            fail(f"--out {out} is a directory; give a file name")
+        out.write_text(diff_markdown(d, (str(a), str(b))), encoding="utf-8")
+        typer.echo(f"comparison: {out}")
+
+
+app.add_typer(balance_app, name="balance")
+
+
+def _check_cards(path: Optional[Path]) -> None:
+    """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file."""
+    if path is None:
+        return
+    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
+
+    try:
+        load_cards(path)
+    except CardDataError as exc:
+        fail(f"--cards: {exc}")
 
 
 def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
@@ -291,22 +372,19 @@ def bench(
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from eval.progress import Progress
     from ripmarket_env.app import bench as B
     from ripmarket_env.app import envbench as E
 
     run = suites[suite]
     total = (2 * len(ps) * len(bs) if "engine" in run else 0) + (E.configs_count(ps, ns) if "env" in run else 0)
     err = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, refresh_per_second=4,
-    ) as progress:
-        task = progress.add_task("compiling / loading kernels", total=total)
+    with Progress(total, "compiling / loading kernels", transient=True) as progress:
 
         def advance(label: str) -> None:
-            progress.update(task, advance=1, description=label)
+            progress.describe(label)
+            progress.advance(1)
 
         if "engine" in run:
             report = B.run_bench(ps, bs, seconds, on_config=advance)
@@ -432,9 +510,13 @@ app.command("demo")(demo)
 
 def replay(
     file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
-    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
 ) -> None:
-    """Replay a game record, check it against the engine, and print it round by round."""
+    """Replay a game record, check it against the engine, and print it round by round.
+
+    Exits 1 with one line if the record does not replay: altered, of another card set,
+    not a record, or truncated (a version 3 record without its end marker, a line cut
+    off). A version 2 record (no end marker) replays with a note."""
     from rich.console import Console
     from rich.table import Table
 
@@ -444,8 +526,7 @@ def replay(
     from ripmarket_env.games.ripmarket.render import card_label, seat_name, shadow_label
 
     console = Console()
-    actions: list[str] = []
-    state = {"round": 1, "header": None}
+    state = {"round": 1, "header": None, "hp": [], "who": [], "steps": []}
 
     def hands(eng) -> None:
         r = eng.state[0]
@@ -461,54 +542,74 @@ def replay(
         if god and not eng.terminated[0]:
             hands(eng)
 
+    def who(q: int) -> str:
+        return f"{seat_name(q)} ({state['who'][q]})" if state["who"] else seat_name(q)
+
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
             state["header"] = obj
+            state["hp"] = [int(x) for x in eng.state[0]["hp"][: eng.num_players]]
+            state["who"] = list(obj.get("controllers") or [])
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
             console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            if state["who"]:
+                console.print("Seats: " + ", ".join(f"{seat_name(q)} {c}" for q, c in enumerate(state["who"])))
             round_start(eng)
         elif "step" in obj:
+            if god:  # the round's event log tells every decision, forced ones included, once
+                state["steps"].append(obj)
+                return
             desc = obj["desc"]
             kind, arg = eng.actions.decode(obj["action"])
-            if (not god and kind == "card" and bool(eng.cards.living_face_down[arg])
+            if (kind == "card" and bool(eng.cards.living_face_down[arg])
                     and " replaces " not in desc):
                 desc = f"{seat_name(obj['seat'])} plays a card face-down"
             console.print(f"  {obj['step']:>4}  {desc}")
         elif "round" in obj:
             title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if god:  # the round's event log names hidden cards (deck draws, Shadow draws)
+            if god:  # every event of the round, hidden cards named (deck draws, Shadow draws)
+                state["steps"] = []
                 for line in obj["log"]:
-                    console.print(f"        [dim]{line}[/dim]")
+                    console.print(f"        {line}")
             t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-            for col in ("seat", "card", "score", "damage", "HP after"):
+            for col in ("seat", "card", "score", "HP lost", "HP after"):
                 t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
-            for q, (sc, dm, hp) in enumerate(zip(obj["scores"], obj["damage"], obj["hp"])):
+            for q, (sc, hp) in enumerate(zip(obj["scores"], obj["hp"])):
                 mark = " *" if q == obj["first_player"] else ""
                 card = obj["cards"][q] or "-"
                 if obj["targets"][q] is not None:
                     card += f" -> {seat_name(obj['targets'][q])}"
                 if obj["haunted_by"][q]:
                     card += " · haunted by " + ", ".join(obj["haunted_by"][q])
-                t.add_row(seat_name(q) + mark, card, "-" if sc is None else str(sc), str(dm),
+                lost = max(0, state["hp"][q] - int(hp)) if q < len(state["hp"]) else obj["damage"][q]
+                t.add_row(who(q) + mark, card, "-" if sc is None else str(sc), str(lost),
                           f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
+            state["hp"] = [int(x) for x in obj["hp"]]
             console.print(t)
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)
         elif "result" in obj:
             res = obj["result"]
-            winners = ", ".join(seat_name(q) for q in res["winners"]) or "-"
+            winners = ", ".join(who(q) for q in res["winners"]) or "-"
             rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
             console.rule("Game over")
             console.print(f"[bold]Winner(s):[/bold] {winners}")
             console.print(f"Rewards: {rewards}")
 
+    notes: list[str] = []
     try:
-        eng = replay_record(file, registry(), on_line=on_line)
+        eng = replay_record(file, registry(), on_line=on_line, notes=notes)
     except RecordError as exc:
         fail(str(exc), code=1)
-    status = "finished" if eng.terminated[0] else "not finished (the record stops mid-game)"
+    except RecursionError:  # defensive: the reader refuses deep nesting itself
+        fail(f"{file}: nested too deeply to be a game record", code=1)
+    for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
+        console.print(f"  {obj['step']:>4}  {obj['desc']}")
+    status = "finished" if eng.terminated[0] else "not finished (the record was saved mid-game)"
     console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+    for note in notes:
+        console.print(f"note: {note}")
 
 
 app.command("replay")(replay)
@@ -523,7 +624,9 @@ def play(
         "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
-    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`)."),
+    save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
+    force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
@@ -540,8 +643,18 @@ def play(
         fail(f"{option}: {exc}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
+    if save is not None and save.exists() and not force:
+        fail(f"--save {save} exists; choose another file or add --force to replace it")
+    if save is not None and not save.parent.is_dir():
+        fail(f"--save {save}: folder {save.parent} does not exist")
+    _check_cards(cards_file)
+    cards = None
+    if cards_file is not None:
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = load_cards(cards_file)
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, out=typer.echo)
+        play_terminal(players, seat, names, seed=seed, save=save, cards=cards, overwrite=force)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
@@ -589,7 +702,7 @@ def serve(
     try:
         web = create_app(max_games=max_games, idle_seconds=idle_timeout, max_games_per_client=max_games_per_client,
                          max_age_seconds=max_game_age, keep_seconds=keep_finished, db=path,
-                         allowed_hosts=hosts, max_body=max_body)
+                         allowed_hosts=hosts, max_body=max_body, warm_up=True)
     except StoreError as exc:
         fail(str(exc))
     typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs); games kept in {path}", err=True)
@@ -604,10 +717,13 @@ def train(
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code."),
 ) -> None:
     """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
     try:
+        from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
+        from train.selfplay import check_resume
         from train.selfplay import train as run_training
     except ImportError as exc:
         fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
@@ -620,12 +736,17 @@ def train(
             if seed is not None:
                 d["seed"] = seed
             cfg = config_from_dict(d)
-    except ConfigError as exc:
+        if resume is not None:
+            check_resume(cfg, resume)  # before any run folder is made
+    except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
 
     console = Console(stderr=True)
-    summary = run_training(cfg, out, console=console)
+    try:
+        summary = run_training(cfg, out, console=console, resume=resume)
+    except CheckpointError as exc:
+        fail(str(exc))
     console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
                   f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
                   f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
@@ -649,7 +770,8 @@ def distill(
     seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
     epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
-    out: Path = typer.Option(Path("agents/checkpoints/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo."),
+    out: Path = typer.Option(Path("runs/zoo-bc.pt"), "--out", metavar="FILE", help="Where to write the distilled zoo (relative to the current directory). The agents greedy-bc ... trickster-bc load agents/checkpoints/zoo-bc.pt: to replace that shipped file, name it here and add --force."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
     recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
@@ -666,8 +788,12 @@ def distill(
     check_int("--guest-games", guest_games, 0)
     if (guest is None) != (guest_games == 0):
         fail("--guest and --guest-games go together: name the agent and how many games it plays")
+    if out.exists() and not force:  # checked before the (long) recording and fit
+        fail(f"--out {out} exists; choose another file or add --force to overwrite it")
+    if out.exists() and not out.is_file():
+        fail(f"--out {out} is not a file")
     if guest is not None:
-        from train.evaluate import make_agent
+        from eval.evaluate import make_agent
 
         try:
             make_agent(guest)
@@ -711,13 +837,18 @@ def evaluate(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
+        "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
+    ),
 ) -> None:
     """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
     import agents as registry
 
     try:
-        from train.evaluate import evaluate as run_eval
-        from train.evaluate import make_agent
+        from eval.evaluate import evaluate as run_eval
+        from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     check_int("--players", players, 2, 10)
@@ -732,7 +863,8 @@ def evaluate(
         make_agent(agent)
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
-    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json)
+    res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
+                   ray_address=ray_address)
     if as_json:
         import json
 

@@ -35,6 +35,7 @@ from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET, ConfigError, Ru
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from ripmarket_env.games.ripmarket.events import Event, RoundLog
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
+from ripmarket_env.app.narrate import bot_level, round_story, rule_card, rule_text, standings
 from ripmarket_env.envs.record import Recorder
 from ripmarket_env.games.ripmarket.render import (
     card_label,
@@ -123,14 +124,22 @@ def agent_registry():
     return agents
 
 
-def _make_bot(name: str, seed: int, rules: RulesConfig):
+def _make_bot(name: str, seed: int, rules: RulesConfig, cards=None):
+    """The bot, told the game's cards and start HP when it takes them (the heuristics and
+    search do; random and the trained networks do not)."""
     agents = agent_registry()
     kwargs = {"seed": seed}
+    extras = []
+    if cards is not None:
+        extras.append("cards")
     if rules.start_hp is not None:  # heuristics read HP as a fraction of the start HP
+        extras.append("start_hp")
+    values = {"cards": cards, "start_hp": rules.hp}
+    for k in range(len(extras), 0, -1):  # every extra, then fewer, then none
         try:
-            return agents.make(name, start_hp=rules.hp, **kwargs)
+            return agents.make(name, **{x: values[x] for x in extras[:k]}, **kwargs)
         except TypeError:
-            pass
+            continue
     return agents.make(name, **kwargs)
 
 
@@ -158,7 +167,8 @@ class RoundSummary:
 
     @classmethod
     def from_log(cls, log: RoundLog, db) -> "RoundSummary":
-        seats = [dict(x, haunted_by=[shadow_label(db, s) for s in x["haunted_by"]]) for x in log.seats]
+        seats = [dict(x, haunted_by=[shadow_label(db, s) for s in x["haunted_by"]],
+                      haunted_by_designs=list(x["haunted_by"])) for x in log.seats]
         return cls(log.round, rule_label(log.rule), log.epilogue, log.first_player, seats, list(log.events))
 
 
@@ -203,12 +213,13 @@ class GameSession:
         except ConfigError as exc:
             raise SetupError(str(exc)) from None
         with KERNEL_LOCK:
-            self.recorder = Recorder.new(self.rules, self.seed, cards=cards)
+            self.recorder = Recorder.new(self.rules, self.seed, cards=cards,
+                                         controllers=["person" if c == "you" else c for c in self.controllers])
         self.recorder.lines[0]["practice"] = self.practice
         self.engine = self.recorder.engine
         self.db = self.engine.cards
         self.bots = {
-            q: _make_bot(name, 1_000 * self.seed + q, self.rules)
+            q: _make_bot(name, 1_000 * self.seed + q, self.rules, cards=cards)
             for q, name in enumerate(self.controllers) if q != self.seat
         }
         self.events: list[Event] = []
@@ -216,11 +227,15 @@ class GameSession:
         self.feed: list[tuple[str, object]] = []  # ("event", Event) | ("round", RoundSummary) | ("result", dict)
         self.round_no = 1
         self._round_events: list[Event] = []
+        self._mark = 0  # where in the feed the bots' turns since your latest decision begin
+        self._stories: list[list[dict]] = []
         self._take_log()  # what the reset did (decisions taken before the first real one)
         for i, a in enumerate(steps):
             if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or int(a) not in self.legal_actions():
                 raise SetupError(f"steps[{i}]={a!r} is not a legal action of this game at step {i}; "
                                  f"legal: {self.legal_actions()}")
+            if self.actor == self.seat:  # as act() does: what follows your decision is "recent"
+                self._mark = len(self.feed)
             self._step(int(a))
         self.run_bots()
 
@@ -261,6 +276,21 @@ class GameSession:
 
     def name(self, q: int) -> str:
         return seat_name(q)
+
+    def label(self, q: int) -> str:
+        """A seat as the person reads it: ``"you"`` or ``"player_2 (greedy)"``."""
+        return "you" if q == self.seat else f"{seat_name(q)} ({self.controllers[q]})"
+
+    def event_text(self, e: Event) -> str:
+        """An event as your seat may see it (R-12.3). A decision the engine took alone for
+        a bot reads like any other move; one it took for you says why you were not asked."""
+        text = e.private if e.seat == self.seat else e.public
+        if e.forced and e.seat == self.seat:
+            if e.kind == "pass":
+                return (f"{text}: your Ghost turn passed by itself, since you hold no Shadow card "
+                        "you could attach")
+            return f"{text} (your only option, so you were not asked)"
+        return text
 
     # ------------------------------------------------------------------ choices
     def choices(self) -> list[Choice]:
@@ -327,6 +357,7 @@ class GameSession:
         legal = self.legal_actions()
         if int(action) not in legal:
             raise IllegalActionError(0, int(action), legal, self.phase, self._describe)
+        self._mark = len(self.feed)
         self._step(int(action))
         self.run_bots()
 
@@ -376,6 +407,7 @@ class GameSession:
             else:
                 summary = RoundSummary.from_log(item, self.db)
                 self.rounds.append(summary)
+                self._stories.append(round_story(summary, self.db, self.label))
                 self.feed.append(("round", summary))
                 self._round_events = []
         if self.over and not any(kind == "result" for kind, _ in self.feed):
@@ -389,12 +421,20 @@ class GameSession:
         P = self.players
         winners = [q for q in range(P) if bool(r["winners"][q])]
         rewards = [round(float(x), 6) for x in r["final_rewards"][:P]]
+        end = next((e.public for e in reversed(self.events) if e.kind == "game_over"), "Game over")
+        table = standings(P, self.events, self.rounds, self._stories, self.label)
+        for row in table:
+            q = row["seat"]
+            row.update(controller=self.controllers[q], level=bot_level(self.controllers[q]),
+                       hp=int(r["hp"][q]), alive=bool(r["alive"][q]))
         return {
             "winners": winners,
             "rewards": rewards,
             "you_won": self.seat in winners,
             "your_reward": rewards[self.seat],
             "rounds": len([s for s in self.rounds if not s.epilogue]),
+            "end": end,
+            "standings": table,
         }
 
     def record_text(self) -> str:
@@ -445,6 +485,7 @@ class GameSession:
                 "seat": q,
                 "name": seat_name(q),
                 "controller": self.controllers[q],
+                "level": bot_level(self.controllers[q]),
                 "is_you": q == me,
                 "hp": int(r["hp"][q]),
                 "max_hp": hp0,
@@ -487,7 +528,7 @@ class GameSession:
         decision = None
         if not done:
             decision = {"seat": actor, "name": seat_name(actor), "controller": self.controllers[actor],
-                        "phase": self.phase, "prompt": phase_text(eng, 0)}
+                        "phase": self.phase, "prompt": phase_text(eng, 0, viewer=me)}
         return {
             "seat": me,
             "players": P,
@@ -516,12 +557,35 @@ class GameSession:
             "shadow_hand": shadow_hand,
             "legal_actions": [{"action": c.action, "kind": c.kind, "label": c.label, "text": c.text} for c in choices],
             "log": [self._event_view(e) for e in self._round_events],
+            "recent": self.recent(),
+            "active_rule": self.rule_view(),
             "rounds": [self._round_view(s) for s in self.rounds],
             "result": self.result(),
         }
 
     def _event_view(self, e: Event) -> dict:
-        return {"round": e.round, "seat": e.seat, "text": e.text_for(self.seat), "forced": e.forced, "kind": e.kind}
+        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced, "kind": e.kind}
+
+    def recent(self) -> list[dict]:
+        """What happened since your latest decision, in order: events, ``round`` markers
+        (index into ``rounds``) and the ``result``; the page plays it back one move at a time."""
+        out = []
+        n_round = sum(1 for k, _ in self.feed[: self._mark] if k == "round")
+        for kind, item in self.feed[self._mark:]:
+            if kind == "event":
+                out.append({"type": "event", **self._event_view(item)})
+            elif kind == "round":
+                out.append({"type": "round", "index": n_round, "round": item.round})
+                n_round += 1
+            else:
+                out.append({"type": "result"})
+        return out
+
+    def rule_view(self) -> dict:
+        """The active rule named by the card that set it (``Aftershock: Earthquake (...)``)."""
+        rule = rule_label(self.state["rule"])
+        card = rule_card(self._round_events, self.db) if rule != "none" else None
+        return {"name": rule, "card": card, "text": rule_text(rule, card)}
 
     def _round_view(self, s: RoundSummary) -> dict:
         seats = []
@@ -529,17 +593,157 @@ class GameSession:
             y = dict(x)
             y["name"] = seat_name(x["seat"])
             y["card"] = self.card_info(x["card"]) if x["card"] is not None else None
+            y.pop("haunted_by_designs", None)
             seats.append(y)
-        return {"round": s.round, "rule": s.rule, "epilogue": s.epilogue, "first_player": s.first_player,
-                "seats": seats, "events": [self._event_view(e) for e in s.events]}
+        i = self.rounds.index(s)
+        card = rule_card(s.events, self.db) if s.rule != "none" else None
+        return {"round": s.round, "rule": s.rule, "rule_card": card, "rule_text": rule_text(s.rule, card),
+                "epilogue": s.epilogue, "first_player": s.first_player,
+                "seats": seats, "events": [self._event_view(e) for e in s.events], "story": self._stories[i]}
 
 
 # ------------------------------------------------------------------------------ terminal
-def _round_text(session: GameSession, s: RoundSummary) -> str:
+#: The terminal game's lines never exceed this width (rich wraps to it).
+TERMINAL_WIDTH = 100
+
+_KIND_STYLE = {
+    "damage": "bold red", "hit": "bold red", "death": "bold red", "deflect": "magenta",
+    "haunt": "magenta", "trigger": "magenta", "exorcise": "magenta", "reveal": "magenta",
+    "score": "cyan", "scores": "cyan", "round_start": "dim", "resolve": "dim", "game_over": "bold",
+    "note": "yellow", "place": "bold",
+}
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as _escape
+
+    return _escape(text)
+
+
+def _console(console=None):
+    from rich.console import Console
+
+    if console is not None:
+        if console.width > TERMINAL_WIDTH:
+            console.width = TERMINAL_WIDTH
+        return console
+    c = Console(highlight=False)
+    return Console(highlight=False, width=TERMINAL_WIDTH) if c.width > TERMINAL_WIDTH else c
+
+
+def _hp(hp: int, max_hp: int, alive: bool) -> str:
+    if not alive:
+        return "[#8f9bff]Ghost[/]"
+    return f"[red]{'♥' * hp}[/][dim]{'♡' * max(0, max_hp - hp)}[/] {hp}/{max_hp}"
+
+
+def _seat_table(session: GameSession):
+    """The table as the person sees it (R-12.3): every seat with its bot, HP, cards."""
+    from rich.table import Table
+    from rich.text import Text
+
+    v = session.view()
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False, padding=(0, 1))
+    for col, kw in (("", {"width": 1}), ("player", {"no_wrap": True}), ("HP", {"no_wrap": True}),
+                    ("hand", {"justify": "right"}), ("shadow", {"justify": "right"}), ("took", {}),
+                    ("played", {}), ("haunted by", {})):
+        t.add_column(col, **kw)
+    for x in v["table"]["seats"]:
+        q = x["seat"]
+        mark = ">" if x["deciding"] else ("*" if x["first_player"] else "")
+        who = Text(seat_name(q), style="bold yellow" if x["is_you"] else "bold")
+        who.append(" (you)" if x["is_you"] else f" · {x['controller']}", style="yellow" if x["is_you"] else "")
+        took = "-" if not x["took"] else ("deck" if x["took"] == "deck" else
+                                          f"Market: {x['took_card']['name']} ({x['took_card']['value']})")
+        if x["played"] is None:
+            played = "-"
+        elif x["played"]["card"] is None:
+            played = "face-down"
+        else:
+            c = x["played"]["card"]
+            played = f"{c['name']} ({c['value']})" + (" face-down" if x["played"]["face_down"] else "")
+        if x["target"] is not None:
+            played += f" -> {seat_name(x['target'])}"
+        haunts = ", ".join(h["name"] for h in x["haunted_by"]) or "-"
+        t.add_row(mark, who, _hp(x["hp"], x["max_hp"], x["alive"]), str(x["hand_count"]), str(x["shadow_count"]),
+                  took, played, haunts)
+    return v, t
+
+
+def _table_view(session: GameSession, console) -> None:
+    from rich.rule import Rule
+
+    v, t = _seat_table(session)
+    tb = v["table"]
+    console.print()
+    console.print(Rule(f"[bold]R.I.P. Market[/] · {session.players} players · round {v['round']}"
+                       + (" · epilogue" if tb["epilogue"] else ""), style="yellow"))
+    rule = v["active_rule"]
+    console.print(f"[bold]Rule:[/] [{'bold red' if rule['name'] != 'none' else 'dim'}]{rule['text']}[/]")
+    market = " · ".join(f"[{m['slot']}] {m['card']['name']} ({m['card']['value']})" if m["card"] else f"[{m['slot']}] empty"
+                        for m in tb["market"])
+    console.print(f"[bold]Market:[/] {escape(market)}")
+    console.print(f"[dim]Living Deck {tb['living_deck']} · discard {tb['living_discard']} · "
+                  f"Shadow Deck {tb['shadow_deck']} · Shadow discard {tb['shadow_discard']}[/]")
+    console.print(t)
+    console.print("[dim](* First Player, > decides now)[/]")
+
+
+def _cards_view(session: GameSession, console) -> None:
     db = session.db
-    title = f"Round {s.round} resolved · rule: {s.rule}" + (" · epilogue (display only)" if s.epilogue else "")
-    header = ["seat", "player", "card", "score", "damage", "HP"]
-    rows = []
+    r = session.state
+    me = session.seat
+    haunt = [int(r["attached"][me, i]) for i in range(int(r["attached_n"][me]))]
+    if haunt:
+        console.print("[bold magenta]Shadow cards attached to you:[/]")
+        for s in haunt:
+            c = db.shadow[s]
+            console.print(f"  - [magenta]{c.name}[/] ({c.family}): {escape(c.text)}")
+    hand = [(d, int(r["hand"][me, d])) for d in range(db.n_living) if int(r["hand"][me, d]) > 0]
+    if hand:
+        console.print("[bold]Your hand:[/]")
+        for d, n in hand:
+            c = db.living[d]
+            console.print(f"  - [bold]{card_label(db, d)}[/]{' x' + str(n) if n > 1 else ''}: {escape(c.text)}")
+    shand = [(s, int(r["shadow_hand"][me, s])) for s in range(db.n_shadow) if int(r["shadow_hand"][me, s]) > 0]
+    if shand:
+        console.print("[bold magenta]Your Shadow hand:[/]")
+        for s, n in shand:
+            c = db.shadow[s]
+            console.print(f"  - [magenta]{c.name}[/]{' x' + str(n) if n > 1 else ''} ({c.family}): {escape(c.text)}")
+
+
+def _choices_view(choices: list[Choice], console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    g = Table.grid(padding=(0, 1))
+    g.add_column(no_wrap=True)
+    g.add_column()
+    for i, c in enumerate(choices, start=1):
+        g.add_row(f"  [bold yellow]{i})[/]", Text(c.text))
+    console.print(g)
+
+
+def _decision_view(session: GameSession, choices: list[Choice], console) -> None:
+    _table_view(session, console)
+    _cards_view(session, console)
+    you = "You are a Ghost. " if not bool(session.state["alive"][session.seat]) else ""
+    console.print()
+    console.print(f"[bold yellow]{you}Your decision[/] (round {session.round_no}): {phase_text(session.engine, 0, viewer=session.seat)}")
+    _choices_view(choices, console)
+
+
+def _round_view(session: GameSession, s: RoundSummary, story: list[dict], console) -> None:
+    from rich.table import Table
+
+    db = session.db
+    title = f"Round {s.round} resolved · {rule_text(s.rule, rule_card(s.events, db) if s.rule != 'none' else None)}"
+    if s.epilogue:
+        title += " · epilogue (display only)"
+    t = Table(header_style="bold", padding=(0, 1))
+    for col in ("player", "card", "score", "HP lost", "HP"):
+        t.add_column(col, justify="right" if col in ("score", "HP lost") else "left")
     for x in s.seats:
         q = x["seat"]
         card = card_label(db, x["card"]) if x["card"] is not None else "-"
@@ -550,93 +754,97 @@ def _round_text(session: GameSession, s: RoundSummary) -> str:
         if x["haunted_by"]:
             card += " · haunted by " + ", ".join(x["haunted_by"])
         hp = str(x["hp"]) + (" (dies: now a Ghost)" if x["died"] else ("" if x["alive"] else " (Ghost)"))
-        who = seat_name(q) + (" (you)" if q == session.seat else f" ({session.controllers[q]})")
-        rows.append([str(q), who + (" *" if q == s.first_player and x["alive"] else ""), card,
-                     "-" if x["score"] is None else str(x["score"]), str(x["damage"]), hp])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = ["", "=" * len(title), title, "=" * len(title)]
-    for row in [header] + rows:
-        lines.append("  ".join(c.rjust(widths[i]) if i in (0, 3, 4) else c.ljust(widths[i])
-                               for i, c in enumerate(row)).rstrip())
-    lines.append("(* First Player next round)")
-    return "\n".join(lines)
+        lost = x.get("hp_lost", x["damage"])
+        t.add_row(session.label(q) + (" *" if q == s.first_player and x["alive"] else ""), card,
+                  "-" if x["score"] is None else str(x["score"]),
+                  f"[bold red]{lost}[/]" if lost else "0", hp)
+    console.print()
+    console.print(f"[bold]{escape(title)}[/]")
+    console.print(t)
+    for line in story:
+        if line["kind"] != "scores":
+            console.print(f"  [{_KIND_STYLE.get(line['kind'], 'default')}]{escape(line['text'])}[/]")
+    console.print("[dim](* First Player next round)[/]")
 
 
-def _result_text(session: GameSession, res: dict) -> str:
-    winners = ", ".join(
-        seat_name(q) + (" (you)" if q == session.seat else f" ({session.controllers[q]})") for q in res["winners"]
-    ) or "nobody"
+def _result_view(session: GameSession, res: dict, console) -> None:
+    from rich.table import Table
+
+    winners = ", ".join(seat_name(q) + (" (you)" if q == session.seat else f" ({session.controllers[q]})")
+                        for q in res["winners"]) or "nobody"
     verdict = "You win!" if res["you_won"] and len(res["winners"]) == 1 else (
         "You share the win." if res["you_won"] else "You lose.")
-    rewards = ", ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
-    return f"\nGAME OVER after {res['rounds']} round(s). Winner(s): {winners}. {verdict}\nRewards: {rewards}"
+    console.print()
+    console.print(f"[bold yellow]GAME OVER after {res['rounds']} round(s).[/] Winner(s): {winners}. "
+                  f"[bold]{verdict}[/] {res['end']}.")
+    t = Table(title="Standings", title_justify="left", header_style="bold", padding=(0, 1))
+    for col in ("place", "player", "out in", "how"):
+        t.add_column(col)
+    for row in res["standings"]:
+        t.add_row(row["place_text"] + (" (winner)" if row["winner"] else ""), row["name"],
+                  f"round {row['died_round']}" if row["died_round"] else "-", row["how"] or "survived")
+    console.print(t)
 
 
-def _decision_text(session: GameSession, choices: list[Choice]) -> str:
-    db = session.db
-    r = session.state
-    me = session.seat
-    lines = ["", "-" * 78, render_text(session.engine, 0, viewer=me).rstrip()]
-    haunt = [int(r["attached"][me, i]) for i in range(int(r["attached_n"][me]))]
-    if haunt:
-        lines.append("Shadow cards attached to you:")
-        for s in haunt:
-            c = db.shadow[s]
-            lines.append(f"  - {c.name} ({c.family}): {c.text}")
-    hand = [(d, int(r["hand"][me, d])) for d in range(db.n_living) if int(r["hand"][me, d]) > 0]
-    if hand:
-        lines.append("Your hand:")
-        for d, n in hand:
-            c = db.living[d]
-            lines.append(f"  - {card_label(db, d)}{' x' + str(n) if n > 1 else ''}: {c.text}")
-    shand = [(s, int(r["shadow_hand"][me, s])) for s in range(db.n_shadow) if int(r["shadow_hand"][me, s]) > 0]
-    if shand:
-        lines.append("Your Shadow hand:")
-        for s, n in shand:
-            c = db.shadow[s]
-            lines.append(f"  - {c.name}{' x' + str(n) if n > 1 else ''} ({c.family}): {c.text}")
-    you = "You are a Ghost. " if not bool(r["alive"][me]) else ""
-    lines.append("")
-    lines.append(f"{you}Your decision (round {session.round_no}): {phase_text(session.engine, 0)}")
-    lines.extend(_choices_text(choices))
-    return "\n".join(lines)
-
-
-def _choices_text(choices: list[Choice]) -> list[str]:
-    return [f"  {i}) {c.text}   [{c.label}]" for i, c in enumerate(choices, start=1)]
+def _save_record(session: GameSession, path: Path, overwrite: bool, out: Callable[[str], None]) -> Path:
+    if overwrite:
+        return session.recorder.save(path)
+    for k in range(1000):
+        target = path if k == 0 else path.with_name(f"{path.stem}-{k}{path.suffix}")
+        try:
+            saved = session.recorder.save(target, overwrite=False)
+        except FileExistsError:
+            continue
+        if k:
+            out(f"{path} appeared during the game and is kept as it is.")
+        return saved
+    raise FileExistsError(f"no free file name next to {path}")
 
 
 def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
                   save: str | Path | None = None, rules: dict | None = None,
-                  input_fn: Callable[[str], str] = input, out: Callable[[str], None] = print) -> GameSession:
+                  input_fn: Callable[[str], str] = input, console=None, cards=None,
+                  overwrite: bool = True) -> GameSession:
     """Play one game in the terminal; returns the session (finished, or stopped with ``q``).
 
-    Raises ``SetupError`` for bad settings before anything is played.
+    ``console``: a ``rich.console.Console`` (default: the terminal, at most
+    ``TERMINAL_WIDTH`` columns; plain lines when not on a terminal). ``cards``: a
+    ``CardDB`` to play with. Raises ``SetupError`` for bad settings before anything is played.
+    With ``overwrite=False`` an existing ``save`` file is never replaced: if one appeared
+    during the game, the record goes to the first free ``NAME-1.jsonl``, ``NAME-2.jsonl``...
     """
-    out("Setting up the game (the first run compiles the rules engine, about a minute)...")
-    session = GameSession(players, seat, opponents, seed=seed, rules=rules)
+    console = _console(console)
+    console.print("Setting up the game (the first run compiles the rules engine, about a minute)...")
+    session = GameSession(players, seat, opponents, seed=seed, rules=rules, cards=cards)
     seats = ", ".join(
-        f"{seat_name(q)}: {'you' if q == session.seat else session.controllers[q]}" for q in range(session.players)
+        f"{seat_name(q)}: " + ("you" if q == session.seat else
+                               f"{session.controllers[q]} ({bot_level(session.controllers[q]).split(':')[0]})")
+        for q in range(session.players)
     )
-    out(f"R.I.P. Market · {session.players} players · seed {session.seed} · {seats}")
-    out("At each decision enter the number of your choice (q quits, t shows the table again).")
+    console.print(f"[bold]R.I.P. Market[/] · {session.players} players · seed {session.seed} · {seats}")
+    console.print("At each decision enter the number of your choice (q quits, t shows the table again).")
     shown = 0
+    n_rounds = 0
     stopped = False
     try:
         while True:
             for kind, item in session.feed[shown:]:
                 if kind == "event":
-                    out(f"  [round {item.round}] {item.text_for(session.seat)}")
+                    if item.kind in ("round_start", "resolve"):
+                        continue
+                    style = _KIND_STYLE.get(item.kind, "")
+                    text = escape(session.event_text(item))
+                    console.print(f"  [dim]\\[round {item.round}][/] " + (f"[{style}]{text}[/]" if style else text))
                 elif kind == "round":
-                    out(_round_text(session, item))
+                    _round_view(session, item, session._stories[n_rounds], console)
+                    n_rounds += 1
             shown = len(session.feed)
             if session.over:
-                out("")
-                out(render_text(session.engine, 0, viewer=session.seat).rstrip())
-                out(_result_text(session, session.result()))
+                _table_view(session, console)
+                _result_view(session, session.result(), console)
                 break
             choices = session.choices()
-            out(_decision_text(session, choices))
+            _decision_view(session, choices, console)
             prompt = f"Your choice [1-{len(choices)}]: "
             while True:
                 try:
@@ -644,16 +852,16 @@ def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int |
                 except EOFError:
                     raw = None
                 if raw is None:
-                    out("\nInput closed: the game stops here.")
+                    console.print("\nInput closed: the game stops here.")
                     stopped = True
                     break
                 text = raw.strip().lower()
                 if text in ("q", "quit", "exit"):
-                    out("You left the game.")
+                    console.print("You left the game.")
                     stopped = True
                     break
                 if text in ("t", "table"):
-                    out(_decision_text(session, choices))
+                    _decision_view(session, choices, console)
                     continue
                 try:
                     n = int(text)
@@ -662,15 +870,17 @@ def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int |
                 if 1 <= n <= len(choices):
                     break
                 shown_raw = raw.strip() or "(nothing)"
-                out(f"{shown_raw!s} is not a choice here. Enter a number from 1 to {len(choices)}:")
-                out("\n".join(_choices_text(choices)))
+                console.print(f"{shown_raw!s} is not a choice here. Enter a number from 1 to {len(choices)}:",
+                              markup=False)
+                _choices_view(choices, console)
             if stopped:
                 break
             session.act(choices[n - 1].action)
     finally:
         if save is not None:
-            path = session.save(save)
+            path = _save_record(session, Path(save), overwrite, lambda text: console.print(text, markup=False))
             status = "finished" if session.over else "unfinished"
-            out(f"Saved the game record ({status}) to {path}; replay it with: ripmarket replay {path}")
+            console.print(f"Saved the game record ({status}) to {path}; replay it with: ripmarket replay {path}",
+                          markup=False, soft_wrap=True)
     sys.stdout.flush()
     return session

@@ -6,7 +6,7 @@ Every game of the zoo keeps its state as one structured numpy array with a row p
 ``mask`` (the legal actions of that decision, one byte per action), ``step_rewards`` and
 ``final_rewards`` (float per seat). The cross-game step policy lives here, once:
 
-* one seed per game; any non-negative integer folds into the game's own RNG seed;
+* one seed per game; any non-negative integer folds into the game's own 64-bit RNG seed;
 * an action ``-1`` skips a game, a finished game ignores its action;
 * an illegal action raises ``IllegalActionError`` naming the decision and the legal set,
   and leaves every game exactly as it was (checked for the whole batch before any step);
@@ -66,12 +66,14 @@ def as_int(x, what: str, allowed: str) -> int:
     return int(x)
 
 
-def seed_to_u32(seed: int) -> int:
-    """Fold any non-negative integer seed into a 32-bit game seed (stable across runs)."""
+def seed_to_u64(seed: int) -> int:
+    """Fold any non-negative integer seed into a 64-bit game seed, the first state of the
+    game's RNG: numpy's ``SeedSequence(seed)``, one uint64 word. Stable across runs and
+    platforms; seeds of any size."""
     seed = as_int(seed, "seed", "a non-negative integer")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    return int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0])
+    return int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
 
 
 def raw_rows(state: np.ndarray) -> np.ndarray:
@@ -102,7 +104,7 @@ class Engine:
     over_phase: str = "game_over"
 
     # ------------------------------------------------------------------ hooks
-    def _reset_rows(self, idx: np.ndarray, seeds32: np.ndarray) -> None:  # pragma: no cover
+    def _reset_rows(self, idx: np.ndarray, seeds64: np.ndarray) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def _step_rows(self, actions: np.ndarray) -> None:  # pragma: no cover
@@ -120,7 +122,7 @@ class Engine:
     @staticmethod
     def fold_seed(seed: int) -> int:
         """A ``reset`` seed as the game's RNG seed (validates it)."""
-        return seed_to_u32(seed)
+        return seed_to_u64(seed)
 
     # ------------------------------------------------------------------ reset
     def reset(self, seeds: Sequence[int] | int, games: Sequence[int] | None = None) -> None:
@@ -135,8 +137,8 @@ class Engine:
             raise ValueError(f"reset got {len(seeds)} seeds for {len(idx)} games; give one seed per game")
         if len(idx) and (idx.min() < 0 or idx.max() >= self.batch_size):
             raise ValueError(f"game index out of range 0..{self.batch_size - 1}")
-        s32 = np.array([self.fold_seed(x) for x in seeds], dtype=np.int64)  # validates every seed first
-        self._reset_rows(idx, s32)
+        s64 = np.array([self.fold_seed(x) for x in seeds], dtype=np.uint64)  # validates every seed first
+        self._reset_rows(idx, s64)
         self.seeds[idx] = [int(x) for x in seeds]
 
     # ------------------------------------------------------------------ queries
@@ -225,6 +227,12 @@ class Engine:
                 raise ValueError(f"viewer seats must be in 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.batch_size, self.obs_size), dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.flags.c_contiguous
+                  and out.shape == (self.batch_size, self.obs_size)):
+            raise ValueError(
+                f"out must be a C-contiguous float32 array of shape ({self.batch_size}, {self.obs_size}), got "
+                f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}"
+            )
         self._encode(v, out)
         return out
 

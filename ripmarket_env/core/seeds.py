@@ -1,10 +1,11 @@
 """Seed hashes shared by every game's batch drivers (compiled).
 
 * Episode ``j`` of game ``i`` under a base seed is dealt with
-  ``episode_seed_one(base, 0, i, j)`` (a splitmix64 hash, 32 bits); other salts give
-  other streams of the same episode (the learner's seat, the random opponents).
-* ``fold_seed_u32`` is numpy's ``SeedSequence`` hash for one 32-bit word, so it equals
-  ``core.engine.seed_to_u32``: a vectorised ``Engine.reset`` fold for small seeds.
+  ``episode_seed_one(base, 0, i, j)`` (a splitmix64 hash, its top 63 bits); other salts
+  give other streams of the same episode (the learner's seat, the random opponents).
+* ``fold_seed_u64`` is numpy's ``SeedSequence`` hash of two entropy words and two output
+  words, so it equals ``core.engine.seed_to_u64``: a vectorised ``Engine.reset`` fold
+  for seeds below 2**64.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def episode_key(base, salt, game, episode):
 
 @njit(cache=True, nogil=True)
 def episode_seed_one(base, salt, game, episode):
-    """The 32-bit deal seed of episode ``episode`` of game ``game`` (uint64)."""
-    return episode_key(base, salt, game, episode) >> _U(32)
+    """The 63-bit deal seed of episode ``episode`` of game ``game`` (uint64; fits an int64)."""
+    return episode_key(base, salt, game, episode) >> _U(1)
 
 
 @njit(cache=True, nogil=True)
@@ -45,7 +46,8 @@ def episode_seeds(base, salt, games, episodes, out):
         out[i] = episode_seed_one(base, salt, games[i], episodes[i])
 
 
-# numpy's SeedSequence hash (bit_generator.pyx) for one 32-bit entropy word.
+# numpy's SeedSequence hash (bit_generator.pyx) for up to two 32-bit entropy words (any
+# seed below 2**64) and one uint64 output (two 32-bit output words, little-endian).
 _INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
 _MIX_L, _MIX_R = _U(0xCA01F9DD), _U(0x4973F715)
 
@@ -59,7 +61,8 @@ def _hash_consts(n: int) -> list[int]:
 
 
 _HC = np.array(_hash_consts(16), dtype=np.uint64)  # hashmix i xors with _HC[i], multiplies by _HC[i + 1]
-_GEN = _U((_INIT_B * _MULT_B) & 0xFFFFFFFF)
+_GEN0 = _U((_INIT_B * _MULT_B) & 0xFFFFFFFF)  # the output hash's constant for word 0
+_GEN1 = _U((_INIT_B * _MULT_B * _MULT_B) & 0xFFFFFFFF)  # ... and for word 1
 
 
 @njit(cache=True, nogil=True)
@@ -76,10 +79,11 @@ def _mix(x, y):
 
 
 @njit(cache=True, nogil=True)
-def fold_seed_u32(seed):
-    """``core.seed_to_u32`` of one seed below 2**32 (int64)."""
-    p0 = _hashmix(seed, 0)
-    p1 = _hashmix(_U(0), 1)
+def fold_seed_u64(seed):
+    """``core.seed_to_u64`` of one seed below 2**64 (uint64). A seed below 2**32 is one
+    entropy word; the second pool word then hashes 0, exactly as for a second word of 0."""
+    p0 = _hashmix(seed & _M32, 0)
+    p1 = _hashmix(seed >> _U(32), 1)
     p2 = _hashmix(_U(0), 2)
     p3 = _hashmix(_U(0), 3)
     # every ordered pair (i, j), i != j, in order: pool[j] = mix(pool[j], hashmix(pool[i], k))
@@ -95,13 +99,14 @@ def fold_seed_u32(seed):
     p0 = _mix(p0, _hashmix(p3, 13))
     p1 = _mix(p1, _hashmix(p3, 14))
     p2 = _mix(p2, _hashmix(p3, 15))
-    v = ((p0 ^ _U(_INIT_B)) * _GEN) & _M32
-    return np.int64(v ^ (v >> _U(16)))
+    lo = ((p0 ^ _U(_INIT_B)) * _GEN0) & _M32
+    lo = lo ^ (lo >> _U(16))
+    hi = ((p1 ^ _GEN0) * _GEN1) & _M32
+    hi = hi ^ (hi >> _U(16))
+    return lo | (hi << _U(32))
 
 
 @njit(cache=True, nogil=True)
-def fold_seeds_u32(seeds, out):
+def fold_seeds_u64(seeds, out):
     for n in range(seeds.shape[0]):
-        out[n] = fold_seed_u32(seeds[n])
-
-
+        out[n] = fold_seed_u64(seeds[n])

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ripmarket_env.core.drivers import BatchKernels, FastPath  # noqa: F401  (the spec's kernel bundles)
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -24,51 +26,6 @@ class Piece:
     scope: str = ""
     """Where the piece sits, e.g. "global" or "seat" (repeated per seat block)."""
     doc: str = ""
-
-
-@dataclass(frozen=True)
-class FastPath:
-    """Single-game kernels for the AEC env's hot loop (one compiled call per step).
-
-    ``reset_one(S, TB, cfg, g, seed32)``, ``step_one(S, TB, cfg, g, action)`` and
-    ``status_one(S, cfg, g)`` return ``(done, actor, phase, seat_bits)`` where bit p of
-    ``seat_bits`` is the game's per-seat flag (``GameSpec.seat_flag``);
-    ``observe_one(S, TB, cfg, viewers, offsets, out)`` encodes observations.
-    """
-
-    reset_one: Callable
-    step_one: Callable
-    status_one: Callable
-    observe_one: Callable
-
-
-@dataclass(frozen=True)
-class BatchKernels:
-    """The game's compiled batch kernels, as the vector and single-agent envs call them.
-
-    ``step_serial``/``step_batch(S, TB, cfg, actions)``, ``reset_serial``/``reset_batch(S,
-    TB, cfg, idx, seeds32)``, ``encode_serial``/``encode_batch(S, TB, cfg, viewers, offs,
-    out)``, ``encode_rows(S, TB, cfg, rows, viewers, offs, out)``, ``gather(S, TB, cfg,
-    rows, offs, viewers, obs, masks)``; the learner drivers with compiled random opponents
-    (``learner_step_serial``/``_parallel``, ``learner_reset_serial``/``_parallel``,
-    ``random_opponents_one``). Deal seeds come from ``core.seeds``. ``max_redeals``: deals
-    tried before a learner gets a decision.
-    """
-
-    step_serial: Callable
-    step_batch: Callable
-    reset_serial: Callable
-    reset_batch: Callable
-    encode_serial: Callable
-    encode_batch: Callable
-    encode_rows: Callable
-    gather: Callable
-    learner_step_serial: Callable
-    learner_step_parallel: Callable
-    learner_reset_serial: Callable
-    learner_reset_parallel: Callable
-    random_opponents_one: Callable
-    max_redeals: int = 100
 
 
 @dataclass(frozen=True)
@@ -95,7 +52,15 @@ class GameSpec:
     engine_class: type
     """``ripmarket_env.core.engine.Engine`` subclass, built as ``engine_class(rules, batch_size)``."""
     fast: FastPath
+    """Single-game calls of the AEC env: ``reset_one(S, TB, cfg, g, seed64)``,
+    ``step_one(S, TB, cfg, g, action)`` and ``status_one(S, cfg, g)`` return ``(done,
+    actor, phase, seat_bits)`` (bit p of ``seat_bits``: the game's per-seat flag,
+    ``seat_flag``); ``observe_one(S, TB, cfg, viewers, offsets, out)``. Usually the same
+    ``core.drivers.compile_drivers`` bundle as ``batch``."""
     batch: BatchKernels
+    """The batch drivers (``core.drivers``): ``step_serial``/``step_batch``,
+    ``reset_serial``/``reset_batch``, ``encode_serial``/``encode_batch``, ``encode_rows``,
+    ``gather``, the learner drivers with compiled random opponents and ``random_play``."""
     phase_names: Sequence[str]
     observation_pieces: Callable[[Any], Sequence[Piece]]
     """``observation_pieces(engine)``: the pieces of the flat observation, in order."""
@@ -120,6 +85,10 @@ class GameSpec:
     doc: str = ""
     """The game's page (PettingZoo convention: the AEC env's docstring)."""
     extras: dict = field(default_factory=dict)
+    scramble_hidden: Callable | None = None
+    """``scramble_hidden(engine, g, viewer, rng) -> Engine``: a one-game copy of game g in
+    which everything seat ``viewer`` may not see is redrawn; the conformance suite checks
+    that the seat's observation, mask and render do not change (required by the suite)."""
 
     def make_rules(self, num_players: int | None = None, rules=None, **fields):
         """The rules config from ``rules`` (a config or a dict of its fields) and/or

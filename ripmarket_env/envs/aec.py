@@ -10,9 +10,20 @@ stays in ``agents`` until the game ends, ``agent_selection`` is the engine's cur
 player, decisions with one legal option are taken by the engine, observations are
 ``{"observation": float32, "action_mask": int8}`` for ANY agent at any time (the mask all
 zeros for agents not deciding), rewards are paid once on the step that ends the game,
-``reset(seed=s)`` replays the engine's game ``s``, an illegal action raises the engine's
-``IllegalActionError`` from ``raw_env`` (state unchanged) and terminates the game under
-``TerminateIllegalWrapper`` in ``env()``.
+``reset(seed=s)`` replays the engine's game ``s``.
+
+Infos hold fixed-type values only, so that generic trainers can batch them (Tianshou's
+buffer, TorchRL's specs): ``infos[agent] = {"phase_id": int, <spec.seat_flag>: bool}``
+(``phase_id`` indexes ``spec.phase_names``, plus ``"game_over"`` at the end when the game
+has no such phase). ``verbose_infos=True`` adds the variable-length, text-valued entries:
+``"phase"`` (the decision's name) and ``"legal_moves"`` (the deciding agent's legal
+actions, ``[]`` for everyone else).
+
+Illegal actions: ``illegal_action="raise"`` (the default of ``raw_env``) raises the
+engine's ``IllegalActionError`` (state unchanged); ``illegal_action="terminate"`` ends the
+game there, the offending agent rewarded ``illegal_reward`` (-1) and every other 0, as
+PettingZoo's ``TerminateIllegalWrapper`` does (``env()`` wraps the raw env in it, so an
+illegal action terminates under ``env()`` either way).
 """
 
 from __future__ import annotations
@@ -31,7 +42,16 @@ from pettingzoo.utils import wrappers
 from ripmarket_env.core.engine import IllegalActionError, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
-__all__ = ["GameAECEnv", "aec_env_class", "wrapped"]
+__all__ = ["GameAECEnv", "aec_env_class", "check_illegal_action", "wrapped"]
+
+ILLEGAL_ACTIONS = ("raise", "terminate")
+
+
+def check_illegal_action(value: str) -> str:
+    """``illegal_action``'s value, checked: ``"raise"`` or ``"terminate"``."""
+    if value not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action={value!r} is not allowed; allowed: 'raise', 'terminate'")
+    return value
 
 
 def wrapped(e: AECEnv) -> AECEnv:
@@ -174,10 +194,15 @@ class GameAECEnv(AECEnv, EzPickle):
     }
 
     def __init__(self, num_players: int | None = None, render_mode: str | None = None,
-                 rules=None, **rules_kwargs):
-        EzPickle.__init__(self, num_players, render_mode, rules, **rules_kwargs)
+                 rules=None, *, verbose_infos: bool = False, illegal_action: str = "raise",
+                 illegal_reward: float = -1.0, **rules_kwargs):
+        EzPickle.__init__(self, num_players, render_mode, rules, verbose_infos=verbose_infos,
+                          illegal_action=illegal_action, illegal_reward=illegal_reward, **rules_kwargs)
         super().__init__()
         spec = self.game
+        self.verbose_infos = bool(verbose_infos)
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.illegal_reward = float(illegal_reward)
         rules = spec.make_rules(num_players, rules, **rules_kwargs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -224,8 +249,9 @@ class GameAECEnv(AECEnv, EzPickle):
         fast = self.game.fast
         self._reset_one, self._step_one, self._status_one, self._observe_one = (
             fast.reset_one, fast.step_one, fast.status_one, fast.observe_one)
-        self._phase_names = tuple(self.game.phase_names) + ("game_over",)
-        self._over = len(self._phase_names) - 1
+        names = tuple(self.game.phase_names)
+        self._phase_names = names if "game_over" in names else names + ("game_over",)
+        self._over = self._phase_names.index("game_over")
         self._flag = self.game.seat_flag
         self._status = (True, 0, self._over, 0)
         self._agent_bits = [(a, 1 << i) for i, a in enumerate(self.possible_agents)]
@@ -248,14 +274,14 @@ class GameAECEnv(AECEnv, EzPickle):
         if seed is None:
             seed = secrets.randbits(63)
         seed = int(seed)
-        s32 = self.engine.fold_seed(seed)  # raises on a negative seed
+        s64 = np.uint64(self.engine.fold_seed(seed))  # raises on a negative seed
         if self.engine.state is not self._state_ref:
             self._bind()
         hook = self.game.extras.get("reset_options") if options else None
         if hook is not None:
-            self._status = hook(self.engine, 0, s32, options)  # validates before changing anything
+            self._status = hook(self.engine, 0, s64, options)  # validates before changing anything
         else:
-            self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s32)
+            self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s64)
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []
@@ -274,20 +300,28 @@ class GameAECEnv(AECEnv, EzPickle):
         The info dicts are built by ``rebuild`` (reset) and updated in place after a step.
         """
         done, actor, phase, flags = self._status
-        name = self._phase_names[self._over if done else phase]
+        pid = self._over if done else phase
         flag = self._flag
+        verbose = self.verbose_infos
         if rebuild:
             self.infos = {}
             for a, bit in self._agent_bits:
-                info = self.infos[a] = {"phase": name}
+                info = self.infos[a] = {"phase_id": int(pid)}
                 if flag:
                     info[flag] = bool(flags & bit)
-                info["legal_moves"] = []
+                if verbose:
+                    info["phase"] = self._phase_names[pid]
+                    info["legal_moves"] = []
             self._infos_flags = flags
         else:
             infos = self.infos
+            pid = int(pid)
             for info in infos.values():
-                info["phase"] = name
+                info["phase_id"] = pid
+            if verbose:
+                name = self._phase_names[pid]
+                for info in infos.values():
+                    info["phase"] = name
             if flags != self._infos_flags and flag:
                 for a, bit in self._agent_bits:
                     infos[a][flag] = bool(flags & bit)
@@ -297,8 +331,9 @@ class GameAECEnv(AECEnv, EzPickle):
         self._infos_legal = None
         if not done:
             agent = self.possible_agents[actor]
-            self.infos[agent]["legal_moves"] = self._mask.nonzero()[0].tolist()
-            self._infos_legal = agent
+            if verbose:
+                self.infos[agent]["legal_moves"] = self._mask.nonzero()[0].tolist()
+                self._infos_legal = agent
             self.agent_selection = agent
 
     def refresh(self) -> None:
@@ -323,9 +358,12 @@ class GameAECEnv(AECEnv, EzPickle):
         try:
             a = operator.index(action)
         except TypeError:
-            raise self._illegal(action) from None
-        if not (0 <= a < self._na and self._mask[a]):
-            raise self._illegal(a)
+            a = None
+        if a is None or not (0 <= a < self._na and self._mask[a]):
+            if self.illegal_action == "terminate":
+                self._terminate_illegal(agent)
+                return
+            raise self._illegal(action if a is None else a)
         self._cumulative_rewards[agent] = 0.0
         self._status = self._step_one(self._S, self._TB, self._cfg, 0, a)
         self._history.append(a)
@@ -342,6 +380,17 @@ class GameAECEnv(AECEnv, EzPickle):
         self._sync()
         if self.render_mode == "human":
             self.render()
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """``illegal_action="terminate"``: the game ends here; ``agent`` gets ``illegal_reward``."""
+        self._cumulative_rewards[agent] = 0.0
+        for ag in self.possible_agents:
+            self.rewards[ag] = self.illegal_reward if ag == agent else 0.0
+            self.terminations[ag] = True
+        self._accumulate_rewards()
+        self._rewards_paid = True
+        self._status = (True, self._status[1], self._over, self._status[3])
+        self._sync()
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent):

@@ -22,7 +22,12 @@ Specs
                        learner's seat (``ripmarket_env.games.ripmarket.observation``); bounds per
                        piece, see ``observation_space_for``
     Action mask        ``env.action_masks()`` (sb3-contrib MaskablePPO convention) and
-                       ``info["action_mask"]``: bool, ``(num_actions,)``
+                       ``info["action_mask"]``: int8 0/1, ``(num_actions,)`` (as the AEC
+                       env's; ``action_space.sample(mask=...)`` takes it as it is)
+    Infos              fixed types only: ``action_mask``, ``learner_seat`` (int),
+                       ``phase_id`` (int, indexes ``spec.phase_names``), ``game_seed``
+                       (int), ``illegal_action`` (bool, see below); ``verbose_infos=True``
+                       adds ``phase`` (the decision's name)
     Reward             0 on every step but the last; at termination the learner's final
                        reward (R-11: ``reward_mode`` "win" or "placement")
     Termination        the game ends (R-9); ``truncated`` is always False (the engine's
@@ -48,13 +53,16 @@ Seeding
     seat is drawn from that generator too.
 
 Illegal actions
-    An action outside the learner's legal set raises
+    ``illegal_action="raise"`` (the default): an action outside the learner's legal set raises
     ``ripmarket_env.engine.IllegalActionError`` (a ``ValueError``) naming the action and the
     legal actions; the game is left unchanged and the env can keep stepping. Stepping a
     finished game without ``reset`` raises ``RuntimeError``. The one exception is an action
     drawn by ``action_space.sample()`` (a ``SampledAction``, "a random legal action"): used
     at a later decision than the one it was drawn at, it is redrawn among that decision's
     legal actions.
+    ``illegal_action="terminate"`` (for algorithms without action masking): an illegal
+    action ends the episode instead (``terminated=True``, reward ``illegal_reward``, -1 by
+    default, ``info["illegal_action"]`` True); the game is not stepped.
 
 The mask after termination is all True (nothing is decided there; this keeps masked
 policies well defined when a caller evaluates them on a terminal observation).
@@ -228,6 +236,8 @@ class GameEnv(gymnasium.Env):
         learner_seat: a seat ``0..num_players-1``, or ``"random"`` (drawn each episode).
         rules: the game's rules config (or a dict of its fields) for rule variants.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+        illegal_action: ``"raise"`` or ``"terminate"`` (see the module docstring).
+        verbose_infos: add the decision's name (a str) to the infos.
     """
 
     game: GameSpec
@@ -243,9 +253,18 @@ class GameEnv(gymnasium.Env):
         rules=None,
         render_mode: str | None = None,
         compiled_opponents: bool = True,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        verbose_infos: bool = False,
     ):
         super().__init__()
         spec = self.game
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed: 'raise', 'terminate'")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.verbose_infos = bool(verbose_infos)
+        self._forfeit = False
         self.rules = spec.make_rules(num_players, rules)
         self.num_players = self.rules.num_players
         self.engine = spec.make_engine(self.rules, 1)
@@ -256,7 +275,7 @@ class GameEnv(gymnasium.Env):
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         self.render_mode = render_mode
-        self.action_space = LegalDiscrete(self.engine.num_actions, self.action_masks)
+        self.action_space = LegalDiscrete(self.engine.num_actions, self._legal_bool)
         self.observation_space = observation_space_for(spec, self.engine)
         self.learner_seat = 0 if self._learner_seat_arg == "random" else self._learner_seat_arg
         self.game_seed: int | None = None
@@ -280,13 +299,16 @@ class GameEnv(gymnasium.Env):
     # ------------------------------------------------------------------ queries
     @property
     def terminated(self) -> bool:
-        return bool(self.engine.terminated[0])
+        return self._forfeit or bool(self.engine.terminated[0])
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions, bool ``(num_actions,)`` (all True once the game is over)."""
+        """The learner's legal actions, int8 0/1 ``(num_actions,)`` (all 1 once the game is over)."""
         if not self._started or self.terminated:
-            return np.ones(self.engine.num_actions, dtype=bool)
-        return self.engine.legal_mask()[0].copy()
+            return np.ones(self.engine.num_actions, dtype=np.int8)
+        return self.engine.legal_mask()[0].astype(np.int8)
+
+    def _legal_bool(self) -> np.ndarray:
+        return self.action_masks().astype(bool)
 
     def _observation(self) -> np.ndarray:
         self._viewer[0] = self.learner_seat
@@ -299,13 +321,18 @@ class GameEnv(gymnasium.Env):
         return self.compiled_opponents and all(type(a) is self._random_agent for a in self.opponents)
 
     def _info(self) -> dict[str, Any]:
-        phase = "game_over" if self.terminated else self._phase_names[self.engine.state["phase"][0]]
-        return {
+        names = self._phase_names
+        pid = names.index("game_over") if self.terminated and "game_over" in names else int(self.engine.state["phase"][0])
+        info = {
             "action_mask": self.action_masks(),
-            "learner_seat": self.learner_seat,
-            "phase": phase,
-            "game_seed": self.game_seed,
+            "learner_seat": int(self.learner_seat),
+            "phase_id": pid,
+            "game_seed": int(self.game_seed),
+            "illegal_action": False,
         }
+        if self.verbose_infos:
+            info["phase"] = "game_over" if self.terminated else names[pid]
+        return info
 
     # ------------------------------------------------------------------ play
     def _play_opponents(self) -> float:
@@ -342,6 +369,7 @@ class GameEnv(gymnasium.Env):
             if self._random_opponents():
                 self._opp_rng[0] = self.np_random.integers(0, MAX_SEED, dtype=np.uint64)
             self.game_seed = game_seed
+            self._forfeit = False
             self.engine.reset([game_seed])
             self._bind()
             self._started = True
@@ -359,11 +387,21 @@ class GameEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self.terminated:
             raise RuntimeError("the game is over; call reset() to start a new one")
-        a = _as_action(action)
+        try:
+            a = _as_action(action)
+        except ValueError:
+            if self.illegal_action != "terminate":
+                raise
+            a = -1
         mask = self.engine.legal_mask()[0]
         if isinstance(action, SampledAction) and not (0 <= a < mask.shape[0] and mask[a]):
             a = action.redraw(mask)
         if not (0 <= a < mask.shape[0] and mask[a]):
+            if self.illegal_action == "terminate":
+                self._forfeit = True
+                info = self._info()
+                info["illegal_action"] = True
+                return self._observation(), self.illegal_reward, True, False, info
             raise IllegalActionError(
                 0, a, self.engine.legal_actions(0), self._phase_names[self.engine.state["phase"][0]],
                 self.engine.describe_action,

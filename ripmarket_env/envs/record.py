@@ -6,7 +6,8 @@ A record is a text file, one JSON object per line:
    "rules": {...}, "cards_digest": "...", "seed": 17, "players": 4, "package_version": "0.1.0"}``
    (``game`` is the registry id of the game, ``ripmarket`` for records written before it
    was added; ``rules`` is the rules config's ``to_dict()``, ``cards_digest`` the digest
-   of the game's card data);
+   of the game's card data), and, when known, ``"controllers": ["person", "greedy", ...]``:
+   who played each seat (``"person"`` or the bot's registry name);
 2. one line per agent decision: ``{"step": i, "seat": s, "action": a, "desc": "..."}``
    (``desc`` names it in words, hidden cards included: a record is the full game);
 3. after the step that resolved a round, one line per resolved round, built from the
@@ -20,22 +21,36 @@ A record is a text file, one JSON object per line:
    ``first_player`` the holder of the token after the round; ``log`` is every event of
    the round in words, hidden cards included (a record is the full game). The 2-player
    epilogue round carries ``"epilogue": true``;
-4. when the game is over: ``{"result": {"winners": [seats], "rewards": [...]}}``.
+4. when the game is over: ``{"result": {"winners": [seats], "rewards": [...]}}``;
+5. last, the end marker: ``{"end": {"lines": n, "sha256": "..."}}``: ``n`` lines came
+   before it and ``sha256`` is the hex digest of their text (each line's JSON and a
+   ``"\n"``, UTF-8). A record saved mid-game has one too: it is complete as saved.
 
 Records are generic over a ``GameSpec``: its ``records`` hooks (``game_log``,
 ``round_line``, ``result_line``, ``describe_action``, ``cards_digest``,
 ``default_engine_kwargs``) give the game's lines.
 
-``Recorder`` steps a one-game ``Engine`` and writes these lines. ``replay(path, games)`` re-plays
-the actions from the header's rules and seed and checks every round summary and the
-result against the file; any difference, an unknown format or version, a card database
-other than the current one, or a malformed line raises ``RecordError`` naming the line.
-Version 1 records (round lines with scores, damage and HP only) are not read.
+``Recorder`` steps a one-game ``Engine`` and writes these lines; ``Recorder.save`` writes
+atomically (a temporary file in the same folder, then ``os.replace``) and, with
+``overwrite=False``, never replaces an existing file. ``replay(path, games)`` re-plays the
+actions from the header's rules and seed and checks every round summary, the result
+and the end marker against the file; any difference, an unknown format or version, a
+card database other than the current one, or a malformed line raises ``RecordError``
+naming the line. A record without its end marker (cut at a line boundary, or a header
+alone) or with a line cut in half raises ``RecordError`` saying it is truncated; lines
+after the marker or a digest that differs say the file was altered. Files that are not
+UTF-8 text, larger than ``MAX_RECORD_BYTES`` or nested too deeply are refused the same
+way. Version 2 records (written before the end marker existed) still replay, with a
+note (``notes``) that their completeness cannot be checked. Version 1 records (round
+lines with scores, damage and HP only) are not read.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,7 +60,12 @@ from ripmarket_env.core.engine import Engine, IllegalActionError
 from ripmarket_env.core.spec import GameSpec
 
 FORMAT = "ripmarket-record"
-VERSION = 2
+VERSION = 3
+#: Versions ``replay`` reads: 3 (end marker and digest) and 2 (the same lines without them).
+READABLE_VERSIONS = (2, 3)
+END = "end"
+#: A record longer than this is not a game record (a 10-player game of 100 rounds is ~3 MB).
+MAX_RECORD_BYTES = 64 << 20
 
 __all__ = ["FORMAT", "VERSION", "RecordError", "Recorder", "replay", "read_record"]
 
@@ -72,7 +92,8 @@ class Recorder:
     taken yet); its seed is read from ``engine.seeds``.
     """
 
-    def __init__(self, engine: Engine, seed: int | None = None, spec: GameSpec | None = None):
+    def __init__(self, engine: Engine, seed: int | None = None, spec: GameSpec | None = None,
+                 controllers: list[str] | None = None):
         if not isinstance(engine, Engine):
             raise TypeError(f"Recorder needs an Engine, got {type(engine).__name__}")
         spec = spec if spec is not None else getattr(engine, "spec", None)
@@ -100,6 +121,8 @@ class Recorder:
             "players": engine.num_players,
             "package_version": _package_version(),
         }]
+        if controllers is not None:
+            self.lines[0]["controllers"] = _controllers(controllers, engine.num_players)
         self.num_steps = 0
         #: The game's event log, and what the latest step (or the reset) did, in order:
         #: ("event", Event) and ("round", RoundLog) items (``GameLog.items``).
@@ -109,15 +132,17 @@ class Recorder:
         self._finish_if_done()
 
     @classmethod
-    def new(cls, rules, seed: int, cards=None, spec: GameSpec | None = None, **engine_kwargs) -> "Recorder":
+    def new(cls, rules, seed: int, cards=None, spec: GameSpec | None = None, controllers: list[str] | None = None,
+            **engine_kwargs) -> "Recorder":
         """A Recorder over a fresh one-game Engine of the rules' game started from ``seed``
-        (``cards``: the game's card data, default the packaged cards)."""
+        (``cards``: the game's card data, default the packaged cards); ``controllers`` names
+        who plays each seat (``"person"`` or a bot name) in the header."""
         spec = spec if spec is not None else getattr(rules, "spec", None)
         if not isinstance(spec, GameSpec):
             raise TypeError("Recorder.new needs the game's GameSpec (spec=...) or rules of a registered game")
         if cards is not None:
             engine_kwargs["cards"] = cards
-        return cls(spec.make_engine(rules, 1, **engine_kwargs), seed=seed, spec=spec)
+        return cls(spec.make_engine(rules, 1, **engine_kwargs), seed=seed, spec=spec, controllers=controllers)
 
     @property
     def done(self) -> bool:
@@ -151,33 +176,87 @@ class Recorder:
             self.lines.append(self.hooks.result_line(self.engine))
 
     def dumps(self) -> str:
-        return "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in self.lines)
+        """The record's text: every line, then the end marker with their count and digest."""
+        body = "".join(_line_text(line) for line in self.lines)
+        return body + _line_text(end_line(body, len(self.lines)))
 
-    def save(self, path) -> Path:
+    def save(self, path, overwrite: bool = True) -> Path:
+        """Write the record to ``path`` atomically: readers see the old file or the whole
+        new one, never part of it. ``overwrite=False`` raises ``FileExistsError`` instead of
+        replacing an existing file (checked and written in one step)."""
         path = Path(path)
-        path.write_text(self.dumps(), encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(self.dumps())
+                f.flush()
+                os.fsync(f.fileno())
+            if overwrite:
+                os.replace(tmp, path)
+            else:
+                try:
+                    os.link(tmp, path)  # fails with FileExistsError if path exists
+                except FileExistsError:
+                    raise
+                except OSError:  # a file system without hard links: exclusive create
+                    with open(path, "x", encoding="utf-8", newline="\n") as f:
+                        f.write(self.dumps())
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         return path
 
 
+def _controllers(names, players: int) -> list[str]:
+    """The header's ``controllers``: one non-empty name per seat (ValueError otherwise)."""
+    if not isinstance(names, (list, tuple)) or len(names) != players or not all(
+            isinstance(n, str) and n.strip() for n in names):
+        raise ValueError(f"controllers must list one non-empty name per seat ({players}), got {names!r}")
+    return [str(n) for n in names]
+
+
+def _line_text(line: dict) -> str:
+    return json.dumps(line, separators=(", ", ": ")) + "\n"
+
+
+def end_line(body: str, n_lines: int) -> dict:
+    """The end marker of a record whose lines before it are ``body`` (``n_lines`` lines)."""
+    return {END: {"lines": n_lines, "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest()}}
+
+
 # ------------------------------------------------------------------------------ replay
-def read_record(path) -> list[tuple[int, dict]]:
-    """The record's lines as (line number, object); RecordError on unreadable JSON."""
+def _read(path) -> list[tuple[int, dict, str]]:
+    """(line number, object, text) of every non-blank line; RecordError on anything that
+    is not a record's text."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise RecordError(f"{path}: {size:,} bytes is too large for a game record (at most {MAX_RECORD_BYTES:,})")
+        data = path.read_bytes()
     except OSError as exc:
-        raise RecordError(f"cannot read record {path}: {exc}") from None
+        raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise RecordError(f"{path}: not a game record (binary data; a record is UTF-8 JSON lines)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); a record is UTF-8 JSON lines") from None
+    raws = [(n, raw.rstrip("\r")) for n, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
     out = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for i, (n, raw) in enumerate(raws):
         try:
             obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}: line {n} is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise RecordError(f"{path}: line {n} is nested too deeply to be a record line") from None
+        except ValueError as exc:  # JSONDecodeError, or an integer of more than 4,300 digits
+            if i == len(raws) - 1 and not text.endswith("\n"):
+                raise RecordError(f"{path}: truncated: the last line ({n}) is cut off") from None
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(";")[0]
+            raise RecordError(f"{path}: line {n} is not valid JSON ({msg})") from None
         if not isinstance(obj, dict):
             raise RecordError(f"{path}: line {n} must be a JSON object, got {type(obj).__name__}")
-        out.append((n, obj))
+        out.append((n, obj, raw))
     if not out:
         raise RecordError(f"{path}: the record is empty (no header line)")
     return out
@@ -197,13 +276,51 @@ def game_of(path, head: dict, games) -> GameSpec:
     return games[game]
 
 
+def read_record(path) -> list[tuple[int, dict]]:
+    """The record's lines as (line number, object), the end marker included; RecordError
+    on a file that is not JSON lines."""
+    return [(n, obj) for n, obj, _ in _read(path)]
+
+
+def _check_end(path, lines: list[tuple[int, dict, str]]) -> list[tuple[int, dict, str]]:
+    """The lines before a version-3 record's end marker, after checking the marker is
+    there, last and well formed (its count and digest are checked after the replay)."""
+    ends = [i for i, (_, obj, _) in enumerate(lines) if END in obj]
+    if not ends:
+        last = lines[-1][0]
+        what = "only its header" if len(lines) == 1 else f"{len(lines)} lines, the last one line {last}"
+        raise RecordError(f"{path}: truncated: the record has no end marker ({what}); "
+                          "the file was cut short, some lines are missing")
+    i = ends[0]
+    n, obj, _ = lines[i]
+    if i != len(lines) - 1:
+        raise RecordError(f"{path}: line {lines[i + 1][0]} comes after the end marker (line {n}); the file was altered")
+    end = obj[END]
+    if not (isinstance(end, dict) and isinstance(end.get("lines"), int) and not isinstance(end.get("lines"), bool)
+            and isinstance(end.get("sha256"), str) and len(obj) == 1):
+        raise RecordError(f"{path}: line {n}: the end marker must be {{\"end\": {{\"lines\": N, \"sha256\": HEX}}}}")
+    return lines[:i]
+
+
+def _check_digest(path, body: list[tuple[int, dict, str]], end: dict) -> None:
+    """After the replay (which names a missing or changed line best): the count and the
+    digest of the end marker."""
+    if end["lines"] != len(body):
+        raise RecordError(f"{path}: the end marker counts {end['lines']} lines before it, the file has {len(body)}; "
+                          + ("truncated: some lines are missing" if end["lines"] > len(body) else "the file was altered"))
+    text = "".join(raw + "\n" for _, _, raw in body)
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != end["sha256"]:
+        raise RecordError(f"{path}: the record's digest differs from its end marker: the file was altered or damaged")
+
+
 def _check_header(path, n: int, head: dict, spec: GameSpec, digest: str):
     where = f"{path}: line {n} (header)"
     if head.get("format") != FORMAT:
         raise RecordError(f"{where}: unknown format {head.get('format')!r}; expected {FORMAT!r}")
-    if head.get("version") != VERSION:
+    if head.get("version") not in READABLE_VERSIONS or isinstance(head.get("version"), bool):
         raise RecordError(
-            f"{where}: unsupported record version {head.get('version')!r}; this package reads version {VERSION}"
+            f"{where}: unsupported record version {_short(head.get('version'))}; this package reads versions "
+            f"{' and '.join(map(str, READABLE_VERSIONS))}"
         )
     missing = [k for k in ("rules", "cards_digest", "seed", "players") if k not in head]
     if missing:
@@ -214,21 +331,38 @@ def _check_header(path, n: int, head: dict, spec: GameSpec, digest: str):
             f"(digest {str(head['cards_digest'])[:12]}..., current {digest[:12]}...); "
             "it cannot be replayed with these cards"
         )
+    if not isinstance(head["rules"], dict):
+        raise RecordError(f"{where}: bad rules: expected a mapping of rule options, got {type(head['rules']).__name__}")
     try:
         rules = spec.rules_class.from_dict(head["rules"])
-    except ValueError as exc:
-        raise RecordError(f"{where}: bad rules: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"{where}: bad rules: {' '.join(str(exc).split())[:300]}") from None
     seed = head["seed"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise RecordError(f"{where}: seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed.bit_length() > 256:
+        raise RecordError(f"{where}: seed must be a non-negative integer below 2**256, got {_short(seed)}")
     if head["players"] != rules.num_players:
         raise RecordError(
-            f"{where}: players={head['players']!r} disagrees with rules.num_players={rules.num_players}"
+            f"{where}: players={_short(head['players'])} disagrees with rules.num_players={rules.num_players}"
         )
+    if "controllers" in head:
+        try:
+            _controllers(head["controllers"], rules.num_players)
+        except ValueError as exc:
+            raise RecordError(f"{where}: {exc}") from None
     return rules, seed
 
 
+def _short(v, limit: int = 60) -> str:
+    """``repr(v)`` cut to ``limit`` characters (huge integers by their size)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
+        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
 def _kind(obj: dict) -> str | None:
+    if END in obj:
+        return "end"
     if "step" in obj:
         return "action"
     if "round" in obj:
@@ -241,40 +375,53 @@ def _kind(obj: dict) -> str | None:
 def _diff(expected: dict, found: dict) -> str:
     keys = sorted(set(expected) | set(found))
     parts = [
-        f"{k}: recorded {found.get(k, '(missing)')!r}, replayed {expected.get(k, '(missing)')!r}"
+        f"{k if isinstance(k, str) and len(k) <= 40 else _short(k, 40)}: recorded {_short(found.get(k, '(missing)'), 200)}, "
+        f"replayed {_short(expected.get(k, '(missing)'), 200)}"
         for k in keys
         if expected.get(k, "(missing)") != found.get(k, "(missing)")
     ]
-    return "; ".join(parts)
+    return "; ".join(parts[:6]) + (f"; and {len(parts) - 6} more fields" if len(parts) > 6 else "")
 
 
 def _what(obj: dict) -> str:
     k = _kind(obj)
     if k == "round":
-        return f"the summary of round {obj['round']}"
+        return f"the summary of round {_short(obj['round'])}"
     if k == "result":
         return "the result line"
-    return f"step {obj.get('step')}"
+    return f"step {_short(obj.get('step'))}"
 
 
 def replay(path, games, cards=None,
-           on_line: Callable[[int, dict, Engine], None] | None = None) -> Engine:
+           on_line: Callable[[int, dict, Engine], None] | None = None,
+           notes: list[str] | None = None) -> Engine:
     """Re-create the game of a record and verify it; returns the one-game Engine.
 
     ``games`` is the record's GameSpec or a mapping of registered games (id -> spec,
     ``ripmarket_env.games.registry()``); ``cards`` replaces the game's packaged card data.
     ``on_line(line_number, obj, engine)`` is called for every verified line (header
-    included), after the action it describes has been taken.
+    included, end marker not), after the action it describes has been taken. ``notes``,
+    if given, receives what the user should know about a record that replays (a version
+    2 record's completeness cannot be checked).
     """
-    lines = read_record(path)
-    n0, head = lines[0]
+    raw_lines = _read(path)
+    n0, head, _ = raw_lines[0]
+    if head.get("version") == VERSION and head.get("format") == FORMAT:
+        body = _check_end(path, raw_lines)
+        end = raw_lines[-1][1][END]
+    else:
+        body, end = raw_lines, None
+    lines = [(n, obj) for n, obj, _ in body]
     spec = game_of(path, head, games)
     kwargs = spec.records.default_engine_kwargs()
     if cards is not None:
         kwargs["cards"] = cards
     probe = spec.make_engine(spec.rules_class(), 1, **kwargs)
     rules, seed = _check_header(path, n0, head, spec, spec.records.cards_digest(probe))
-    rec = Recorder(spec.make_engine(rules, 1, **kwargs), seed=seed, spec=spec)
+    if end is None and notes is not None:
+        notes.append(f"version {head['version']} record (written before records had an end marker): a record cut "
+                     "short at a line boundary cannot be told from a complete one")
+    rec = Recorder(spec.make_engine(rules, 1, **kwargs), seed=seed, spec=spec, controllers=head.get("controllers"))
     if on_line is not None:
         on_line(n0, head, rec.engine)
     pending: list[dict] = list(rec.lines[1:])  # lines the replay produced that the record must show next
@@ -284,20 +431,22 @@ def replay(path, games, cards=None,
         kind = _kind(obj)
         if kind is None:
             raise RecordError(f"{where}: not a record line (expected a step, round or result object)")
+        if kind == "end":  # only a version-2 record gets here: it has no end marker
+            raise RecordError(f"{where}: an end marker in a version {head['version']} record")
         if kind == "action":
             if pending:
-                raise RecordError(f"{where}: expected {_what(pending[0])} before step {obj.get('step')}")
+                raise RecordError(f"{where}: expected {_what(pending[0])} before step {_short(obj.get('step'))}")
             for key in ("seat", "action"):
                 if not isinstance(obj.get(key), int) or isinstance(obj.get(key), bool):
-                    raise RecordError(f"{where}: field {key!r} must be an integer, got {obj.get(key)!r}")
+                    raise RecordError(f"{where}: field {key!r} must be an integer, got {_short(obj.get(key))}")
             if obj["step"] != rec.num_steps:
-                raise RecordError(f"{where}: step {obj['step']!r} out of order; expected step {rec.num_steps}")
+                raise RecordError(f"{where}: step {_short(obj['step'])} out of order; expected step {rec.num_steps}")
             if rec.done:
-                raise RecordError(f"{where}: step {obj['step']} comes after the end of the game")
+                raise RecordError(f"{where}: step {_short(obj['step'])} comes after the end of the game")
             actor = int(rec.engine.current_player()[0])
             if obj["seat"] != actor:
                 raise RecordError(
-                    f"{where}: step {obj['step']} is recorded for seat {obj['seat']} "
+                    f"{where}: step {_short(obj['step'])} is recorded for seat {_short(obj['seat'])} "
                     f"but seat {actor} decides here"
                 )
             try:
@@ -307,13 +456,13 @@ def replay(path, games, cards=None,
             produced = rec.lines[pos:]
             pos = len(rec.lines)
             if produced[0] != obj:
-                raise RecordError(f"{where}: step {obj['step']} differs: {_diff(produced[0], obj)}")
+                raise RecordError(f"{where}: step {_short(obj['step'])} differs: {_diff(produced[0], obj)}")
             pending = produced[1:]
         else:
             if not pending:
                 if kind == "round":
                     raise RecordError(
-                        f"{where}: a summary of round {obj['round']!r} is recorded here, "
+                        f"{where}: a summary of round {_short(obj['round'])} is recorded here, "
                         "but the replayed game did not resolve a round at this point"
                     )
                 raise RecordError(f"{where}: a result is recorded here, but the replayed game has not ended")
@@ -326,4 +475,6 @@ def replay(path, games, cards=None,
             on_line(n, obj, rec.engine)
     if pending:
         raise RecordError(f"{path}: the record ends early: {_what(pending[0])} is missing")
+    if end is not None:
+        _check_digest(path, body, end)
     return rec.engine

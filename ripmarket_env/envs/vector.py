@@ -12,7 +12,7 @@ Two faces over the same batch (``LearnerBatch``), bound to a game by
     >>> from ripmarket_env.vector_env import RipMarketVecEnv
     >>> venv = RipMarketVecEnv(num_envs=1024, num_players=4, learner_seat="random", seed=0)
     >>> obs = venv.reset()                                  # (1024, obs_size) float32
-    >>> masks = venv.action_masks()                         # (1024, num_actions) bool
+    >>> masks = venv.action_masks()                         # (1024, num_actions) int8 0/1
     >>> obs, rewards, dones, infos = venv.step(actions)     # one learner action per game
 
 Each game follows the single-agent rules of ``GameEnv`` (``envs/gym.py``): the learner
@@ -45,7 +45,7 @@ marks those games) and ``infos["final_info"]["reward"]`` the finished games' fin
 rewards. ``truncations`` are always False.
 
 Seeding: a base seed gives every game its own stream of deals: episode ``j`` of game
-``i`` is dealt with ``episode_seed(base, i, j)`` (a 32-bit seed; ``Engine.reset([s])``
+``i`` is dealt with ``episode_seed(base, i, j)`` (a 63-bit seed; ``Engine.reset([s])``
 deals the same game), whatever the other games do. ``learner_seat="random"`` draws each
 episode's seat from the same hash. Every ``reset`` starts the streams over (episode 0) and
 reseeds the opponent agents that have ``reset(seed=...)`` from the base seed. Same base
@@ -57,8 +57,12 @@ arrays (default 2): the array ``step`` returns stays valid until the step after 
 which is what SB3's rollout collection needs (it stores the previous observation after
 the next step). Copy it if you keep it longer. Rewards and dones are fresh arrays.
 
+Masks: ``action_masks()``, ``env_method("action_masks")`` and ``info["action_mask"]`` are
+int8 0/1 (as the AEC and gym envs'); ``batch.masks`` holds the same as bool.
+
 Illegal learner actions raise ``ripmarket_env.engine.IllegalActionError`` (a ValueError)
-naming the game, the action and its legal actions; nothing is stepped.
+naming the game, the action and its legal actions; nothing is stepped (the vector envs
+have no ``illegal_action="terminate"``: a batch learner always has the masks).
 
 Threads: ``numba_threads=1`` (the default) runs serial kernels; any other value runs
 the parallel ones (the compiled path: one ``prange`` over the games) on at most that many
@@ -96,7 +100,7 @@ _M64 = (1 << 64) - 1
 # Seeds (compiled in ripmarket_env/core/seeds.py)
 # ---------------------------------------------------------------------------------------
 def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
-    """The 32-bit deal seed of episode ``episodes`` of game ``games`` under ``base`` (uint64 array)."""
+    """The 63-bit deal seed of episode ``episodes`` of game ``games`` under ``base`` (uint64 array)."""
     g = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
     j = np.ascontiguousarray(episodes, dtype=np.int64).reshape(-1)
     if g.shape != j.shape:
@@ -106,13 +110,14 @@ def episode_seed(base: int, games, episodes, salt: int = 0) -> np.ndarray:
     return out
 
 
-def seeds_to_u32(seeds) -> np.ndarray:
-    """``seed_to_u32`` for many seeds below 2**32 at once (int64 result)."""
-    s = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
-    if s.size and int(s.max()) > 0xFFFFFFFF:
-        raise ValueError("seeds_to_u32 takes seeds below 2**32")
-    out = np.empty(s.shape, np.int64)
-    CS.fold_seeds_u32(s, out)
+def seeds_to_u64(seeds) -> np.ndarray:
+    """``seed_to_u64`` for many non-negative seeds below 2**64 at once (uint64 result)."""
+    a = np.asarray(seeds)
+    if a.dtype.kind not in "ui" or (a.size and a.dtype.kind == "i" and int(a.min()) < 0):
+        raise ValueError("seeds_to_u64 takes non-negative integer seeds below 2**64")
+    s = np.ascontiguousarray(a, dtype=np.uint64).reshape(-1)
+    out = np.empty(s.shape, np.uint64)
+    CS.fold_seeds_u64(s, out)
     return out
 
 
@@ -289,7 +294,8 @@ class LearnerBatch:
 
     def _fast_args(self):
         eng = self.engine
-        return (np.uint64(self.base_seed & _M64), self.learner_seat_mode == "random", self.seat,
+        random_seats = self.num_players if self.learner_seat_mode == "random" else 0
+        return (np.uint64(self.base_seed & _M64), random_seats, self.seat,
                 self.episode, self._game_seeds, self._opp_rng, eng._offs)
 
     @staticmethod
@@ -305,10 +311,10 @@ class LearnerBatch:
             seat_hash = episode_seed(self.base_seed, games, ep, salt=0x5EA7)
             self.seat[games] = (seat_hash % np.uint64(self.num_players)).astype(np.int64)
         self.episode[games] = ep + 1
-        # Engine.reset with the seeds folded to 32 bits in one vectorised pass
+        # Engine.reset with the seeds folded to 64-bit game seeds in one vectorised pass
         # (Engine.reset folds them one by one with SeedSequence, ~10 us per game).
         eng = self.engine
-        self._k_reset(_k(eng.state), _k(eng.tables), eng.cfg, games.astype(np.int64), seeds_to_u32(seeds))
+        self._k_reset(_k(eng.state), _k(eng.tables), eng.cfg, games.astype(np.int64), seeds_to_u64(seeds))
         eng.seeds[games] = seeds.astype(np.int64)
 
     def _deal_until_learner(self, games: np.ndarray) -> None:
@@ -420,6 +426,8 @@ class LearnerBatch:
                 raise ValueError(
                     f"step needs one action per game: {self.num_envs} actions, got shape {np.shape(actions)}"
                 )
+        if a.dtype.kind not in "iuf":
+            raise ValueError(f"actions must be integers, one per game, got {a.tolist()!r}")
         if not np.issubdtype(a.dtype, np.integer):
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError("actions must be integers")
@@ -569,8 +577,9 @@ class GameVecEnv(_Face, VecEnv):
         return [int(x) for x in episode_seed(seed, np.arange(self.num_envs), np.zeros(self.num_envs))]
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool."""
-        return self.batch.masks.copy()
+        """The learner's legal actions in every game, ``(num_envs, num_actions)`` int8 0/1
+        (the AEC env's mask type; ``batch.masks`` holds them as bool)."""
+        return self.batch.masks.view(np.int8).copy()
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         """Per-game values for ``learner_seat``, ``game_seed`` and ``episode``; otherwise the
@@ -594,7 +603,7 @@ class GameVecEnv(_Face, VecEnv):
         once and its result given for each index."""
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
-            return list(self.batch.masks[idx])
+            return list(self.batch.masks.view(np.int8)[idx])
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]
 
@@ -659,15 +668,16 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = LegalMultiDiscrete(
-            np.full(self.num_envs, self.batch.num_actions), self.action_masks
+            np.full(self.num_envs, self.batch.num_actions), lambda: self.batch.masks
         )
         self._truncations = np.zeros(self.num_envs, dtype=bool)
 
     def action_masks(self) -> np.ndarray:
-        return self.batch.masks.copy()
+        """The learner's legal actions in every game, ``(num_envs, num_actions)`` int8 0/1."""
+        return self.batch.masks.view(np.int8).copy()
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.batch.masks.copy(), "learner_seat": self.batch.seat.copy()}
+        return {"action_mask": self.action_masks(), "learner_seat": self.batch.seat.copy()}
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         if seed is not None and not isinstance(seed, (int, np.integer)):

@@ -20,7 +20,10 @@ travels in the ``X-Seat-Token`` header, never in a URL:
 * ``GET /api/games/{id}/record`` — the game record (JSON lines, replayable with
   ``ripmarket replay``) once the game is over; it shows every hand, so not before.
 * ``DELETE /api/games/{id}`` — drop a game.
-* ``GET /api/bots`` — the bots, the observation size and the number of actions.
+* ``GET /api/bots`` — the bots (with a plain difficulty label), the observation size and
+  the number of actions.
+* ``GET /api/status`` — whether the engine and the slow bots are loaded, and what is
+  loading now (the page shows it while a first game is being set up).
 * ``POST /api/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot decision.
 
 Errors are JSON ``{"detail": "<what was wrong and what is allowed>"}`` with a 4xx status;
@@ -193,6 +196,7 @@ class SeatOut(BaseModel):
     seat: int
     name: str
     controller: str = Field(description='"you" or the bot\'s name')
+    level: str = Field("", description="The bot's difficulty in plain words (empty for you).")
     is_you: bool
     hp: int
     max_hp: int
@@ -256,14 +260,24 @@ class RoundSeat(BaseModel):
     competed: bool
     score: Optional[int]
     damage: int
+    hp_lost: int = Field(0, description="Every HP lost this round: round damage, direct damage (Backstab, ...).")
     hp: int
     alive: bool
     died: bool
 
 
+class StoryLine(BaseModel):
+    seat: int = Field(description="The seat the sentence is about; -1 for the whole table.")
+    kind: str = Field(description="scores, damage, deflect, hit, haunt or death")
+    text: str
+
+
 class RoundOut(BaseModel):
     round: int
     rule: str
+    rule_card: Optional[str] = Field(None, description="The card that set the round's rule (e.g. Aftershock).")
+    rule_text: str = Field("", description="The rule named by its card, with what it does.")
+    story: list[StoryLine] = Field(default_factory=list, description="Why the round ended as it did, in words.")
     epilogue: bool
     first_player: int
     seats: list[RoundSeat]
@@ -278,12 +292,44 @@ class Decision(BaseModel):
     prompt: str
 
 
+class Standing(BaseModel):
+    seat: int
+    name: str
+    controller: str
+    level: str
+    place: float
+    place_text: str
+    winner: bool
+    alive: bool
+    hp: int
+    died_round: Optional[int]
+    how: Optional[str] = Field(description="How the player lost their last HP, in words.")
+
+
 class Result(BaseModel):
     winners: list[int]
     rewards: list[float]
     you_won: bool
     your_reward: float
     rounds: int
+    end: str = Field("", description="Why the game ended, in words.")
+    standings: list[Standing] = Field(default_factory=list, description="Best place first.")
+
+
+class RecentItem(BaseModel):
+    type: Literal["event", "round", "result"]
+    round: Optional[int] = None
+    seat: Optional[int] = None
+    text: Optional[str] = None
+    forced: Optional[bool] = None
+    kind: Optional[str] = None
+    index: Optional[int] = Field(None, description="For a round: its index in rounds.")
+
+
+class ActiveRule(BaseModel):
+    name: str
+    card: Optional[str]
+    text: str
 
 
 class GameView(BaseModel):
@@ -305,6 +351,9 @@ class GameView(BaseModel):
     legal_actions: list[LegalAction]
     log: list[LogEntry] = Field(description="This round so far, as your seat saw it.")
     rounds: list[RoundOut] = Field(description="Every resolved round: cards, scores, damage, HP, and its log.")
+    recent: list[RecentItem] = Field(default_factory=list,
+                                     description="What happened since your latest decision, in order.")
+    active_rule: Optional[ActiveRule] = None
     result: Optional[Result]
 
 
@@ -315,6 +364,16 @@ class GameCreated(GameView):
 class BotInfo(BaseModel):
     name: str
     description: str
+    level: str = ""
+
+
+class StatusOut(BaseModel):
+    ready: bool
+    stage: Optional[str] = Field(description="What is loading now, in words; null when idle.")
+    done: int
+    total: int
+    elapsed: float
+    error: Optional[str]
 
 
 class BotsOut(BaseModel):
@@ -553,17 +612,26 @@ def default_db_path() -> Path:
 def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_per_client: int = 4,
                max_age_seconds: float = 4 * 3600.0, keep_seconds: float = 7 * 24 * 3600.0,
                db: str | Path = ":memory:", allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS,
-               max_body: int = MAX_BODY_BYTES, bot_threads: int | None = None, clock=None) -> FastAPI:
+               max_body: int = MAX_BODY_BYTES, bot_threads: int | None = None, clock=None,
+               warm_up: bool = False) -> FastAPI:
     """The app. ``db`` is the SQLite file of its games (``":memory:"``: gone with the
     process); ``allowed_hosts`` the names the Host header may carry (None: no check);
-    ``bot_threads`` the worker threads that run bots (default: the CPU count, at least 2)."""
+    ``bot_threads`` the worker threads that run bots (default: the CPU count, at least 2);
+    ``warm_up`` loads the engine and the slow bots in the background at once
+    (``ripmarket serve`` does)."""
     import time
+
+    from ripmarket_env.app.narrate import bot_level
+    from ripmarket_env.app.server.warmup import Warmup
 
     limits = Limits(max_games=max_games, max_games_per_client=max_games_per_client, idle_seconds=idle_seconds,
                     max_age_seconds=max_age_seconds, keep_seconds=keep_seconds)
     manager = GameManager(limits, Store(db), clock=clock or time.time)
     registry = agent_registry()
     pool = BotPool(registry)
+    warm = Warmup(registry)
+    if warm_up:
+        warm.start()
     from ripmarket_env.games.ripmarket.cards.loader import default_cards
     from ripmarket_env.games.ripmarket.actions import ActionTable
     from ripmarket_env.games.ripmarket.observation import observation_bounds
@@ -588,6 +656,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         description=__doc__,
     )
     app.state.games = manager
+    app.state.warmup = warm
     app.state.bots = pool
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, max_body=max_body)
 
@@ -629,6 +698,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                                 f"allowed: 0 to {body.players - 1}")
         rules = body.rules.model_dump(exclude_none=True) if body.rules is not None else None
         client = request.client.host if request.client else "unknown"
+        warm.prepare(body.opponents)
 
         def run():
             game, token = manager.create(client, body.players, body.seat, body.opponents, seed=body.seed, rules=rules)
@@ -717,10 +787,15 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     @app.get("/api/bots", response_model=BotsOut, tags=["bots"], summary="The bots you can play against")
     def bots() -> dict:
         return {
-            "bots": [{"name": n, "description": registry.describe(n)} for n in registry.names()],
+            "bots": [{"name": n, "description": registry.describe(n), "level": bot_level(n)} for n in registry.names()],
             "observation_size": obs_size,
             "num_actions": num_actions,
         }
+
+    @app.get("/api/status", response_model=StatusOut, tags=["bots"],
+             summary="What the server is loading (the engine, slow bots) and whether it is ready")
+    def status() -> dict:
+        return warm.status()
 
     async def bot_act(name: BotName, body) -> dict:
         known = registry.names()

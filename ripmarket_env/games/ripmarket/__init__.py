@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec
+from ripmarket_env.core.spec import GameSpec
 from ripmarket_env.games.ripmarket import kernels as _K
 from ripmarket_env.games.ripmarket import records as _records
-from ripmarket_env.games.ripmarket import vector_kernels as _VK
 from ripmarket_env.games.ripmarket.config import ConfigError, RulesConfig
-from ripmarket_env.games.ripmarket.engine import Engine, IllegalActionError, seed_to_u32
-from ripmarket_env.games.ripmarket.observation import encode_batch as _encode_batch
-from ripmarket_env.games.ripmarket.observation import encode_serial as _encode_serial
+from ripmarket_env.games.ripmarket.engine import Engine, IllegalActionError, seed_to_u64
 from ripmarket_env.games.ripmarket.observation import observation_bounds as _observation_bounds
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
-__all__ = ["ConfigError", "Engine", "IllegalActionError", "RulesConfig", "SPEC", "seed_to_u32"]
+__all__ = ["ConfigError", "Engine", "IllegalActionError", "RulesConfig", "SPEC", "seed_to_u64"]
 
 #: Agent decisions a seat can take in one round at most (acquire, play, then a target,
 #: a Market slot or a replacement and the replacement's own choice; a Ghost: haunt, victim).
@@ -48,6 +45,18 @@ def _check_invariants(engine, g=0, prev=None):
     return check_game(engine, g, prev=prev)
 
 
+def _outcome(engine):
+    from ripmarket_env.games.ripmarket.outcome import outcome
+
+    return outcome(engine)
+
+
+def _scramble_hidden(engine, g, viewer, rng):
+    from ripmarket_env.games.ripmarket.invariants import scramble_hidden
+
+    return scramble_hidden(engine, g, viewer, rng)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -65,17 +74,9 @@ SPEC = GameSpec(
     reward_range=(-1.0, 1.0),
     rules_class=RulesConfig,
     engine_class=Engine,
-    fast=FastPath(
-        reset_one=_K.reset_one, step_one=_K.step_one, status_one=_K.status_one, observe_one=_encode_serial,
-    ),
-    batch=BatchKernels(
-        step_serial=_K.step_serial, step_batch=_K.step_batch, reset_serial=_K.reset_serial,
-        reset_batch=_K.reset_batch, encode_serial=_encode_serial, encode_batch=_encode_batch,
-        encode_rows=_VK.encode_rows, gather=_VK.gather,
-        learner_step_serial=_VK.learner_step_serial, learner_step_parallel=_VK.learner_step_parallel,
-        learner_reset_serial=_VK.learner_reset_serial, learner_reset_parallel=_VK.learner_reset_parallel,
-        random_opponents_one=_VK.random_opponents_one, max_redeals=_VK.MAX_REDEALS,
-    ),
+    # The core's batch drivers over the game's per-row kernels (core/drivers.py).
+    fast=_K.drivers_for(),
+    batch=_K.drivers_for(),
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: engine.obs_layout.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cards),
@@ -84,9 +85,11 @@ SPEC = GameSpec(
     render_text=_render_text,
     render_rgb=_render_rgb,
     check_invariants=_check_invariants,
+    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="is_ghost",
     doc=_doc(),
+    extras={"outcome": _outcome},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

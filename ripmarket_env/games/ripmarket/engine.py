@@ -26,15 +26,29 @@ from ripmarket_env.core.engine import (  # noqa: F401  (re-exported names of the
     copy_rows as _copy_rows,
     kernel_view as _k,
     raw_rows as _raw,
-    seed_to_u32,
+    seed_to_u64,
 )
 from ripmarket_env.core.engine import Engine as _CoreEngine
 from ripmarket_env.games.ripmarket import kernels as K
 from ripmarket_env.games.ripmarket.actions import ActionTable
 from ripmarket_env.games.ripmarket.cards.loader import CardDB, default_cards
-from ripmarket_env.games.ripmarket.config import RulesConfig
-from ripmarket_env.games.ripmarket.observation import encode_batch, encode_serial, layout
+from ripmarket_env.games.ripmarket.config import ConfigError, RulesConfig
+from ripmarket_env.games.ripmarket.observation import layout
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES, allocate, tables_from_db
+
+
+def _check_deal(rules: RulesConfig, cards: CardDB) -> None:
+    """R-1.3: the Living Deck must hold the opening deal (every hand and the Market) and
+    one card more for the first acquisition; a smaller custom deck would end every game
+    at its reset. ``ConfigError`` naming the card file and the numbers."""
+    P, hand, market = rules.num_players, int(rules.hand_size), rules.market
+    need = P * hand + market + 1
+    have = int(cards.living_deck_size)
+    if have < need:
+        raise ConfigError(
+            f"{cards.source}: the Living Deck holds {have} card{'s' if have != 1 else ''}, too few for a "
+            f"{P}-player game: the deal takes {P} x {hand} hand cards and {market} Market cards, and the first "
+            f"acquisition one more; allowed: at least {need} cards (sum of 'copies' of the living designs)")
 
 
 class Engine(_CoreEngine):
@@ -52,6 +66,9 @@ class Engine(_CoreEngine):
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.rules = rules
         self.cards = cards if cards is not None else default_cards()
+        if not isinstance(self.cards, CardDB):
+            raise TypeError(f"cards must be a CardDB (ripmarket_env.games.ripmarket.cards.load_cards), got {type(self.cards).__name__}")
+        _check_deal(rules, self.cards)
         self.batch_size = int(batch_size)
         self.num_players = rules.num_players
         self.tables = tables_from_db(self.cards)
@@ -62,24 +79,28 @@ class Engine(_CoreEngine):
         self._obs_size = self.obs_layout.size
         self.state: np.ndarray = allocate(self.batch_size, self.cards)
         self.seeds = np.full(self.batch_size, -1, dtype=object)  # Python ints: any size
+        self.drivers = K.drivers_for(self.state.dtype, self.tables.dtype)  # the core's batch loops
 
     @property
     def num_actions(self) -> int:
         return self.actions.size
 
     # ------------------------------------------------------------------ kernels
-    def _reset_rows(self, idx, seeds32) -> None:
-        (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds32
+    def _reset_rows(self, idx, seeds64) -> None:
+        d = self.drivers
+        (d.reset_serial if len(idx) < SERIAL_BELOW else d.reset_batch)(
+            _k(self.state), _k(self.tables), self.cfg, np.ascontiguousarray(idx), seeds64
         )
 
     def _step_rows(self, actions) -> None:
-        (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(
+        d = self.drivers
+        (d.step_serial if self.batch_size < SERIAL_BELOW else d.step_batch)(
             _k(self.state), _k(self.tables), self.cfg, actions
         )
 
     def _encode(self, viewers, out) -> None:
-        (encode_serial if self.batch_size < SERIAL_BELOW else encode_batch)(
+        d = self.drivers
+        (d.encode_serial if self.batch_size < SERIAL_BELOW else d.encode_batch)(
             _k(self.state), _k(self.tables), self.cfg, viewers, self._offs, out
         )
 

@@ -241,8 +241,9 @@ class RoundLog:
     ``seats[q]``: ``card`` (design on the table at resolution, or None), ``revealed``
     (it was face-down until now), ``target`` (seat its choice named, or None),
     ``haunted_by`` (Shadow designs attached), ``competed``, ``score`` (None if not
-    competing), ``damage`` (round damage), ``hp`` (after the round), ``alive``, ``died``
-    (in this resolution). ``first_player`` holds the token after the round.
+    competing), ``damage`` (round damage), ``hp_lost`` (every HP lost this round: round
+    damage, direct damage such as Backstab's, any other loss), ``hp`` (after the round),
+    ``alive``, ``died`` (in this resolution). ``first_player`` holds the token after the round.
     """
 
     round: int
@@ -277,6 +278,7 @@ class GameLog:
         self.target = [int(t) if t >= 0 else None for t in r["target"][:P]]
         self.haunted = [[int(r["attached"][q, i]) for i in range(int(r["attached_n"][q]))] for q in range(P)]
         self.rule = int(r["rule"])
+        self.hp_start = list(self.hp)
         self.events: list[Event] = []
         self.current: list[Event] = []
         self.rounds: list[RoundLog] = []
@@ -293,6 +295,7 @@ class GameLog:
         self.target = [None] * P
         self.haunted = [[] for _ in range(P)]
         self.rule = 0
+        self.hp_start = list(self.hp)
         self.current = []
 
     def _close(self, next_first: int | None) -> RoundLog:
@@ -309,6 +312,7 @@ class GameLog:
                 "competed": q in res["scores"],
                 "score": res["scores"].get(q),
                 "damage": res["damage"].get(q, 0),
+                "hp_lost": max(0, self.hp_start[q] - self.hp[q]),
                 "hp": self.hp[q],
                 "alive": self.alive[q],
                 "died": q in res["died"],

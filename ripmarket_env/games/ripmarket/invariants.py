@@ -441,4 +441,53 @@ def conservation_errors(state: np.ndarray, db, rules) -> np.ndarray:
     return np.flatnonzero(bad)
 
 
-__all__ = ["check_game", "check_record", "conservation_errors", "expected_mask", "state_bytes"]
+# ------------------------------------------------------------------------ hidden information
+def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
+    """A one-game copy of game ``g`` in which everything ``viewer`` may not see is redealt
+    (R-12.3): other seats' hands and Shadow hands (same sizes), other seats' face-down
+    cards, the order of both decks and the game's RNG. Every card stays somewhere exactly
+    once (R-2.3). The spec's ``scramble_hidden`` hook: the conformance suite checks that
+    ``viewer``'s observation does not change."""
+    twin = engine.clone([g])
+    s = twin.state
+    P = engine.num_players
+    others = [q for q in range(P) if q != viewer]
+    # Living cards: other hands + deck + other seats' face-down cards.
+    deck_n = int(s["deck_n"][0])
+    pool = [int(x) for x in s["deck"][0, :deck_n]]
+    for q in others:
+        pool += [d for d, n in enumerate(s["hand"][0, q]) for _ in range(int(n))]
+    hidden_fd = [q for q in others if s["played"][0, q] >= 0 and s["face_down"][0, q]]
+    pool += [int(s["played"][0, q]) for q in hidden_fd]
+    rng.shuffle(pool)
+    i = 0
+    for q in others:
+        n = int(s["hand_n"][0, q])
+        s["hand"][0, q] = np.bincount(np.array(pool[i:i + n], np.int64), minlength=engine.cards.n_living)
+        i += n
+    for q in hidden_fd:
+        s["played"][0, q] = pool[i]
+        i += 1
+    s["deck"][0, :deck_n] = pool[i:]
+    # Shadow cards: other Shadow hands + Shadow Deck.
+    sn = int(s["shadow_deck_n"][0])
+    spool = [int(x) for x in s["shadow_deck"][0, :sn]]
+    for q in others:
+        spool += [d for d, n in enumerate(s["shadow_hand"][0, q]) for _ in range(int(n))]
+    rng.shuffle(spool)
+    i = 0
+    for q in others:
+        n = int(s["shadow_n"][0, q])
+        s["shadow_hand"][0, q] = np.bincount(np.array(spool[i:i + n], np.int64), minlength=engine.cards.n_shadow)
+        i += n
+    s["shadow_deck"][0, :sn] = spool[i:]
+    actor = int(s["actor"][0])
+    if s["phase"][0] == PH_GHOST_TARGET and actor != viewer:
+        s["pend_shadow"][0] = int(np.flatnonzero(s["shadow_hand"][0, actor])[0])
+    s["rng"][0] = int(rng.integers(0, 2**32))
+    if len(conservation_errors(s, engine.cards, engine.rules)):
+        raise AssertionError("scramble_hidden broke card conservation (R-2.3)")
+    return twin
+
+
+__all__ = ["check_game", "check_record", "conservation_errors", "expected_mask", "scramble_hidden", "state_bytes"]

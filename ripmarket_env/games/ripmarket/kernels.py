@@ -9,8 +9,10 @@ compiled rules config ``c`` (int64 array, see ``config.py``). Rule IDs (``R-x.y`
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from ripmarket_env.core.drivers import DRIVERS as DRIVER_NAMES
+from ripmarket_env.core.drivers import compile_drivers
 from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal  # noqa: F401
 from ripmarket_env.games.ripmarket.cards.registry import (
     BASE_CONDS,
@@ -64,6 +66,10 @@ from ripmarket_env.games.ripmarket.state import (
 )
 
 JIT = dict(cache=True, nogil=True)
+try:
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover - older numba
+    _NO_JIT = False
 
 # ----------------------------------------------------------------------------------
 # Event log: rows (kind, seat, a, b) of what each step did; events.py names the kinds
@@ -162,21 +168,42 @@ def ev_clear(r):
 
 
 # ----------------------------------------------------------------------------------
-# The game's own RNG (R-12.4): splitmix32 over a 32-bit state kept in an int64.
+# The game's own RNG (R-12.4): splitmix64 over a 64-bit state (uint64). Each draw adds
+# the golden-ratio increment to the state and mixes it; ``rng_u32`` keeps the top 32 bits
+# of the mix. Compiled, the uint64 arithmetic wraps; in plain Python
+# (NUMBA_DISABLE_JIT=1) the same steps run on Python ints masked to 64 bits, so that
+# numpy's scalar overflow checks never fire. Both give the same numbers (tests/test_nojit.py).
 # ----------------------------------------------------------------------------------
-@njit(**JIT)
-def rng_u32(r):
-    x = (int(r.rng) + 0x9E3779B9) & 0xFFFFFFFF
-    r.rng = x
-    z = x
-    z = ((z ^ (z >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
-    z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
-    return z ^ (z >> 16)
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
 
 
 @njit(**JIT)
 def rand_below(r, n):
-    return (rng_u32(r) * n) >> 32
+    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
+    return (rng_u32(r) * np.int64(n)) >> 32
 
 
 # ----------------------------------------------------------------------------------
@@ -1171,10 +1198,11 @@ def advance(r, T, c):
 
 
 @njit(**JIT)
-def reset_game(r, T, c, seed32):
-    """R-1.3: a new game from a 32-bit seed."""
+def reset_game(r, T, c, seed64):
+    """R-1.3: a new game; ``seed64`` (a 64-bit game seed, see ``core.seed_to_u64``) is
+    the RNG's first state (R-12.4)."""
     P = c[C_P]
-    r.rng = seed32 & 0xFFFFFFFF
+    r.rng = seed64
     r.hp[:] = 0
     r.alive[:] = False
     r.hand[:] = 0
@@ -1219,6 +1247,7 @@ def reset_game(r, T, c, seed32):
     r.last_rule = 0
     r.shadow_swings = 0
     r.steps = 0
+    r.ev[:] = 0  # a fresh game's state is byte-identical whatever the row held before
     r.ev_n = 0
     r.ev_round = 1
     r.ev_lost = 0
@@ -1245,55 +1274,6 @@ def reset_game(r, T, c, seed32):
     advance(r, T, c)
 
 
-@njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds32):
-    for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
-
-
-@njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds32):
-    """``reset_batch`` without threads (small batches: no thread start-up cost)."""
-    for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
-
-
-@njit(cache=True)
-def step_serial(S, TB, c, actions):
-    """``step_batch`` without threads (small batches)."""
-    for g in range(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
-@njit(**JIT)
-def status(r, P):
-    """(done, actor, phase, bitmask of the Ghost seats) of one game."""
-    ghosts = 0
-    for p in range(P):
-        if not r.alive[p]:
-            ghosts |= 1 << p
-    return r.done, r.actor, r.phase, ghosts
-
-
-@njit(cache=True)
-def reset_one(S, TB, c, g, seed32):
-    """Reset game g alone and return its ``status`` (single-game environments)."""
-    reset_game(S[g], TB[0], c, seed32)
-    return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def step_one(S, TB, c, g, a):
-    """Step game g alone (``a`` must be legal) and return its ``status``."""
-    step_game(S[g], TB[0], c, a)
-    return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def status_one(S, c, g):
-    return status(S[g], c[C_P])
-
-
 @njit(**JIT)
 def step_game(r, T, c, a):
     for p in range(r.step_rewards.shape[0]):
@@ -1306,31 +1286,14 @@ def step_game(r, T, c, a):
     advance(r, T, c)
 
 
-@njit(cache=True, parallel=True)
-def step_batch(S, TB, c, actions):
-    for g in prange(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
 @njit(**JIT)
-def random_play_one(r, T, c, steps, bench_rng, g, finished):
-    for _ in range(steps):
-        if r.done:
-            finished[g] += 1
-            reset_game(r, T, c, bench_u32(bench_rng, g))
-        step_game(r, T, c, random_legal(r, bench_rng, g))
-
-
-@njit(cache=True, parallel=True)
-def random_play(S, TB, c, steps_per_game, bench_rng):
-    """Bench/fuzz loop: each game takes ``steps_per_game`` random legal decisions,
-    starting a new game (seeded from ``bench_rng``) whenever one ends.
-    Returns the number of games finished per row."""
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in prange(B):
-        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
-    return finished
+def seat_bits(r, c):
+    """Bit p set when seat p is a Ghost (the AEC env's ``is_ghost`` infos)."""
+    ghosts = 0
+    for p in range(c[C_P]):
+        if not r.alive[p]:
+            ghosts |= 1 << p
+    return ghosts
 
 
 @njit(cache=True)
@@ -1341,3 +1304,35 @@ def restart_round(S, TB, c, g, first):
     ev_clear(r)
     begin_round(r, c)
     advance(r, TB[0], c)
+
+
+# ----------------------------------------------------------------------------------
+# The batch drivers (written once in ripmarket_env/core/drivers.py)
+# ----------------------------------------------------------------------------------
+_DRIVERS: dict = {}
+
+
+def drivers_for(state_dtype=None, tables_dtype=None):
+    """The core's batch drivers over these kernels for one state layout (default: the
+    packaged cards'; a custom card database has its own), built once per layout."""
+    if state_dtype is None:
+        from ripmarket_env.games.ripmarket.cards.loader import default_cards
+        from ripmarket_env.games.ripmarket.state import state_dtype as _sdt, tables_from_db
+
+        db = default_cards()
+        state_dtype, tables_dtype = _sdt(db), tables_from_db(db).dtype
+    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
+    drv = _DRIVERS.get(key)
+    if drv is None:
+        from ripmarket_env.games.ripmarket.observation import encode_obs
+
+        drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
+        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
+    return drv
+
+
+def __getattr__(name):
+    """The drivers of the packaged cards by their kernel names (``random_play`` ...)."""
+    if name in DRIVER_NAMES:
+        return getattr(drivers_for(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

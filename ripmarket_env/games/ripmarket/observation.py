@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
@@ -269,16 +269,3 @@ def encode_obs(r, T, c, viewer, offs, out):
             out[b + offs[S_ATTACHED] + r.attached[q, i]] += 1.0 / 3.0
         out[b + offs[S_LASTDMG]] = r.last_damage[q]
         out[b + offs[S_LASTSCORE]] = r.last_score[q] / 10.0
-
-
-@njit(cache=True, parallel=True)
-def encode_batch(S, TB, c, viewers, offs, out):
-    for g in prange(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
-
-
-@njit(cache=True)
-def encode_serial(S, TB, c, viewers, offs, out):
-    """``encode_batch`` without threads (small batches)."""
-    for g in range(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])

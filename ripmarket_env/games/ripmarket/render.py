@@ -39,13 +39,19 @@ def _counts_text(counts, label) -> str:
     return ", ".join(parts) if parts else "-"
 
 
-def phase_text(engine, g: int = 0) -> str:
-    """What the next decision asks, e.g. ``choose a target for Hex (3)``."""
+def phase_text(engine, g: int = 0, viewer: int | None = None, god: bool = False) -> str:
+    """What the next decision asks, e.g. ``choose a target for Hex (3)``, as ``viewer`` may
+    know it: the Shadow card a Ghost is about to attach is still in its Shadow hand, so it
+    is named only to that Ghost (or ``god``), R-12.3; others read "a Shadow card"."""
     r = engine.state[g]
     name = PHASE_NAMES[min(int(r["phase"]), len(PHASE_NAMES) - 1)]
     db = engine.cards
     card = card_label(db, r["pend_card"]) if int(r["pend_card"]) >= 0 else "the card"
-    shadow = shadow_label(db, r["pend_shadow"]) if int(r["pend_shadow"]) >= 0 else "the Shadow card"
+    own = god or (viewer is not None and int(viewer) == int(r["actor"]))
+    if int(r["pend_shadow"]) < 0:
+        shadow = "the Shadow card"
+    else:
+        shadow = shadow_label(db, r["pend_shadow"]) if own else "a Shadow card"
     return _PHASE_TEXT.get(name, name).format(card=card, shadow=shadow)
 
 
@@ -162,7 +168,7 @@ def render_text(engine, g: int = 0, viewer: int | None = None, god: bool = False
     if done:
         lines.append("Next: nobody (the game is over)")
     else:
-        lines.append(f"Next: {seat_name(actor)} (seat {actor}) must {phase_text(engine, g)}")
+        lines.append(f"Next: {seat_name(actor)} (seat {actor}) must {phase_text(engine, g, viewer, god)}")
     lines.append("")
 
     header = ["", "seat", "player", "HP", "status", "hand", "shadow", "took", "played", "target", "haunted by"]
@@ -359,7 +365,7 @@ def render_rgb(engine, g: int = 0, viewer: int | None = None, god: bool = False,
         winners = ", ".join(seat_name(q) for q in range(P) if bool(r["winners"][q])) or "-"
         footer = f"Game over  ·  winner(s): {winners}"
     else:
-        footer = f"Next: {seat_name(actor)} must {phase_text(engine, g)}"
+        footer = f"Next: {seat_name(actor)} must {phase_text(engine, g, viewer, god)}"
     ax.text(W / 2, 18, footer, ha="center", va="center", color="white", fontsize=11)
     if viewer is not None and 0 <= int(viewer) < P:
         v = int(viewer)

@@ -46,7 +46,7 @@ ACQ_MARKET = 2
 
 # Fields: (name, shape suffix builder, dtype, fill)
 _FIELDS = (
-    ("rng", "b", np.int64, 0),
+    ("rng", "b", np.uint64, 0),  # the game RNG's 64-bit state
     ("hp", "bp", np.int8, 0),
     ("alive", "bp", np.bool_, False),
     ("hand", "bpl", np.int8, 0),

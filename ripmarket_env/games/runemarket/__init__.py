@@ -10,16 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ripmarket_env.core.engine import kernel_view as _kv
-from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec
+from ripmarket_env.core.spec import GameSpec
 from ripmarket_env.games.runemarket import kernels as _K
 from ripmarket_env.games.runemarket import records as _records
-from ripmarket_env.games.runemarket import vector_kernels as _VK
 from ripmarket_env.games.runemarket.cards import CardDataError, load_cards
 from ripmarket_env.games.runemarket.config import ConfigError, RulesConfig
 from ripmarket_env.games.runemarket.engine import Engine, IllegalActionError
 from ripmarket_env.games.runemarket.observation import LAYOUT
-from ripmarket_env.games.runemarket.observation import encode_batch as _encode_batch
-from ripmarket_env.games.runemarket.observation import encode_serial as _encode_serial
 from ripmarket_env.games.runemarket.observation import observation_bounds as _observation_bounds
 from ripmarket_env.games.runemarket.state import PHASE_NAMES
 
@@ -53,7 +50,13 @@ def _check_invariants(engine, g=0, prev=None):
     return check_game(engine, g, prev=prev)
 
 
-def reset_with_options(engine, g: int, seed32: int, options: dict):
+def _scramble_hidden(engine, g, viewer, rng):
+    from ripmarket_env.games.runemarket.invariants import scramble_hidden
+
+    return scramble_hidden(engine, g, viewer, rng)
+
+
+def reset_with_options(engine, g: int, seed64, options: dict):
     """The AEC env's ``reset(options=...)``: ``{"first_player": seat}`` starts the game with
     that seat (match play, RM-1.5); the status of game ``g`` after the reset. Other keys
     are ignored, as Gymnasium and PettingZoo expect of ``options``."""
@@ -61,7 +64,7 @@ def reset_with_options(engine, g: int, seed32: int, options: dict):
         raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
     fp = options.get("first_player")
     first = -1 if fp is None else engine.check_seat(fp, "first_player")
-    return _K.reset_first_one(_kv(engine.state), _kv(engine.tables), engine.cfg, g, seed32, first)
+    return _K.reset_first_one(_kv(engine.state), _kv(engine.tables), engine.cfg, g, seed64, first)
 
 
 def _doc() -> str:
@@ -81,16 +84,9 @@ SPEC = GameSpec(
     reward_range=(-1.0, 1.0),
     rules_class=RulesConfig,
     engine_class=Engine,
-    fast=FastPath(reset_one=_K.reset_one, step_one=_K.step_one, status_one=_K.status_one,
-                  observe_one=_encode_serial),
-    batch=BatchKernels(
-        step_serial=_K.step_serial, step_batch=_K.step_batch, reset_serial=_K.reset_serial,
-        reset_batch=_K.reset_batch, encode_serial=_encode_serial, encode_batch=_encode_batch,
-        encode_rows=_VK.encode_rows, gather=_VK.gather,
-        learner_step_serial=_VK.learner_step_serial, learner_step_parallel=_VK.learner_step_parallel,
-        learner_reset_serial=_VK.learner_reset_serial, learner_reset_parallel=_VK.learner_reset_parallel,
-        random_opponents_one=_VK.random_opponents_one, max_redeals=_VK.MAX_REDEALS,
-    ),
+    # The core's batch drivers over the game's per-row kernels (core/drivers.py).
+    fast=_K.drivers_for(),
+    batch=_K.drivers_for(),
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: LAYOUT.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cfg),
@@ -99,6 +95,7 @@ SPEC = GameSpec(
     render_text=_render_text,
     render_rgb=_render_rgb,
     check_invariants=_check_invariants,
+    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="",
     doc=_doc(),

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ripmarket_env.core.engine import SERIAL_BELOW, IllegalActionError, as_int, seed_to_u32  # noqa: F401
+from ripmarket_env.core.engine import SERIAL_BELOW, IllegalActionError, as_int, seed_to_u64  # noqa: F401
 from ripmarket_env.core.engine import Engine as _CoreEngine
 from ripmarket_env.core.engine import kernel_view as _k
 from ripmarket_env.games.runemarket import actions as A
 from ripmarket_env.games.runemarket import kernels as K
 from ripmarket_env.games.runemarket.cards import CardDB, default_cards
 from ripmarket_env.games.runemarket.config import RulesConfig
-from ripmarket_env.games.runemarket.observation import LAYOUT, encode_batch, encode_serial
+from ripmarket_env.games.runemarket.observation import LAYOUT
 from ripmarket_env.games.runemarket.state import NUM_ACTIONS, PHASE_NAMES, allocate, tables_from_db
 
 
@@ -52,6 +52,7 @@ class Engine(_CoreEngine):
         self._obs_size = LAYOUT.size
         self.state = allocate(batch_size)
         self.seeds = np.full(batch_size, -1, dtype=object)
+        self.drivers = K.drivers_for(self.state.dtype, self.tables.dtype)  # the core's batch loops
 
     def reset(self, seeds, games: Sequence[int] | None = None, first_player=None) -> None:
         """Start new games; ``first_player`` (a seat, or one per game; None: drawn from the
@@ -77,19 +78,23 @@ class Engine(_CoreEngine):
 
     _firsts = None
 
-    def _reset_rows(self, idx, seeds32) -> None:
+    def _reset_rows(self, idx, seeds64) -> None:
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
         if self._firsts is not None:
-            K.reset_first_serial(_k(self.state), _k(self.tables), self.cfg, idx, seeds32, self._firsts)
+            K.reset_first_serial(_k(self.state), _k(self.tables), self.cfg, idx, seeds64, self._firsts)
             return
-        (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds32)
+        d = self.drivers
+        (d.reset_serial if len(idx) < SERIAL_BELOW else d.reset_batch)(
+            _k(self.state), _k(self.tables), self.cfg, idx, seeds64)
 
     def _step_rows(self, actions) -> None:
-        (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(
+        d = self.drivers
+        (d.step_serial if self.batch_size < SERIAL_BELOW else d.step_batch)(
             _k(self.state), _k(self.tables), self.cfg, actions)
 
     def _encode(self, viewers, out) -> None:
-        (encode_serial if self.batch_size < SERIAL_BELOW else encode_batch)(
+        d = self.drivers
+        (d.encode_serial if self.batch_size < SERIAL_BELOW else d.encode_batch)(
             _k(self.state), _k(self.tables), self.cfg, viewers, self._offs, out)
 
     def _decode_events(self, game: int) -> list:

@@ -92,3 +92,31 @@ def check_game(engine, g: int = 0, prev=None) -> list[str]:
         if not 0 <= int(r["actor"]) < P:
             out.append("the actor is not a seat")
     return out
+
+
+def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
+    """A one-game copy of game ``g`` in which everything ``viewer`` may not see is redealt
+    (RM-8.4): the other seats' hands (same sizes), the order of the draw pile and the
+    game's RNG. Every card stays somewhere exactly once. The spec's ``scramble_hidden``
+    hook: the conformance suite checks that ``viewer``'s observation, mask and render do
+    not change."""
+    twin = engine.clone([g])
+    s = twin.state
+    P = engine.num_players
+    others = [q for q in range(P) if q != viewer]
+    deck_n = int(s["deck_n"][0])
+    pool = [int(x) for x in s["deck"][0, :deck_n]]
+    for q in others:
+        pool += [d for d, n in enumerate(s["hand"][0, q]) for _ in range(int(n))]
+    before = len(pool)
+    rng.shuffle(pool)
+    i = 0
+    for q in others:
+        n = int(s["hand_n"][0, q])
+        s["hand"][0, q] = np.bincount(np.array(pool[i:i + n], np.int64), minlength=N_DESIGNS)
+        i += n
+    s["deck"][0, :deck_n] = pool[i:]
+    s["rng"][0] = int(rng.integers(0, 2**63))
+    if i + deck_n != before:  # pragma: no cover - hand sizes and the pile add up by construction
+        raise AssertionError("scramble_hidden lost a card")
+    return twin

@@ -4,7 +4,7 @@ Every function takes one game's record ``r`` (a view into the state array), the 
 tables ``T`` (one record: copies and values per design) and the compiled rules config
 ``c`` (int64 array, ``config.py``). Rule IDs (``RM-x.y``) refer to
 ``docs/games/rune-market/RULES.md``. The per-row entry points are the ones every game of
-the zoo exposes: ``reset_game(r, T, c, seed32)``, ``step_game(r, T, c, a)`` and
+the zoo exposes: ``reset_game(r, T, c, seed64)``, ``step_game(r, T, c, a)`` and
 (``observation.py``) ``encode_obs(r, T, c, viewer, offs, out)``. With
 ``NUMBA_DISABLE_JIT=1`` everything runs as plain Python and plays the same games.
 """
@@ -12,9 +12,15 @@ the zoo exposes: ``reset_game(r, T, c, seed32)``, ``step_game(r, T, c, a)`` and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal  # noqa: F401
+from ripmarket_env.core.drivers import compile_drivers
+from ripmarket_env.core.kernels import ev_push, first_illegal  # noqa: F401
+
+try:
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover
+    _NO_JIT = False
 from ripmarket_env.games.runemarket.config import (
     C_ASK_DEFEND,
     C_DIVERT,
@@ -116,13 +122,33 @@ END_MAX_TURNS = 1
 
 
 # ---------------------------------------------------------------------------------- RNG (RM-8.3)
-@njit(**JIT)
-def rng_u32(r):
-    x = (int(r.rng) + 0x9E3779B9) & 0xFFFFFFFF
-    r.rng = x
-    z = ((x ^ (x >> 16)) * 0x85EBCA6B) & 0xFFFFFFFF
-    z = ((z ^ (z >> 13)) * 0xC2B2AE35) & 0xFFFFFFFF
-    return z ^ (z >> 16)
+# splitmix64 over a 64-bit state (uint64), as every game of the zoo: each draw adds the
+# golden-ratio increment and mixes; ``rng_u32`` keeps the top 32 bits of the mix. In plain
+# Python (NUMBA_DISABLE_JIT=1) the same steps run on Python ints masked to 64 bits.
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
 
 
 @njit(**JIT)
@@ -789,11 +815,12 @@ def advance(r, T, c):
 
 
 @njit(**JIT)
-def reset_first(r, T, c, seed32, first):
-    """RM-1.4/RM-1.5: a new game from a 32-bit seed; ``first`` the first player, or -1 to
-    draw it from the seed (the deal is the same either way)."""
+def reset_first(r, T, c, seed64, first):
+    """RM-1.4/RM-1.5: a new game from a 64-bit seed (``core.engine.seed_to_u64``);
+    ``first`` the first player, or -1 to draw it from the seed (the deal is the same
+    either way)."""
     P = c[C_P]
-    r.rng = seed32 & 0xFFFFFFFF
+    r.rng = seed64
     r.market[0] = c[C_MKT]
     r.market[1] = c[C_MKT + 1]
     r.market_boats = c[C_MKT + 2]
@@ -850,8 +877,8 @@ def reset_first(r, T, c, seed32, first):
 
 
 @njit(**JIT)
-def reset_game(r, T, c, seed32):
-    reset_first(r, T, c, seed32, -1)
+def reset_game(r, T, c, seed64):
+    reset_first(r, T, c, seed64, -1)
 
 
 @njit(**JIT)
@@ -866,38 +893,16 @@ def step_game(r, T, c, a):
     advance(r, T, c)
 
 
-# ---------------------------------------------------------------------------------- batch entry points
-@njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds32):
-    for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
+@njit(**JIT)
+def seat_bits(r, c):
+    """This game has no per-seat flag (``GameSpec.seat_flag`` is empty)."""
+    return 0
 
 
-@njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds32):
-    for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds32[i])
-
-
-@njit(cache=True)
-def reset_first_serial(S, TB, c, idx, seeds32, firsts):
-    """Reset with a given first player per game (-1: from the seed) (RM-1.5 match play)."""
-    for i in range(idx.shape[0]):
-        reset_first(S[idx[i]], TB[0], c, seeds32[i], firsts[i])
-
-
-@njit(cache=True, parallel=True)
-def step_batch(S, TB, c, actions):
-    for g in prange(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
-@njit(cache=True)
-def step_serial(S, TB, c, actions):
-    for g in range(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
+# ---------------------------------------------------------------------------------- game-specific entry points
+# The batch loops, single-game calls, random play and the learner drivers are the core's
+# (``core.drivers.compile_drivers`` over the four per-row kernels, ``drivers_for``); only
+# match play's reset with a given first player and the hand-built-table helper are here.
 @njit(**JIT)
 def status(r, P):
     """(done, actor, phase, 0): this game has no per-seat flag."""
@@ -905,46 +910,16 @@ def status(r, P):
 
 
 @njit(cache=True)
-def reset_one(S, TB, c, g, seed32):
-    reset_game(S[g], TB[0], c, seed32)
-    return status(S[g], c[C_P])
+def reset_first_serial(S, TB, c, idx, seeds64, firsts):
+    """Reset with a given first player per game (-1: from the seed) (RM-1.5 match play)."""
+    for i in range(idx.shape[0]):
+        reset_first(S[idx[i]], TB[0], c, seeds64[i], firsts[i])
 
 
 @njit(cache=True)
-def reset_first_one(S, TB, c, g, seed32, first):
-    reset_first(S[g], TB[0], c, seed32, first)
+def reset_first_one(S, TB, c, g, seed64, first):
+    reset_first(S[g], TB[0], c, seed64, first)
     return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def step_one(S, TB, c, g, a):
-    step_game(S[g], TB[0], c, a)
-    return status(S[g], c[C_P])
-
-
-@njit(cache=True)
-def status_one(S, c, g):
-    return status(S[g], c[C_P])
-
-
-@njit(**JIT)
-def random_play_one(r, T, c, steps, bench_rng, g, finished):
-    for _ in range(steps):
-        if r.done:
-            finished[g] += 1
-            reset_game(r, T, c, bench_u32(bench_rng, g))
-        step_game(r, T, c, random_legal(r, bench_rng, g))
-
-
-@njit(cache=True, parallel=True)
-def random_play(S, TB, c, steps_per_game, bench_rng):
-    """Bench/fuzz loop: random legal decisions, a new game whenever one ends; the number
-    of games finished per row."""
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in prange(B):
-        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
-    return finished
 
 
 @njit(cache=True)
@@ -955,3 +930,23 @@ def advance_one(S, TB, c, g):
     r.ev_n = 0
     advance(r, TB[0], c)
     return status(r, c[C_P])
+
+
+_DRIVERS: dict = {}
+
+
+def drivers_for(state_dtype=None, tables_dtype=None):
+    """The core's batch drivers over these kernels (built once per state layout)."""
+    if state_dtype is None:
+        from ripmarket_env.games.runemarket.cards import default_cards
+        from ripmarket_env.games.runemarket.state import allocate, tables_from_db
+
+        state_dtype, tables_dtype = allocate(1).dtype, tables_from_db(default_cards()).dtype
+    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
+    drv = _DRIVERS.get(key)
+    if drv is None:
+        from ripmarket_env.games.runemarket.observation import encode_obs
+
+        drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
+        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
+    return drv

@@ -50,7 +50,7 @@ INTENT_NAMES = ("theft", "double theft", "attack", "Red Rune", "Blue Rune", "Boa
                 "pay the Blue Bandit")
 
 _FIELDS = (
-    ("rng", (), np.int64, 0),
+    ("rng", (), np.uint64, 0),  # the game RNG's 64-bit state (RM-8.3)
     ("market", (2,), np.int8, 0),  # Runes in the Market: Red, Blue
     ("market_boats", (), np.int8, 0),
     ("market_bandits", (), np.int8, 0),

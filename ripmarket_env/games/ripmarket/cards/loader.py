@@ -53,6 +53,8 @@ VALUE_MIN, VALUE_MAX = 2, 8
 #: Design ids and copy counts live in int8 tables.
 MAX_DESIGNS = 127
 MAX_COPIES = 127
+#: The packaged cards.json is about 30 KB.
+MAX_CARD_FILE_CHARS = 4 << 20
 
 DECKS = ("living", "shadow")
 #: Family name -> code, per deck.
@@ -233,12 +235,20 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
             raise CardDataError(f"{label}: card file not found") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise CardDataError(f"{label}: cannot read the card file: {exc}") from None
+    if len(raw) > MAX_CARD_FILE_CHARS:
+        raise CardDataError(f"{label}: {len(raw):,} characters is too large for a card file "
+                            f"(at most {MAX_CARD_FILE_CHARS:,})")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise CardDataError(
             f"{label}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise CardDataError(f"{label}: nested too deeply to be a card file (designs are flat objects)") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise CardDataError(f"{label}: a value cannot be read ({str(exc).split(';')[0]}); "
+                            "card numbers are small integers") from None
     return parse_cards(data, custom_deck=custom_deck, source=label)
 
 
@@ -255,9 +265,9 @@ def parse_cards(data: Any, *, custom_deck: bool = False, source: str = "<memory>
         err.top(f"the file must hold a JSON object with keys version, living, shadow; got {type(data).__name__}")
     extra = sorted(set(data) - {"version", "living", "shadow"})
     if extra:
-        err.top(f"unknown top-level key(s) {extra}; allowed: version, living, shadow")
-    if data.get("version") != SCHEMA_VERSION:
-        err.top(f"field 'version' must be {SCHEMA_VERSION}, got {data.get('version')!r}")
+        err.top(f"unknown top-level key(s) {_s(extra, 120)}; allowed: version, living, shadow")
+    if data.get("version") != SCHEMA_VERSION or isinstance(data.get("version"), bool):
+        err.top(f"field 'version' must be {SCHEMA_VERSION}, got {_s(data.get('version'))}")
     decks: dict[str, tuple[CardDesign, ...]] = {}
     for deck in DECKS:
         rows = data.get(deck)
@@ -295,12 +305,28 @@ class _Errors:
         raise CardDataError(f"{self.source}: {msg}")
 
     def raise_(self, deck: str, cid: Any, name: Any, fld: str, msg: str):
-        label = f"{name!r}" if isinstance(name, str) else "<unnamed>"
-        raise CardDataError(f"{self.source}: {deck} card #{cid} {label}, field '{fld}': {msg}")
+        label = _s(name) if isinstance(name, str) else "<unnamed>"
+        raise CardDataError(f"{self.source}: {deck} card #{_s(cid, 20)} {label}, field '{fld}': {msg}")
 
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _s(v: Any, limit: int = 60) -> str:
+    """``repr(v)`` for a message: cut to ``limit`` characters, a huge integer by its size."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
+        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
+    try:
+        r = repr(v)
+    except (ValueError, RecursionError):
+        return f"a {type(v).__name__} too large to show"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _in(v: Any, allowed) -> bool:
+    """``v in allowed`` for a value of any JSON type (a list or dict is never a name)."""
+    return isinstance(v, str) and v in allowed
 
 
 def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
@@ -316,7 +342,7 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     optional = {"keywords"}
     unknown = sorted(set(row) - set(fields))
     if unknown:
-        fail(unknown[0], f"unknown field for a {deck} card; allowed fields: {', '.join(fields)}")
+        fail(_s(unknown[0], 40).strip("'"), f"unknown field for a {deck} card; allowed fields: {', '.join(fields)}")
     for f in fields:
         if f not in row and f not in optional:
             fail(f, f"missing; a {deck} card needs: {', '.join(x for x in fields if x not in optional)}")
@@ -324,25 +350,25 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     if not isinstance(name, str) or not name.strip():
         fail("name", "must be a non-empty string")
     if not _is_int(row["id"]) or row["id"] != index:
-        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {row['id']!r}")
+        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}")
     if row["deck"] != deck:
-        fail("deck", f"is {row['deck']!r} but the card is listed under {deck!r}; allowed: {deck!r}")
+        fail("deck", f"is {_s(row['deck'])} but the card is listed under {deck!r}; allowed: {deck!r}")
     value = None
     if deck == "living":
         value = row["value"]
         if not _is_int(value) or not VALUE_MIN <= value <= VALUE_MAX:
-            fail("value", f"must be an integer {VALUE_MIN}-{VALUE_MAX}, got {value!r}")
+            fail("value", f"must be an integer {VALUE_MIN}-{VALUE_MAX}, got {_s(value)}")
     copies = row["copies"]
     if not _is_int(copies) or not 1 <= copies <= MAX_COPIES:
-        fail("copies", f"must be an integer 1-{MAX_COPIES}, got {copies!r}")
+        fail("copies", f"must be an integer 1-{MAX_COPIES}, got {_s(copies)}")
     family = row["family"]
-    if family not in FAMILIES[deck]:
-        fail("family", f"{family!r} is not a {deck} family; allowed: {', '.join(FAMILIES[deck])}")
+    if not _in(family, FAMILIES[deck]):
+        fail("family", f"{_s(family)} is not a {deck} family; allowed: {', '.join(FAMILIES[deck])} (a string)")
     keywords = row.get("keywords", [])
-    if not isinstance(keywords, list) or any(k not in KEYWORDS for k in keywords):
-        fail("keywords", f"must be a list drawn from {', '.join(KEYWORDS)}; got {keywords!r}")
+    if not isinstance(keywords, list) or any(not _in(k, KEYWORDS) for k in keywords):
+        fail("keywords", f"must be a list drawn from {', '.join(KEYWORDS)}; got {_s(keywords)}")
     if len(set(keywords)) != len(keywords):
-        fail("keywords", f"lists a keyword twice: {keywords!r}")
+        fail("keywords", f"lists a keyword twice: {_s(keywords)}")
     counterplay = None
     if deck == "shadow":
         counterplay = row["counterplay"]
@@ -359,7 +385,7 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     text = row["text"]
     want = effect_text(deck, ordered)
     if text != want:
-        fail("text", f"does not match the text generated from the effect; expected {want!r}, got {text!r}")
+        fail("text", f"does not match the text generated from the effect; expected {want!r}, got {_s(text, 160)}")
     return CardDesign(
         id=index,
         name=name,
@@ -379,8 +405,8 @@ def _parse_op(fail, deck: str, k: int, e: Any) -> EffectOp:
     if not isinstance(e, dict) or "op" not in e:
         fail(fld, 'each op must be an object like {"op": "<primitive>", ...}')
     op = e["op"]
-    if op not in R.BY_NAME:
-        fail(f"{fld}.op", f"unknown op {op!r}; known ops: {', '.join(p.name for p in R.PRIMITIVES)}")
+    if not _in(op, R.BY_NAME):
+        fail(f"{fld}.op", f"unknown op {_s(op)}; known ops (a string): {', '.join(p.name for p in R.PRIMITIVES)}")
     prim = R.BY_NAME[op]
     if prim.deck != deck:
         allowed = ", ".join(p.name for p in R.PRIMITIVES if p.deck == deck)
@@ -388,7 +414,7 @@ def _parse_op(fail, deck: str, k: int, e: Any) -> EffectOp:
     names = [p.name for p in prim.params]
     for key in e:
         if key != "op" and key not in names:
-            fail(f"{fld}.{key}", f"unknown parameter of {op!r}; its parameters: {', '.join(names) or '(none)'}")
+            fail(f"{fld}.{_s(key, 40).strip(chr(39))}", f"unknown parameter of {op!r}; its parameters: {', '.join(names) or '(none)'}")
     for par in prim.params:
         pf = f"{fld}.{par.name}"
         if par.name not in e:
@@ -398,10 +424,10 @@ def _parse_op(fail, deck: str, k: int, e: Any) -> EffectOp:
         v = e[par.name]
         if par.kind == "enum":
             if not isinstance(v, str) or v not in par.enum:
-                fail(pf, f"{v!r} is not allowed; one of: {', '.join(par.enum)}")
+                fail(pf, f"{_s(v)} is not allowed; one of: {', '.join(par.enum)}")
         else:
             if not _is_int(v) or not par.lo <= v <= par.hi:
-                fail(pf, f"{v!r} is out of range; must be an integer {par.lo} to {par.hi}")
+                fail(pf, f"{_s(v)} is out of range; must be an integer {par.lo} to {par.hi}")
     params = normalize_params(op, e)
     if op in _AMOUNT_OPS_NONZERO and params["amount"] == 0:
         amt = next(par for par in prim.params if par.name == "amount")
@@ -443,7 +469,7 @@ def _check_card_rules(fail, deck: str, ops: list[EffectOp], keywords: list[str])
         if e.op == "rule":
             want.add(RULE_KEYWORD[e["rule"]])
     if set(keywords) != want:
-        fail("keywords", f"must match the effect: expected {sorted(want)}, got {keywords!r}")
+        fail("keywords", f"must match the effect: expected {sorted(want)}, got {_s(keywords)}")
 
 
 # ---------------------------------------------------------------------------------

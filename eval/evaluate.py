@@ -1,0 +1,109 @@
+"""One agent against the zoo: ``ripmarket evaluate AGENT --players 6 --games 2000``.
+
+The agent sits in one seat (rotating over the seats game by game); every other seat is an
+agent drawn uniformly from the zoo for that seat and game. A win is a positive final
+reward under R-11.1 (co-winners included). Games are played in fixed jobs of ``JOB``
+games, each with its own seed derived from the run's seed, spread over worker processes
+(``eval.arena.run_pool``), so the result depends on the seed and the game count, never on
+the number of workers. The training league's evaluation (``train.selfplay``) plays the
+same games through ``evaluate_vs_zoo``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eval.ratings import wilson_interval
+
+JOB = 100
+DEFAULT_ZOO = ("greedy", "survivor", "shark", "hoarder", "trickster")
+#: z of the evaluations' 95% interval (their published figures were computed with 1.96)
+Z = 1.96
+
+
+def make_agent(spec: str, seed: int | None = None):
+    """A registered agent name, or the path of a checkpoint (``.zip``)."""
+    import agents
+
+    if spec in agents.names():
+        return agents.make_seeded(spec, seed)
+    p = Path(spec)
+    if p.suffix == ".zip" and p.is_file():
+        from agents.policy import load_agent
+
+        return load_agent(p, seed=seed)
+    raise ValueError(f"unknown agent {spec!r}; allowed: a checkpoint file (.zip) or one of {', '.join(agents.names())}")
+
+
+def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
+                    batch: int = 256, progress=None, report=None, game: str = "ripmarket") -> dict[str, Any]:
+    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
+
+    Plays ``games`` games in arena tables of ``batch`` games; a win is a positive final
+    reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
+    rate with its 95% Wilson interval and the mean reward. ``progress(played)`` is called
+    after every table, ``report(n)`` for every ``n`` games newly over."""
+    import agents as zoo_reg
+    from eval import arena
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    rules = spec.make_rules(num_players)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
+    # seeded, so an evaluation is reproducible
+    opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k, game=game) for k, z in enumerate(zoo)]
+    players = [*opp, agent]
+    wins = 0.0
+    played = 0
+    rewards = []
+    while played < games:
+        B = min(batch, games - played)
+        seeds = [int(s) for s in rng.integers(0, 2**31 - 1, B)]
+        bot_seat = (np.arange(B) + played) % num_players
+        who = rng.integers(0, len(opp), (B, num_players))  # zoo agent per seat
+        who[np.arange(B), bot_seat] = len(opp)  # the evaluated agent
+        res = arena.play(spec, rules, seeds, who, players, report=report)
+        r = res.rewards[np.arange(B), bot_seat]
+        rewards.extend(r.tolist())
+        wins += float((r > 0).sum())
+        played += B
+        if progress is not None:
+            progress(played)
+    lo, hi = wilson_interval(wins, played, z=Z)
+    return {"games": played, "wins": wins, "win_rate": wins / played, "wilson95": [lo, hi],
+            "num_players": num_players, "zoo": list(zoo), "mean_reward": float(np.mean(rewards))}
+
+
+def _job(args, report=None) -> dict[str, Any]:
+    spec, num_players, games, zoo, seed, first = args
+    agent = make_agent(spec, seed=seed + first)
+    res = evaluate_vs_zoo(agent, num_players, games, list(zoo), seed=seed * 1_000_003 + first, batch=games,
+                          report=report)
+    res["first"] = first
+    return res
+
+
+def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO, seed: int = 1,
+             workers: int = 2, progress: bool = True, ray_address: str | None = None) -> dict[str, Any]:
+    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval.
+
+    ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
+    local processes; the result is the same."""
+    from eval import arena
+    from ripmarket_env.games import get
+
+    make_agent(spec)  # fail early, in this process, on an unknown agent or unusable checkpoint
+    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g) for g in range(0, games, JOB)]
+    game = get("ripmarket")
+    results = arena.run_pool(_job, jobs, workers, total=games, progress=progress, threads=1,
+                             label=f"evaluate {spec} vs {','.join(zoo)}",
+                             warm=lambda: arena.warm_up(game, game.make_rules(num_players)), ray_address=ray_address)
+    wins = float(sum(r["wins"] for r in results))
+    n = int(sum(r["games"] for r in results))
+    lo, hi = wilson_interval(wins, n, z=Z)
+    return {"agent": spec, "num_players": num_players, "zoo": list(zoo), "seed": seed, "games": n,
+            "wins": wins, "win_rate": wins / n, "wilson95": [lo, hi], "parity": 1.0 / num_players,
+            "mean_reward": float(np.mean([r["mean_reward"] for r in results]))}

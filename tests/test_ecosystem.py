@@ -1,0 +1,166 @@
+"""Other trainers run on the envs as they are, with no glue code (the ``ecosystem`` extra):
+RLlib's PPO with action masking on ``ripmarket_env.rllib_env()``, Tianshou's
+``PettingZooEnv``, TorchRL's ``PettingZooWrapper`` (``check_env_specs``), AgileRL on the
+vector env, Stable-Baselines3's ``make_vec_env("RipMarket-v0")``. Each test is small
+(seconds) and would fail on the glue the ecosystem used to need (string or
+variable-length infos, bool masks, unregistered ids, no rgb_array render)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ripmarket_env
+from ripmarket_env.games.ripmarket.state import PHASE_NAMES
+
+GHOST_PHASES = {PHASE_NAMES.index("ghost"), PHASE_NAMES.index("choose_victim")}
+
+
+# --------------------------------------------------------------------------- RLlib adapter
+def test_rllib_env_turns_ghosts_and_end_of_game_rewards():
+    """The MultiAgentEnv: one observation per step (the deciding seat, its mask int8),
+    Ghosts keep deciding, every seat's final reward and termination on the last step."""
+    pytest.importorskip("ray.rllib")
+    env = ripmarket_env.rllib_env()({"num_players": 4})
+    rng = np.random.default_rng(0)
+    ghost_decisions = 0
+    for seed in range(6):
+        obs, infos = env.reset(seed=seed)
+        aec = env.aec
+        while True:
+            (agent, o), = obs.items()
+            assert agent == aec.agent_selection and set(infos) == {agent}
+            assert o["action_mask"].dtype == np.int8 and o["action_mask"].any()
+            assert env.observation_spaces[agent].contains(o)
+            ghost_decisions += infos[agent]["phase_id"] in GHOST_PHASES
+            a = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            obs, rewards, terms, truncs, infos = env.step({agent: a})
+            if terms["__all__"]:
+                break
+            assert set(rewards) == set(obs) and all(r == 0.0 for r in rewards.values())
+        assert set(obs) == set(rewards) == set(env.possible_agents)
+        assert all(terms[a] for a in env.possible_agents) and not truncs["__all__"]
+        final = aec.engine.rewards()[0]
+        assert [rewards[a] for a in env.possible_agents] == pytest.approx(final.tolist())
+        assert max(rewards.values()) > 0
+    assert ghost_decisions > 0
+    with pytest.raises(ValueError, match="whose turn it is"):
+        obs, _ = env.reset(seed=1)
+        other = next(a for a in env.possible_agents if a not in obs)
+        env.step({other: 0})
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield ray
+    ray.shutdown()
+
+
+def test_rllib_ppo_with_action_masking(local_ray):
+    """RLlib's new API stack: PPO with its own action-masking RLModule, one shared policy,
+    two training iterations. An unmasked action would raise in the env (illegal_action
+    "raise"), so finished iterations mean every sampled action was legal."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    config = (
+        PPOConfig()
+        .environment(ripmarket_env.rllib_env(), env_config={"num_players": 3})
+        .env_runners(num_env_runners=0, rollout_fragment_length=100)
+        .training(train_batch_size=200, minibatch_size=100, num_epochs=1)
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            "shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"fcnet_hiddens": [32]}),
+        }))
+    )
+    algo = config.build_algo()
+    try:
+        before = algo.get_module("shared").get_state()
+        for _ in range(2):
+            result = algo.train()
+        after = algo.get_module("shared").get_state()
+        assert result["env_runners"]["num_episodes"] > 0
+        returns = result["env_runners"]["agent_episode_returns_mean"]
+        assert set(returns) == {"player_0", "player_1", "player_2"} and any(r != 0 for r in returns.values())
+        changed = [k for k in before if not np.allclose(np.asarray(before[k]), np.asarray(after[k]))]
+        assert changed  # the policy learned something
+    finally:
+        algo.stop()
+
+
+# --------------------------------------------------------------------------- Tianshou
+def test_tianshou_pettingzoo_env_collects_episodes():
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    def make():
+        return PettingZooEnv(ripmarket_env.env(num_players=3))
+
+    env = make()
+    algo = MultiAgentOffPolicyAlgorithm(
+        algorithms=[MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in env.agents], env=env)
+    venv = DummyVectorEnv([make, make])
+    collector = Collector(algo.policy, venv, VectorReplayBuffer(20_000, 2))
+    collector.reset()
+    stats = collector.collect(n_episode=4)
+    assert stats.n_collected_episodes >= 4
+    assert stats.n_collected_steps > 40
+    # The random policy reads the mask from the observation: it never plays illegal moves,
+    # which would have ended an episode with -1 for the offender (TerminateIllegalWrapper).
+    buf = collector.buffer
+    rew = buf.rew[: len(buf)]
+    assert np.isin(np.round(rew.sum(axis=1), 6), [0.0]).mean() > 0.99  # zero-sum, nothing forfeited
+
+
+# --------------------------------------------------------------------------- TorchRL
+def test_torchrl_pettingzoo_wrapper_check_env_specs():
+    pytest.importorskip("torchrl")
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    env = PettingZooWrapper(ripmarket_env.env(num_players=3), use_mask=True, categorical_actions=True,
+                            group_map={"players": ["player_0", "player_1", "player_2"]})
+    check_env_specs(env, seed=0)
+    td = env.rollout(30, break_when_any_done=True)
+    assert td["players", "action_mask"].dtype.is_floating_point is False
+    assert td["players", "info", "phase_id"].shape[-1] == 3 or td["players", "info", "phase_id"].ndim >= 2
+
+
+# --------------------------------------------------------------------------- AgileRL
+def test_agilerl_ppo_on_the_vector_env():
+    pytest.importorskip("agilerl")
+    import gymnasium
+    from agilerl.algorithms.ppo import PPO
+
+    venv = gymnasium.make_vec("RipMarket-v0", num_envs=4, num_players=3, seed=0)
+    agent = PPO(venv.single_observation_space, venv.single_action_space, num_envs=4, learn_step=16,
+                batch_size=32, net_config={"encoder_config": {"hidden_size": [32]}}, device="cpu")
+    obs, info = venv.reset(seed=0)
+    steps = 0
+    for _ in range(16):
+        action, log_prob, _, value = agent.get_action(obs, action_mask=info["action_mask"])
+        assert all(info["action_mask"][i, a] == 1 for i, a in enumerate(action))
+        obs, reward, term, trunc, info = venv.step(action)
+        steps += 4
+    assert steps == 64
+
+
+# --------------------------------------------------------------------------- SB3
+def test_sb3_make_vec_env_with_rgb_array():
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env("RipMarket-v0", n_envs=2, env_kwargs={"num_players": 3, "render_mode": "rgb_array"}, seed=0)
+    obs = venv.reset()
+    assert obs.shape == (2, venv.observation_space.shape[0])
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.dtype == np.int8 and masks.any(axis=1).all()
+    obs, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    frames = venv.get_images()
+    assert len(frames) == 2 and all(f.ndim == 3 and f.shape[2] == 3 and f.dtype == np.uint8 for f in frames)

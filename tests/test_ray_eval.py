@@ -1,0 +1,40 @@
+"""The Ray backend of tournament and evaluate: games as Ray tasks on a local Ray instance
+(``ray.init(num_cpus=2)``) give exactly the results of local worker processes."""
+
+from __future__ import annotations
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield
+    ray.shutdown()
+
+
+def _strip(games):
+    return [{k: v for k, v in g.items() if k != "elapsed"} for g in games]
+
+
+def test_tournament_on_ray_equals_local_processes(local_ray):
+    from eval.tournament import run_tournament
+
+    args = (["random", "greedy", "survivor"], 3, 36, 5)
+    local = run_tournament(*args, workers=2, progress=False, chunk_sets=3)
+    remote = run_tournament(*args, progress=False, chunk_sets=3, ray_address="auto")
+    assert local.settings["chunks"] == remote.settings["chunks"] == 4  # several Ray tasks
+    assert remote.settings["backend"] == "ray"
+    assert _strip(remote.games) == _strip(local.games)
+    assert remote.summary == local.summary
+
+
+def test_evaluate_on_ray_equals_local_processes(local_ray):
+    from eval.evaluate import JOB, evaluate
+
+    games = JOB + 20  # two jobs
+    local = evaluate("greedy", 4, games, ["random", "survivor"], seed=3, workers=2, progress=False)
+    remote = evaluate("greedy", 4, games, ["random", "survivor"], seed=3, progress=False, ray_address="auto")
+    assert remote == local and local["games"] == games
