@@ -131,8 +131,10 @@ app.command("cards")(cards)
 
 
 def tournament(
-    agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy); `ripmarket agents --game G` lists a game's."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket or rune-market."),
+    match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous winner (games whose reset takes a first player: rune-market)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
     out: Path = typer.Option(Path("reports/tournament"), "--out", metavar="DIR", help="Directory for report.md, results.json, games.csv and plots."),
@@ -152,9 +154,15 @@ def tournament(
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
     from eval.report import print_table
-    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, agent_registry, run_tournament, validate
+    from eval.tournament import agent_registry, run_tournament, validate
+    from ripmarket_env.games import get, ids
 
-    registered = agent_registry().names
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+
+    def registered():
+        return agent_registry().names(game)
 
     names = [n.strip() for n in agents_.split(",") if n.strip()]
     known = ", ".join(registered())
@@ -163,27 +171,33 @@ def tournament(
     bad = [n for n in names if n not in registered()]
     if bad:
         fail(f"--agents: unknown agent {bad[0]!r}; allowed: {known}")
-    check_int("--players", players, MIN_PLAYERS, MAX_PLAYERS)
+    check_int("--players", players, spec.min_players, spec.max_players)
     check_int("--games", games, 1)
     check_int("--seed", seed, 0)
     check_int("--workers", workers, 1)
     check_int("--chunk-sets", chunk_sets, 1)
+    check_int("--match", match, 1)
+    if match > 1 and "reset_options" not in (spec.extras or {}):
+        fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
+    if cards_file is not None and game != "ripmarket":
+        fail(f"--cards is R.I.P. Market's card file; {spec.title} plays its packaged cards")
     try:
-        validate(names, players, games)
+        validate(names, players, games, game)
     except ValueError as exc:
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    agent_kwargs = _agent_settings(settings, names)
+    agent_kwargs = _agent_settings(settings, names, game)
     _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address,
+        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address, game=game,
+        match_games=match,
     )
     print_table(result)
 
 
-def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
+def _agent_settings(items: list[str], names: list[str], game: str = "ripmarket") -> dict[str, dict]:
     """Parse ``--set AGENT.KEY=VALUE`` items (values: int, float or text) and check that each
     agent accepts them, failing with a message naming what is allowed."""
     from eval.tournament import agent_registry
@@ -205,7 +219,7 @@ def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
         out.setdefault(agent, {})[key] = value
     for agent, kw in out.items():
         try:
-            agent_registry().make(agent, **kw)
+            agent_registry().make(agent, game=game, **kw)
         except (TypeError, ValueError, KeyError) as exc:
             fail(f"--set: agent {agent!r} does not accept {kw}: {exc}")
     return out
@@ -214,19 +228,24 @@ def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
 app.command("tournament")(tournament)
 
 
-def agents_cmd() -> None:
+def agents_cmd(
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose agents to list: ripmarket or rune-market."),
+) -> None:
     """List the registered agents with a one-line description each."""
     from rich.console import Console
     from rich.table import Table
 
     from eval.tournament import agent_registry
+    from ripmarket_env.games import ids
 
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     reg = agent_registry()
-    t = Table(title="Registered agents (use the names with --agents)")
+    t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
-    for name in reg.names():
-        t.add_row(name, reg.describe(name))
+    for name in reg.names(game):
+        t.add_row(name, reg.describe(name, game))
     Console().print(t)
 
 
@@ -341,7 +360,8 @@ def bench(
         help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env), all "
         "(engine and env) or train (a training config's learner steps/s, --config).",
     ),
-    players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: ripmarket 2,4,6,10; rune-market 2,4,6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game to measure: ripmarket or rune-market (engine and env suites)."),
     batch: str = typer.Option(
         "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
     ),
@@ -366,7 +386,16 @@ def bench(
     if suite == "train":
         _bench_train(config, rollouts, as_json, out)
         return
-    ps = _int_list(players, "--players", 2, 10)
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+    from ripmarket_env.app.bench import GAME_PLAYERS
+
+    if players is None:
+        players = ",".join(str(p) for p in GAME_PLAYERS.get(game, (spec.default_players,)))
+    ps = _int_list(players, "--players", spec.min_players, spec.max_players)
     bs = _int_list(batch, "--batch", 1, 1 << 20)
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
@@ -387,12 +416,12 @@ def bench(
             progress.advance(1)
 
         if "engine" in run:
-            report = B.run_bench(ps, bs, seconds, on_config=advance)
+            report = B.run_bench(ps, bs, seconds, on_config=advance, game=game)
         else:
             report = {"environment": B.environment()}
         report["suite"] = suite
         if "env" in run:
-            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance)
+            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance, game=game)
             report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
     _write_report(text, out, err)
@@ -831,9 +860,10 @@ app.command("distill")(distill)
 
 def evaluate(
     agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
-    zoo: str = typer.Option("greedy,survivor,shark,hoarder,trickster", "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats."),
+    zoo: Optional[str] = typer.Option(None, "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats (default: the game's heuristics; ripmarket: greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket or rune-market."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -851,20 +881,28 @@ def evaluate(
         from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    check_int("--players", players, 2, 10)
+    from eval.evaluate import DEFAULT_ZOOS
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+    check_int("--players", players, spec.min_players, spec.max_players)
     for name, v in (("--games", games), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
+    if zoo is None:
+        zoo = ",".join(DEFAULT_ZOOS.get(game, ("random",)))
     names = [z.strip() for z in zoo.split(",") if z.strip()]
-    bad = [z for z in names if z not in registry.names()]
+    bad = [z for z in names if z not in registry.names(game)]
     if not names or bad:
-        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r}; allowed: {', '.join(registry.names())}")
+        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r} for {game}; allowed: {', '.join(registry.names(game))}")
     try:
-        make_agent(agent)
+        make_agent(agent, game=game)
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
     res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
-                   ray_address=ray_address)
+                   ray_address=ray_address, game=game)
     if as_json:
         import json
 
