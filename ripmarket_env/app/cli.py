@@ -644,13 +644,36 @@ def replay(
 app.command("replay")(replay)
 
 
+def _play_rune(players, seat, opponents, seed, save, force, cards_file) -> None:
+    from ripmarket_env.app.play_rune import DEFAULT_OPPONENTS, SetupError, check_setup, play_terminal
+
+    names = list(DEFAULT_OPPONENTS) if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
+    check_int("--seed", seed, 0)
+    if cards_file is not None:
+        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
+    try:
+        check_setup(players, seat, names)
+    except SetupError as exc:
+        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
+        fail(f"{option}: {exc}")
+    if save is not None and (save.is_dir() or (save.exists() and not force) or not save.parent.is_dir()):
+        fail(f"--save {save}: give a new file name in an existing folder (or --force to replace a file)")
+    try:
+        play_terminal(players, seat, names, seed=seed, save=save, overwrite=force)
+    except (KeyboardInterrupt, EOFError):
+        typer.echo("\ngame abandoned")
+        raise typer.Exit(1) from None
+
+
 def play(
-    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (2-10)."),
+    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (R.I.P. Market 2-10, The Rune Market 2-6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket or rune-market (a bot's attack on you stops at your block decision)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
+        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats; rune-market: "
+        "rm-banker,rm-raider,rm-bandit].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
@@ -658,6 +681,11 @@ def play(
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
+    if game == "rune-market":
+        _play_rune(players, seat, opponents, seed, save, force, cards_file)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, rune-market")
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
 
     if opponents is None:
