@@ -262,12 +262,14 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; rune-market: 2,4,6, each 2-6)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
-    agents_: str = typer.Option(
-        "greedy,survivor,shark,hoarder,trickster", "--agents", metavar="LIST",
-        help="Registered agent names, comma-separated: the players whose games are analysed.",
+    agents_: Optional[str] = typer.Option(
+        None, "--agents", metavar="LIST",
+        help="Registered agent names, comma-separated: the players whose games are analysed "
+        "(default greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit).",
     ),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket (card balance) or rune-market (first-seat advantage, game length, card kinds, Bandits and thefts)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
@@ -282,6 +284,13 @@ def balance(
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
     if ctx.invoked_subcommand is not None:
         return
+    if game == "rune-market":
+        _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet)
+        return
+    if game != "ripmarket":
+        fail(f"--game {game!r} has no balance report; allowed: ripmarket, rune-market")
+    players = "4,6,8" if players is None else players
+    agents_ = "greedy,survivor,shark,hoarder,trickster" if agents_ is None else agents_
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -302,6 +311,33 @@ def balance(
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
                          ray_address=ray_address)
     print_summary(result)
+    typer.echo(f"report: {out / 'balance.md'}")
+
+
+def _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet) -> None:
+    from eval.balance_rune import markdown, run_balance
+    from eval.tournament import validate
+
+    counts = _int_list("2,4,6" if players is None else players, "--players", 2, 6)
+    if len(set(counts)) != len(counts):
+        fail(f"--players {players!r} lists a player count twice; list each count once")
+    names = [n.strip() for n in (agents_ or "rm-banker,rm-raider,rm-bandit").split(",") if n.strip()]
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
+    if cards_file is not None:
+        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
+    try:
+        for P in counts:
+            validate(names, P, games, "rune-market")
+    except ValueError as exc:
+        fail(f"--agents: {exc}")
+    if out == Path("reports/balance"):
+        out = Path("reports/balance-rune-market")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    result = run_balance(names, counts, games, seed, workers=workers, progress=not quiet, out=out)
+    typer.echo(markdown(result))
     typer.echo(f"report: {out / 'balance.md'}")
 
 
