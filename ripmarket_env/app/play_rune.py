@@ -187,8 +187,9 @@ class RuneMarketSession:
             raise GameOverError("the game is over; no more decisions")
         if not self.your_turn:
             raise NotYourTurnError(f"{self.label(self.actor)} decides now, not you")
-        self._mark = len(self.log)
+        mark = len(self.log)
         self.recorder.step(int(action))  # IllegalActionError (state untouched) if not legal
+        self._mark = mark
         self._take_events()
         self.run_bots()
 
