@@ -7,5 +7,6 @@ from agents.ripmarket import search  # noqa: F401  (registers the determinized M
 from agents.blackmarket import heuristics as _bm_heuristics  # noqa: F401  (Black Market: bm-rusher, bm-denier, bm-builder)
 from agents.blackmarket import search as _bm_search  # noqa: F401  (Black Market: bm-search)
 from agents.blackmarket import policy as _bm_policy  # noqa: F401  (Black Market: shipped checkpoints, bm-ppo-*)
+from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The Rune Market: rm-banker, rm-raider, rm-bandit)
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "make_seeded", "names", "register"]

@@ -54,8 +54,26 @@ class CheckpointError(ValueError):
 
 
 # ----------------------------------------------------------------------------- facts
-def _current_facts() -> dict[str, Any]:
+def _current_facts(game: str = GAME) -> dict[str, Any]:
+    """What a checkpoint of ``game`` must agree with: the package version, the card data's
+    digest, the observation layout and the action count of the current code."""
     from ripmarket_env.core import __version__
+
+    if game != GAME:
+        import importlib
+
+        spec = importlib.import_module(_GAME_PACKAGES[game]).SPEC
+        eng = spec.make_engine(spec.make_rules(), batch_size=1)
+        lay = eng.obs_layout
+        return {
+            "game": game,
+            "package_version": __version__,
+            "card_digest": eng.cards.digest,
+            "obs_size": int(lay.size),
+            "layout": layout_description(lay),
+            "layout_digest": layout_digest(lay),
+            "num_actions": int(eng.num_actions),
+        }
     from ripmarket_env.games.ripmarket.cards.loader import default_cards
     from ripmarket_env.games.ripmarket.actions import ActionTable
     from ripmarket_env.games.ripmarket.observation import layout
@@ -83,8 +101,9 @@ def layout_digest(lay) -> str:
     return hashlib.sha256(json.dumps(layout_description(lay)).encode()).hexdigest()[:16]
 
 
-def make_metadata(config: dict, num_players: list[int], steps: int, extra: dict | None = None) -> dict:
-    meta = {"format": FORMAT, **_current_facts(), "num_players": list(num_players),
+def make_metadata(config: dict, num_players: list[int], steps: int, extra: dict | None = None,
+                  game: str = GAME) -> dict:
+    meta = {"format": FORMAT, **_current_facts(game), "num_players": list(num_players),
             "training_steps": int(steps), "config": config}
     if extra:
         meta.update(extra)
@@ -194,9 +213,25 @@ def read_metadata(path: str | Path, check: bool = True) -> dict:
     return meta
 
 
-def check_compatible(meta: dict, where: str = "checkpoint") -> None:
-    """Raise ``CheckpointError`` naming the part of ``meta`` that differs from the current code."""
-    now = _current_facts()
+#: The packages of the other games whose trained agents the zoo ships (agents read a game
+#: through its own package, never through the registry: tests/test_layers.py).
+_GAME_PACKAGES = {"rune-market": "ripmarket_env.games.runemarket"}
+
+
+def _registered(game: str) -> bool:
+    return game == GAME or game in _GAME_PACKAGES
+
+
+def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = None) -> None:
+    """Raise ``CheckpointError`` naming the part of ``meta`` that differs from the current
+    code. ``game``: the game the caller wants to play (None: the checkpoint's own, when it
+    is a registered game; otherwise R.I.P. Market)."""
+    if game is None:
+        game = checkpoint_game(meta) if _registered(checkpoint_game(meta)) else GAME
+    if checkpoint_game(meta) != game:
+        raise CheckpointError(
+            f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {game!r}")
+    now = _current_facts(game)
     if checkpoint_game(meta) != now["game"]:
         raise CheckpointError(
             f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {now['game']!r}")

@@ -165,9 +165,23 @@ def _register_shipped() -> None:
             register(f"{style}-bc", _distilled_factory(style),
                      f"Network imitating the {style} heuristic (agents/checkpoints/{DISTILLED_ZOO.name}); "
                      "fast batch opponent for training.")
+    from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+
     for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
-        register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
-                                      f"(checkpoint agents/checkpoints/{p.name}).")
+        try:  # the metadata (JSON) names the checkpoint's game; no network is loaded here
+            meta = read_metadata(p, check=False)
+        except CheckpointError:
+            meta = {}
+        game = checkpoint_game(meta)
+        if game == "ripmarket":
+            register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
+                                          f"(checkpoint agents/checkpoints/{p.name}).")
+        else:
+            conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+            opp = conf.get("opponents")
+            desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
+                                           if isinstance(opp, list) and opp else "")
+            register(p.stem, _factory(p), f"{desc} (checkpoint agents/checkpoints/{p.name}).", game=game)
 
 
 _register_shipped()

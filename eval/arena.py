@@ -179,7 +179,7 @@ def order_of(places: Sequence[int]) -> tuple[list[list[int]], list[float]]:
 def play(spec, rules, seeds: Sequence[int], seats, agents: Sequence, *, decide: Callable | None = None,
          observers: Sequence[Observer] = (), report: Callable[[int], Any] | None = None,
          names: Sequence[str] | None = None, where: Callable[[int], str] | None = None,
-         engine_kwargs: dict | None = None) -> Result:
+         engine_kwargs: dict | None = None, first_players: Sequence[int] | None = None) -> Result:
     """Play one table of games to the end (see the module docstring).
 
     ``rules``: the game's rules config (``spec.make_rules(...)``). ``seeds``: one deal seed
@@ -189,14 +189,18 @@ def play(spec, rules, seeds: Sequence[int], seats, agents: Sequence, *, decide: 
     ``where(game) -> str`` word the error raised when an agent breaks the protocol.
     ``engine_kwargs``: passed to ``spec.make_engine`` (R.I.P. Market: ``cards=``, a card
     database to play instead of the packaged one). An observer with ``after_round(rnd)``
-    is called after each step too."""
+    is called after each step too. ``first_players``: one first seat per game (match play),
+    for a game whose engine's ``reset`` takes ``first_player`` (The Rune Market)."""
     decide = _act_grouped if decide is None else decide
     seeds = [int(s) for s in seeds]
     B = len(seeds)
     eng = spec.make_engine(rules, batch_size=B, **(engine_kwargs or {}))
     P = eng.num_players
     seats = np.asarray(seats, dtype=np.int64).reshape(B, P)
-    eng.reset(seeds)
+    if first_players is None:
+        eng.reset(seeds)
+    else:
+        eng.reset(seeds, first_player=[int(f) for f in first_players])
     for o in observers:
         o.on_start(eng)
     rows = np.arange(B)

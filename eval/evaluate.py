@@ -20,22 +20,29 @@ from eval.ratings import wilson_interval
 
 JOB = 100
 DEFAULT_ZOO = ("greedy", "survivor", "shark", "hoarder", "trickster")
+#: Each game's default zoo: its heuristics.
+DEFAULT_ZOOS = {"ripmarket": DEFAULT_ZOO, "rune-market": ("rm-banker", "rm-raider", "rm-bandit")}
 #: z of the evaluations' 95% interval (their published figures were computed with 1.96)
 Z = 1.96
 
 
-def make_agent(spec: str, seed: int | None = None):
-    """A registered agent name, or the path of a checkpoint (``.zip``)."""
+def make_agent(spec: str, seed: int | None = None, game: str = "ripmarket"):
+    """A registered agent name of ``game``, or the path of a checkpoint (``.zip``) of it."""
     import agents
 
-    if spec in agents.names():
-        return agents.make_seeded(spec, seed)
+    if spec in agents.names(game):
+        return agents.make_seeded(spec, seed, game=game)
     p = Path(spec)
     if p.suffix == ".zip" and p.is_file():
+        from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
         from agents.policy import load_agent
 
+        got = checkpoint_game(read_metadata(p, check=False))
+        if got != game:
+            raise CheckpointError(f"{p}: a checkpoint of game {got!r}; it cannot play {game!r}")
         return load_agent(p, seed=seed)
-    raise ValueError(f"unknown agent {spec!r}; allowed: a checkpoint file (.zip) or one of {', '.join(agents.names())}")
+    raise ValueError(f"unknown agent {spec!r} for {game}; allowed: a checkpoint file (.zip) or one of "
+                     f"{', '.join(agents.names(game))}")
 
 
 def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
@@ -78,16 +85,17 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
 
 
 def _job(args, report=None) -> dict[str, Any]:
-    spec, num_players, games, zoo, seed, first = args
-    agent = make_agent(spec, seed=seed + first)
+    spec, num_players, games, zoo, seed, first, game = args
+    agent = make_agent(spec, seed=seed + first, game=game)
     res = evaluate_vs_zoo(agent, num_players, games, list(zoo), seed=seed * 1_000_003 + first, batch=games,
-                          report=report)
+                          report=report, game=game)
     res["first"] = first
     return res
 
 
 def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO, seed: int = 1,
-             workers: int = 2, progress: bool = True, ray_address: str | None = None) -> dict[str, Any]:
+             workers: int = 2, progress: bool = True, ray_address: str | None = None,
+             game: str = "ripmarket") -> dict[str, Any]:
     """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval.
 
     ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
@@ -95,15 +103,15 @@ def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO
     from eval import arena
     from ripmarket_env.games import get
 
-    make_agent(spec)  # fail early, in this process, on an unknown agent or unusable checkpoint
-    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g) for g in range(0, games, JOB)]
-    game = get("ripmarket")
+    make_agent(spec, game=game)  # fail early, in this process, on an unknown agent or unusable checkpoint
+    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game) for g in range(0, games, JOB)]
+    gspec = get(game)
     results = arena.run_pool(_job, jobs, workers, total=games, progress=progress, threads=1,
                              label=f"evaluate {spec} vs {','.join(zoo)}",
-                             warm=lambda: arena.warm_up(game, game.make_rules(num_players)), ray_address=ray_address)
+                             warm=lambda: arena.warm_up(gspec, gspec.make_rules(num_players)), ray_address=ray_address)
     wins = float(sum(r["wins"] for r in results))
     n = int(sum(r["games"] for r in results))
     lo, hi = wilson_interval(wins, n, z=Z)
-    return {"agent": spec, "num_players": num_players, "zoo": list(zoo), "seed": seed, "games": n,
+    return {"agent": spec, "game": game, "num_players": num_players, "zoo": list(zoo), "seed": seed, "games": n,
             "wins": wins, "win_rate": wins / n, "wilson95": [lo, hi], "parity": 1.0 / num_players,
             "mean_reward": float(np.mean([r["mean_reward"] for r in results]))}

@@ -126,6 +126,15 @@ def leaderboard_rows(result) -> list[list[str]]:
 HEADERS = ["#", "agent", "ordinal", "mu", "sigma", "win rate", "95% CI", "mean place", "mean reward", "seat-games"]
 
 
+def _title(game: str) -> str:
+    from ripmarket_env.games import get
+
+    try:
+        return f"{get(game).title} (`{game}`)"
+    except KeyError:
+        return game
+
+
 def _write_markdown(result, path: Path) -> Path:
     st = result.settings
     s = result.summary
@@ -133,10 +142,13 @@ def _write_markdown(result, path: Path) -> Path:
     lines += [
         "## Settings",
         "",
+        f"- game: {_title(st.get('game', 'ripmarket'))}",
         f"- agents: {', '.join(st['agents'])}",
         f"- players per game: {st['players']}",
         f"- games: {st['games']} ({st['duplicate_sets']} duplicate sets of {st['players']} rotations"
         f"; {st['games_requested']} requested, rounded up to whole sets)",
+        *([f"- match play: every table plays {st['match_games']} games; after the set's deal each game is a "
+           "new deal started by the previous game's winner"] if st.get("match_games", 1) > 1 else []),
         f"- seed: {st['seed']}; chunks: {st['chunks']} of up to {st['chunk_sets']} sets; workers: {st['workers']}",
         f"- rules overrides: {st['rules'] or 'none (rulebook defaults)'}",
         *([f"- agent settings: {st['agent_kwargs']}"] if st.get("agent_kwargs") else []),

@@ -123,15 +123,15 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None, game: str = "ripmarket"):
     """The agent; with a card database (``--cards``) it is told the cards when it takes
     them (the heuristics and search do; random and the trained networks do not)."""
     if cards is not None:
         try:
-            return agent_registry().make_seeded(name, seed, cards=cards, **(kwargs or {}))
+            return agent_registry().make_seeded(name, seed, game=game, cards=cards, **(kwargs or {}))
         except TypeError:
             pass
-    return agent_registry().make_seeded(name, seed, **(kwargs or {}))
+    return agent_registry().make_seeded(name, seed, game=game, **(kwargs or {}))
 
 
 class _ObserverHook:
@@ -166,8 +166,10 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     from functools import partial
 
     from eval import arena
-    from ripmarket_env.games.ripmarket import SPEC, RulesConfig
+    from ripmarket_env.games import get
 
+    game = task.get("game") or "ripmarket"
+    SPEC = get(game)
     import_agent_modules(task.get("agent_modules") or ())
     observer_factory = _resolve(task["observer"]) if task.get("observer") else None
     names = list(task["agent_names"])
@@ -185,44 +187,65 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             lineup[g] = rotate(base[k], r)
             seeds.append(int(deals[k]))
             meta.append((int(s), r))
-    rules = RulesConfig(num_players=P, **dict(task.get("rules") or {}))
+    rules = SPEC.make_rules(P, **dict(task.get("rules") or {}))
+    match = max(1, int(task.get("match_games") or 1))
     cards = None
     if task.get("cards"):
         from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
         cards = load_cards(task["cards"])
     extra = task.get("agent_kwargs") or {}
-    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards)
+    pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards, game)
             for i, n in enumerate(names)]
-    hook = _ObserverHook(observer_factory) if observer_factory is not None else None
-    res = arena.play(SPEC, rules, seeds, lineup, pool, decide=partial(arena.act_each, names=names),
-                     observers=[hook] if hook else [], report=report, names=names,
-                     where=lambda g: f"set {meta[g][0]}, rotation {meta[g][1]}",
-                     engine_kwargs={"cards": cards} if cards is not None else None)
-    st = res.engine.state
     records = []
-    for g in range(B):
-        s, r = meta[g]
-        order, placement = arena.order_of(res.places[g])
-        records.append(
-            {
-                "game": s * P + r,
+    first = None
+    for m in range(match):
+        # match play: game m of a match is a new deal of the set; its first player is the
+        # previous game's winner (the lowest seat among co-winners), a reset option of the game
+        deal = seeds if m == 0 else [_seed_int(task["seed"], 3, meta[g][0], m) for g in range(B)]
+        hook = _ObserverHook(observer_factory) if observer_factory is not None else None
+        res = arena.play(SPEC, rules, deal, lineup, pool, decide=partial(arena.act_each, names=names),
+                         observers=[hook] if hook else [], report=report, names=names,
+                         where=lambda g: f"set {meta[g][0]}, rotation {meta[g][1]}",
+                         engine_kwargs={"cards": cards} if cards is not None else None,
+                         first_players=first)
+        st = res.engine.state
+        length = game_length(SPEC, res.engine)
+        for g in range(B):
+            s, r = meta[g]
+            order, placement = arena.order_of(res.places[g])
+            rec = {
+                "game": (s * P + r) * match + m,
                 "set": s,
                 "rotation": r,
-                "seed": seeds[g],
+                "seed": deal[g],
                 "lineup": [names[i] for i in lineup[g]],
                 "order": order,
                 "place": [int(x) for x in res.places[g]],
                 "placement": placement,
                 "winners": [bool(x) for x in res.winners[g]],
-                "rounds": int(st["round_num"][g]),
+                "rounds": int(length[g]),
                 "steps": int(res.steps[g]),
                 "rewards": [round(float(x), 6) for x in np.asarray(res.rewards[g], dtype=np.float64)],
             }
-        )
-        if hook is not None:
-            records[-1].update(hook.inner.game_record(res.engine, g))
+            if match > 1:
+                rec["match_game"] = m
+                rec["first_player"] = int(st["first_player"][g])
+            records.append(rec)
+            if hook is not None:
+                records[-1].update(hook.inner.game_record(res.engine, g))
+        first = [int(np.argmax(res.winners[g])) for g in range(B)]
     return records
+
+
+def game_length(spec, engine) -> np.ndarray:
+    """Each game's length in rounds: R.I.P. Market's ``round_num``; a game with turns
+    (``total_turns``, The Rune Market) counts one round per turn of every seat, rounded up."""
+    st = engine.state
+    if "round_num" in st.dtype.names:
+        return np.asarray(st["round_num"], dtype=np.int64)
+    P = engine.num_players
+    return (np.asarray(st["total_turns"], dtype=np.int64) + P - 1) // P
 
 
 def _resolve(path: str):
@@ -234,9 +257,15 @@ def _resolve(path: str):
 
 
 # ----------------------------------------------------------------------------- the tournament
-def validate(agent_names: Sequence[str], players: int, games: int) -> list[str]:
+def validate(agent_names: Sequence[str], players: int, games: int, game: str = "ripmarket") -> list[str]:
     """Check the arguments; raise ``ValueError`` with a one-line message naming allowed values."""
-    known = agent_registry().names()
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(ids())}")
+    spec = get(game)
+    lo, hi = spec.min_players, spec.max_players
+    known = agent_registry().names(game)
     names = [str(n).strip() for n in agent_names]
     if not names or any(not n for n in names):
         raise ValueError(f"give at least one agent name; allowed: {', '.join(known)}")
@@ -246,8 +275,8 @@ def validate(agent_names: Sequence[str], players: int, games: int) -> list[str]:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"agent {dup[0]!r} is listed twice; list each agent once (seats repeat agents as needed)")
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not lo <= players <= hi:
+        raise ValueError(f"players must be an integer from {lo} to {hi} for {spec.title}, got {players!r}")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     return names
@@ -270,6 +299,8 @@ def run_tournament(
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     cards: str | Path | None = None,
     ray_address: str | None = None,
+    game: str = "ripmarket",
+    match_games: int = 1,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
 
@@ -287,20 +318,32 @@ def run_tournament(
     (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
     ``ray_address``: play the chunks as Ray tasks instead of local worker processes
     (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
+    ``game``: the registry id of the game (``ripmarket``, ``rune-market``). ``match_games``:
+    every table of a duplicate set plays a match of this many games with the same lineup;
+    after the first (the set's deal) each game is a new deal started by the previous
+    game's winner (match play; the game's reset option ``first_player``).
     """
     from eval.ratings import summarize
 
     agent_modules = [str(m) for m in agent_modules]
     import_agent_modules(agent_modules)
 
-    names = validate(agent_names, players, games)
+    names = validate(agent_names, players, games, game)
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    match_games = int(match_games)
+    if match_games < 1:
+        raise ValueError(f"match_games must be at least 1, got {match_games}")
+    if match_games > 1 and "reset_options" not in (spec.extras or {}):
+        raise ValueError(f"match play needs a game whose reset takes a first player; {spec.title} does not")
+    if cards is not None and game != "ripmarket":
+        raise ValueError(f"a card file (--cards) is R.I.P. Market's; {spec.title} plays its packaged cards")
     players = int(players)
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    from ripmarket_env.games.ripmarket import RulesConfig
-
-    RulesConfig(num_players=players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
+    spec.make_rules(players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
     cards_digest = None
     if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
         from ripmarket_env.games.ripmarket.cards.loader import load_cards
@@ -315,9 +358,9 @@ def run_tournament(
     if workers is None:
         workers = os.cpu_count() or 1
     workers = max(1, int(workers))
-    lineups, deal_seeds = schedule(names, players, games, seed)
+    lineups, deal_seeds = schedule(names, players, -(-int(games) // match_games), seed)
     sets = len(deal_seeds)
-    total = sets * players
+    total = sets * players * match_games
     tasks = []
     for c, lo in enumerate(range(0, sets, chunk_sets)):
         hi = min(sets, lo + chunk_sets)
@@ -335,10 +378,13 @@ def run_tournament(
                 "observer": observer,
                 "agent_kwargs": dict(agent_kwargs or {}),
                 "cards": cards,
+                "game": game,
+                "match_games": match_games,
             }
         )
     workers = min(workers, len(tasks))
     settings = {
+        "game": game,
         "agents": names,
         "players": players,
         "games_requested": int(games),
@@ -351,18 +397,19 @@ def run_tournament(
         "rules": dict(rules or {}),
         "agent_modules": agent_modules,
     }
+    if match_games > 1:
+        settings["match_games"] = match_games
     if cards is not None:
         settings["cards"] = {"file": cards, "digest": cards_digest}
     if agent_kwargs:
         settings["agent_kwargs"] = {k: dict(v) for k, v in agent_kwargs.items()}
     t0 = time.perf_counter()
     from eval import arena
-    from ripmarket_env.games.ripmarket import SPEC
 
     results = arena.run_pool(play_chunk, tasks, workers, total=total, progress=progress,
                              label=f"{label} ({workers} worker{'s' if workers > 1 else ''})",
                              start_method=start_method,
-                             warm=lambda: arena.warm_up(SPEC, RulesConfig(num_players=players, **dict(rules or {}))),
+                             warm=lambda: arena.warm_up(spec, spec.make_rules(players, **dict(rules or {}))),
                              ray_address=ray_address)
     if ray_address:
         settings["backend"] = "ray"

@@ -39,6 +39,20 @@ TARGETS = (
     {"players": 6, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},
     {"players": 6, "batch": 4096, "observations": True, "steps_per_sec": 500_000},
 )
+#: Each game's targets (``--game``); The Rune Market's at its default 4 players (issue 14).
+GAME_TARGETS = {
+    "ripmarket": TARGETS,
+    "rune-market": ({"players": 4, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},),
+}
+#: Each game's default player counts.
+GAME_PLAYERS = {"ripmarket": DEFAULT_PLAYERS, "rune-market": (2, 4, 6)}
+
+
+def _engine(game: str, players: int, batch: int):
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    return spec.make_engine(spec.make_rules(players), batch_size=batch)
 
 
 # ----------------------------------------------------------------------------------
@@ -87,14 +101,13 @@ class _Runner:
     players: int
     batch: int
     seed: int = 0
+    game: str = "ripmarket"
     eng: object = field(init=False)
     rng: np.ndarray = field(init=False)
     out: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-        self.eng = Engine(RulesConfig(num_players=self.players), batch_size=self.batch)
+        self.eng = _engine(self.game, self.players, self.batch)
         base = 1_000_003 * self.seed + 7919 * self.players
         e = self.eng
         seeds = (np.arange(base, base + self.batch, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint64)
@@ -177,12 +190,10 @@ def _kernel_stats(fn) -> dict:
     return {"cache_hits": hits, "cache_misses": misses}
 
 
-def _compile(players: int) -> dict:
+def _compile(players: int, game: str = "ripmarket") -> dict:
     """First call of every kernel the bench uses, timed (compile or cache load)."""
     kernels = {}
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
-
-    eng = Engine(RulesConfig(num_players=players), batch_size=2)
+    eng = _engine(game, players, 2)
     rng = np.array([1, 2], dtype=np.int64)
     d = eng.drivers  # each driver compiles (or loads from the cache) on first use
     t0 = time.perf_counter()
@@ -259,21 +270,23 @@ def run_bench(
     batches=DEFAULT_BATCHES,
     seconds: float = DEFAULT_SECONDS,
     on_config=None,
+    game: str = "ripmarket",
 ) -> dict:
     """Run the grid and return the report (a JSON-ready dict with a ``results`` list).
 
     ``on_config(label)`` is called after each timed configuration (progress display).
+    ``game``: the registry id of the game to measure.
     """
     players = [int(p) for p in players]
     batches = [int(b) for b in batches]
     t_start = time.perf_counter()
-    compile_info = _compile(players[0])
+    compile_info = _compile(players[0], game)
     env_before = environment()
     results: list[Result] = []
     obs_size = state_bytes_per_game = None
     for P in players:
         for B in batches:
-            run = _Runner(P, B)
+            run = _Runner(P, B, game=game)
             obs_size = run.eng.obs_size
             state_bytes_per_game = run.eng.state.dtype.itemsize
             for obs in (False, True):
@@ -284,11 +297,12 @@ def run_bench(
     env = environment()
     env["load_average_start"] = env_before["load_average"]
     targets = []
-    for t in TARGETS:
+    for t in GAME_TARGETS.get(game, ()):
         hit = [r for r in results if (r.players, r.batch, r.observations) == (t["players"], t["batch"], t["observations"])]
         if hit:
             targets.append({**t, "measured": hit[0].steps_per_sec, "met": hit[0].steps_per_sec >= t["steps_per_sec"]})
     return {
+        "game": game,
         "benchmark": "random legal play, actions drawn from the mask inside the compiled loop, auto-reset",
         "unit": "agent steps per second (all games of the batch together)",
         "config": {"players": players, "batches": batches, "seconds_per_config": seconds},

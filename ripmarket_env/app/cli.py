@@ -73,15 +73,19 @@ def cards(
     ),
     file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
     custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose cards to show: ripmarket or black-market."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose cards to show: ripmarket, black-market or rune-market."),
 ) -> None:
-    """Show the full card reference (rulebook section 11; Black Market: docs/games/black-market/CARDS.md)."""
+    """Show the full card reference (R.I.P. Market: rulebook section 11; Black Market:
+    docs/games/black-market/CARDS.md; The Rune Market: its deck and Market cards)."""
     from ripmarket_env.games import ids
 
     if game not in ids():
         fail(f"--game {game!r} is not allowed; allowed: {', '.join(ids())}")
     if game == "black-market":
         _cards_black_market(markdown, write, file)
+        return
+    if game == "rune-market":
+        _rune_market_cards(markdown, write, file)
         return
     from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
     from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
@@ -129,12 +133,38 @@ def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Pa
     Console().print(Markdown(text))
 
 
+def _rune_market_cards(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    from ripmarket_env.games.runemarket.cards import CardDataError, load_cards, render_markdown
+
+    try:
+        db = load_cards(file)
+    except CardDataError as exc:
+        fail(str(exc))
+    text = render_markdown(db)
+    if write is not None:
+        try:
+            write.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {write}: {exc}")
+        typer.echo(f"wrote {write}", err=True)
+        return
+    if markdown:
+        typer.echo(text, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
+
+
 app.command("cards")(cards)
 
 
 def tournament(
-    agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy); `ripmarket agents --game G` lists a game's."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (a round robin of pairs, --players 2, 4 or 6, --mode teams) or rune-market."),
+    match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous winner (games whose reset takes a first player: rune-market)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
     out: Path = typer.Option(Path("reports/tournament"), "--out", metavar="DIR", help="Directory for report.md, results.json, games.csv and plots."),
@@ -151,19 +181,22 @@ def tournament(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: a round robin of pairs, --players 2, 4 or 6, --mode teams)."),
     mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams (a side per agent)."),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
     if game == "black-market":
         _tournament_black_market(agents_, players, games, seed, out, mode)
         return
-    if game != "ripmarket":
-        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     from eval.report import print_table
-    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, agent_registry, run_tournament, validate
+    from eval.tournament import agent_registry, run_tournament, validate
+    from ripmarket_env.games import get, ids
 
-    registered = agent_registry().names
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+
+    def registered():
+        return agent_registry().names(game)
 
     names = [n.strip() for n in agents_.split(",") if n.strip()]
     known = ", ".join(registered())
@@ -172,27 +205,33 @@ def tournament(
     bad = [n for n in names if n not in registered()]
     if bad:
         fail(f"--agents: unknown agent {bad[0]!r}; allowed: {known}")
-    check_int("--players", players, MIN_PLAYERS, MAX_PLAYERS)
+    check_int("--players", players, spec.min_players, spec.max_players)
     check_int("--games", games, 1)
     check_int("--seed", seed, 0)
     check_int("--workers", workers, 1)
     check_int("--chunk-sets", chunk_sets, 1)
+    check_int("--match", match, 1)
+    if match > 1 and "reset_options" not in (spec.extras or {}):
+        fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
+    if cards_file is not None and game != "ripmarket":
+        fail(f"--cards is R.I.P. Market's card file; {spec.title} plays its packaged cards")
     try:
-        validate(names, players, games)
+        validate(names, players, games, game)
     except ValueError as exc:
         fail(f"--agents: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    agent_kwargs = _agent_settings(settings, names)
+    agent_kwargs = _agent_settings(settings, names, game)
     _check_cards(cards_file)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
-        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address,
+        agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address, game=game,
+        match_games=match,
     )
     print_table(result)
 
 
-def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
+def _agent_settings(items: list[str], names: list[str], game: str = "ripmarket") -> dict[str, dict]:
     """Parse ``--set AGENT.KEY=VALUE`` items (values: int, float or text) and check that each
     agent accepts them, failing with a message naming what is allowed."""
     from eval.tournament import agent_registry
@@ -214,7 +253,7 @@ def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
         out.setdefault(agent, {})[key] = value
     for agent, kw in out.items():
         try:
-            agent_registry().make(agent, **kw)
+            agent_registry().make(agent, game=game, **kw)
         except (TypeError, ValueError, KeyError) as exc:
             fail(f"--set: agent {agent!r} does not accept {kw}: {exc}")
     return out
@@ -223,19 +262,24 @@ def _agent_settings(items: list[str], names: list[str]) -> dict[str, dict]:
 app.command("tournament")(tournament)
 
 
-def agents_cmd() -> None:
+def agents_cmd(
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose agents to list: ripmarket or rune-market."),
+) -> None:
     """List the registered agents with a one-line description each."""
     from rich.console import Console
     from rich.table import Table
 
     from eval.tournament import agent_registry
+    from ripmarket_env.games import ids
 
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     reg = agent_registry()
-    t = Table(title="Registered agents (use the names with --agents)")
+    t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
-    for name in reg.names():
-        t.add_row(name, reg.describe(name))
+    for name in reg.names(game):
+        t.add_row(name, reg.describe(name, game))
     Console().print(t)
 
 
@@ -272,12 +316,14 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: str = typer.Option("4,6,8", "--players", metavar="LIST", help="Player counts, comma-separated (each 2-10)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; rune-market: 2,4,6, each 2-6)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
-    agents_: str = typer.Option(
-        "greedy,survivor,shark,hoarder,trickster", "--agents", metavar="LIST",
-        help="Registered agent names, comma-separated: the players whose games are analysed.",
+    agents_: Optional[str] = typer.Option(
+        None, "--agents", metavar="LIST",
+        help="Registered agent names, comma-separated: the players whose games are analysed "
+        "(default greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit).",
     ),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket (card balance), black-market (first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6) or rune-market (first-seat advantage, game length, card kinds, Bandits and thefts)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
@@ -288,16 +334,20 @@ def balance(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6, --agents bm-rusher,bm-denier,bm-builder)."),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
     if ctx.invoked_subcommand is not None:
         return
     if game == "black-market":
-        _balance_black_market(players, games, agents_, seed, out)
+        _balance_black_market(players or "4,6,8", games, agents_ or "greedy,survivor,shark,hoarder,trickster", seed, out)
+        return
+    if game == "rune-market":
+        _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet)
         return
     if game != "ripmarket":
-        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
+        fail(f"--game {game!r} has no balance report; allowed: ripmarket, black-market, rune-market")
+    players = "4,6,8" if players is None else players
+    agents_ = "greedy,survivor,shark,hoarder,trickster" if agents_ is None else agents_
     from eval.balance import print_summary, run_balance, validate_balance
     from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
 
@@ -345,6 +395,32 @@ def _balance_black_market(players: str, games: int, agents_: str, seed: int, out
     (out / "balance.md").write_text(markdown(res), encoding="utf-8")
     (out / "balance.json").write_text(json.dumps(res, indent=1, default=float), encoding="utf-8")
     typer.echo(markdown(res))
+
+
+def _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet) -> None:
+    from eval.balance_rune import markdown, run_balance
+    from eval.tournament import validate
+
+    counts = _int_list("2,4,6" if players is None else players, "--players", 2, 6)
+    if len(set(counts)) != len(counts):
+        fail(f"--players {players!r} lists a player count twice; list each count once")
+    names = [n.strip() for n in (agents_ or "rm-banker,rm-raider,rm-bandit").split(",") if n.strip()]
+    check_int("--games", games, 1)
+    check_int("--seed", seed, 0)
+    check_int("--workers", workers, 1)
+    if cards_file is not None:
+        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
+    try:
+        for P in counts:
+            validate(names, P, games, "rune-market")
+    except ValueError as exc:
+        fail(f"--agents: {exc}")
+    if out == Path("reports/balance"):
+        out = Path("reports/balance-rune-market")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    result = run_balance(names, counts, games, seed, workers=workers, progress=not quiet, out=out)
+    typer.echo(markdown(result))
     typer.echo(f"report: {out / 'balance.md'}")
 
 
@@ -403,7 +479,8 @@ def bench(
         help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env), all "
         "(engine and env) or train (a training config's learner steps/s, --config).",
     ),
-    players: str = typer.Option("2,4,6,10", "--players", metavar="LIST", help="Player counts, comma-separated."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: ripmarket 2,4,6,10; rune-market 2,4,6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game to measure: ripmarket, black-market or rune-market (engine and env suites; black-market: --players 2,4,6)."),
     batch: str = typer.Option(
         "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
     ),
@@ -416,7 +493,6 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: engine random play and the AEC env vs texas_holdem_v4; --players 2,4,6)."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
@@ -424,17 +500,24 @@ def bench(
     learner steps per second of a training config end to end (rollouts against its
     league and PPO updates) and where the time goes."""
     if game == "black-market":
-        _bench_black_market(players, batch, seconds, as_json, out)
+        _bench_black_market(players or "2,4,6", batch, seconds, as_json, out)
         return
-    if game != "ripmarket":
-        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
     if suite == "train":
         _bench_train(config, rollouts, as_json, out)
         return
-    ps = _int_list(players, "--players", 2, 10)
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+    from ripmarket_env.app.bench import GAME_PLAYERS
+
+    if players is None:
+        players = ",".join(str(p) for p in GAME_PLAYERS.get(game, (spec.default_players,)))
+    ps = _int_list(players, "--players", spec.min_players, spec.max_players)
     bs = _int_list(batch, "--batch", 1, 1 << 20)
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
@@ -455,12 +538,12 @@ def bench(
             progress.advance(1)
 
         if "engine" in run:
-            report = B.run_bench(ps, bs, seconds, on_config=advance)
+            report = B.run_bench(ps, bs, seconds, on_config=advance, game=game)
         else:
             report = {"environment": B.environment()}
         report["suite"] = suite
         if "env" in run:
-            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance)
+            report["env"] = E.run_env_bench(ps, ns, seconds, on_config=advance, game=game)
             report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
     _write_report(text, out, err)
@@ -774,27 +857,52 @@ def replay(
 app.command("replay")(replay)
 
 
+def _play_rune(players, seat, opponents, seed, save, force, cards_file) -> None:
+    from ripmarket_env.app.play_rune import DEFAULT_OPPONENTS, SetupError, check_setup, play_terminal
+
+    names = list(DEFAULT_OPPONENTS) if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
+    check_int("--seed", seed, 0)
+    if cards_file is not None:
+        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
+    try:
+        check_setup(players, seat, names)
+    except SetupError as exc:
+        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
+        fail(f"{option}: {exc}")
+    if save is not None and (save.is_dir() or (save.exists() and not force) or not save.parent.is_dir()):
+        fail(f"--save {save}: give a new file name in an existing folder (or --force to replace a file)")
+    try:
+        play_terminal(players, seat, names, seed=seed, save=save, overwrite=force)
+    except (KeyboardInterrupt, EOFError):
+        typer.echo("\ngame abandoned")
+        raise typer.Exit(1) from None
+
+
 def play(
-    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (2-10)."),
+    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (R.I.P. Market 2-10, The Rune Market 2-6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6, --mode teams|ffa) or rune-market (a bot's attack on you stops at your block decision)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats].",
+        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats; rune-market: "
+        "rm-banker,rm-raider,rm-bandit].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
     cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="ripmarket or black-market (Black Market: --players 2, 4 or 6, --mode teams|ffa, bots bm-rusher, bm-denier, bm-builder, bm-search)."),
     mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
     if game == "black-market":
         _play_black_market(players, seat, opponents, seed, save, mode)
         return
+    if game == "rune-market":
+        _play_rune(players, seat, opponents, seed, save, force, cards_file)
+        return
     if game != "ripmarket":
-        fail(f"--game {game!r} is not allowed; allowed: ripmarket, black-market")
+        fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, black-market, rune-market")
     from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
 
     if opponents is None:
@@ -997,9 +1105,10 @@ app.command("distill")(distill)
 
 def evaluate(
     agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
-    zoo: str = typer.Option("greedy,survivor,shark,hoarder,trickster", "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats."),
+    zoo: Optional[str] = typer.Option(None, "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats (default: the game's heuristics; ripmarket: greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket or rune-market."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -1017,20 +1126,28 @@ def evaluate(
         from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    check_int("--players", players, 2, 10)
+    from eval.evaluate import DEFAULT_ZOOS
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+    check_int("--players", players, spec.min_players, spec.max_players)
     for name, v in (("--games", games), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
+    if zoo is None:
+        zoo = ",".join(DEFAULT_ZOOS.get(game, ("random",)))
     names = [z.strip() for z in zoo.split(",") if z.strip()]
-    bad = [z for z in names if z not in registry.names()]
+    bad = [z for z in names if z not in registry.names(game)]
     if not names or bad:
-        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r}; allowed: {', '.join(registry.names())}")
+        fail(f"--zoo: unknown agent {(bad or [zoo])[0]!r} for {game}; allowed: {', '.join(registry.names(game))}")
     try:
-        make_agent(agent)
+        make_agent(agent, game=game)
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
     res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
-                   ray_address=ray_address)
+                   ray_address=ray_address, game=game)
     if as_json:
         import json
 

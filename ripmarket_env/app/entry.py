@@ -12,6 +12,7 @@ GYM_IDS = {
     "RipMarket-v0": ("ripmarket_env.gym_env:RipMarketEnv", "ripmarket_env.vector_env:RipMarketGymVectorEnv"),
     "BlackMarket-v0": ("ripmarket_env.app.black_market_env:BlackMarketEnv",
                        "ripmarket_env.app.black_market_env:BlackMarketGymVectorEnv"),
+    "RuneMarket-v0": ("ripmarket_env.app.entry:rune_market_gym", "ripmarket_env.app.entry:rune_market_gym_vector"),
 }
 
 
@@ -43,3 +44,19 @@ def zoo_env_classes(spec) -> dict:
         "vec": type(vec.__name__, (vec,), face),
         "gym_vector": type(gvec.__name__, (gvec,), face),
     }
+
+
+def _rune_market_classes() -> dict:
+    from ripmarket_env.games import get
+
+    return zoo_env_classes(get("rune-market"))
+
+
+def rune_market_gym(**kwargs):
+    """``gymnasium.make("RuneMarket-v0")``: The Rune Market's single-agent env."""
+    return _rune_market_classes()["gym"](**kwargs)
+
+
+def rune_market_gym_vector(**kwargs):
+    """``gymnasium.make_vec("RuneMarket-v0")``: The Rune Market's batched Gymnasium vector env."""
+    return _rune_market_classes()["gym_vector"](**kwargs)

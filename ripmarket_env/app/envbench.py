@@ -99,13 +99,15 @@ def _texas_env():
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True) -> dict:
+def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True, game: str = "ripmarket") -> dict:
     """Agent steps per second of ``env()``, ``raw_env`` and ``texas_holdem_v4.env()``."""
     import ripmarket_env
+    from ripmarket_env.envs.aec import aec_env_class
+    from ripmarket_env.games import get
 
     loops = {
-        "env": _AecLoop(ripmarket_env.env(num_players=players)),
-        "raw_env": _AecLoop(ripmarket_env.raw_env(num_players=players)),
+        "env": _AecLoop(ripmarket_env.make(game, num_players=players)),
+        "raw_env": _AecLoop(aec_env_class(get(game))(num_players=players)),
     }
     texas_error = None
     if texas:
@@ -127,6 +129,7 @@ def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True) ->
                 loop.run(slice_s)
         rounds += 1
     out = {
+        "game": game,
         "players": players,
         "loop": "env.last(); rng.choice(np.flatnonzero(obs['action_mask'])); env.step(action); "
                 "reset when the game ends",
@@ -150,11 +153,12 @@ def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True) ->
 # ----------------------------------------------------------------------------------
 # Gym and vector envs
 # ----------------------------------------------------------------------------------
-def bench_gym(players: int, seconds: float, seed: int = 0) -> dict:
-    """Learner steps per second of RipMarket-v0 against random opponents."""
-    from ripmarket_env.gym_env import RipMarketEnv
+def bench_gym(players: int, seconds: float, seed: int = 0, game: str = "ripmarket") -> dict:
+    """Learner steps per second of the game's single-agent env against random opponents."""
+    from ripmarket_env.envs.gym import gym_env_class
+    from ripmarket_env.games import get
 
-    env = RipMarketEnv(num_players=players, learner_seat="random")
+    env = gym_env_class(get(game))(num_players=players, learner_seat="random")
     rng = np.random.default_rng(seed)
     _obs, info = env.reset(seed=seed)
     steps = games = 0
@@ -192,14 +196,16 @@ def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return keys.argmax(axis=1)
 
 
-def bench_vector(players: int, num_envs: int, seconds: float, threads: int | None = 1, seed: int = 0) -> dict:
-    """Learner steps per second of ``RipMarketVecEnv`` (random opponents), ``step`` only."""
+def bench_vector(players: int, num_envs: int, seconds: float, threads: int | None = 1, seed: int = 0,
+                 game: str = "ripmarket") -> dict:
+    """Learner steps per second of the game's vector env (random opponents), ``step`` only."""
     import numba
 
-    from ripmarket_env.vector_env import RipMarketVecEnv
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games import get
 
-    venv = RipMarketVecEnv(num_envs=num_envs, num_players=players, learner_seat="random", seed=seed,
-                           numba_threads=threads)
+    venv = vec_env_classes(get(game))[0](num_envs=num_envs, num_players=players, learner_seat="random", seed=seed,
+                                         numba_threads=threads)
     rng = np.random.default_rng(seed)
     venv.reset()
     for _ in range(3):  # warm up
@@ -236,6 +242,7 @@ def run_env_bench(
     seconds: float = 2.0,
     texas: bool = True,
     on_config: Callable[[str], None] | None = None,
+    game: str = "ripmarket",
 ) -> dict:
     """The env suite: AEC vs texas_holdem_v4, the gym env per player count, the vector env
     per player count and batch size. ``on_config(label)`` after each timed configuration."""
@@ -246,24 +253,28 @@ def run_env_bench(
             on_config(label)
 
     t_start = time.perf_counter()
-    aec = bench_aec(seconds, texas=texas)
-    done(f"AEC env, {AEC_PLAYERS} players, and texas_holdem_v4")
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    aec_players = AEC_PLAYERS if game == "ripmarket" else spec.default_players
+    aec = bench_aec(seconds, players=aec_players, texas=texas, game=game)
+    done(f"AEC env, {aec_players} players, and texas_holdem_v4")
     gym = []
     for P in players:
-        gym.append(bench_gym(P, seconds))
+        gym.append(bench_gym(P, seconds, game=game))
         done(f"gym env, {P} players")
     cores = numba.config.NUMBA_NUM_THREADS
     vector = []
     for P in players:
         for B in num_envs:
-            vector.append(bench_vector(P, B, seconds, threads=1))
+            vector.append(bench_vector(P, B, seconds, threads=1, game=game))
             done(f"vector env, {P} players, {B} games, 1 thread")
         if cores > 1:
             B = max(num_envs)
-            vector.append(bench_vector(P, B, seconds, threads=cores))
+            vector.append(bench_vector(P, B, seconds, threads=cores, game=game))
             done(f"vector env, {P} players, {B} games, {cores} threads")
     t = VECTOR_TARGET
-    hits = [v for v in vector if (v["players"], v["num_envs"]) == (t["players"], t["num_envs"])]
+    hits = [v for v in vector if (v["players"], v["num_envs"]) == (t["players"], t["num_envs"])] if game == "ripmarket" else []
     targets = [{"aec_vs_texas_holdem": aec["target"]}]
     if hits:
         best = max(hits, key=lambda v: v["learner_steps_per_sec"])
@@ -272,6 +283,7 @@ def run_env_bench(
             "met": best["learner_steps_per_sec"] >= t["learner_steps_per_sec"],
         }})
     return {
+        "game": game,
         "unit": "AEC: agent steps per second; gym and vector: learner steps per second",
         "config": {"players": list(players), "num_envs": list(num_envs), "seconds_per_config": seconds},
         "aec": aec,

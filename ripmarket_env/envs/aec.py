@@ -267,7 +267,9 @@ class GameAECEnv(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``seed`` (a non-negative int) fixes it, None draws a fresh one.
 
-        ``options`` is accepted for API compatibility and not used.
+        ``options`` go to the game's ``extras["reset_options"]`` hook when it has one (The
+        Rune Market: ``{"first_player": seat}`` for match play); games without the hook
+        accept and ignore them (API compatibility).
         """
         if seed is None:
             seed = secrets.randbits(63)
@@ -275,7 +277,11 @@ class GameAECEnv(AECEnv, EzPickle):
         s64 = np.uint64(self.engine.fold_seed(seed))  # raises on a negative seed
         if self.engine.state is not self._state_ref:
             self._bind()
-        self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s64)
+        hook = self.game.extras.get("reset_options") if options else None
+        if hook is not None:
+            self._status = hook(self.engine, 0, s64, options)  # validates before changing anything
+        else:
+            self._status = self._reset_one(self._S, self._TB, self._cfg, 0, s64)
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []

@@ -24,10 +24,17 @@ def _blackmarket():
     return SPEC
 
 
+def _runemarket():
+    from ripmarket_env.games.runemarket import SPEC
+
+    return SPEC
+
+
 #: game id -> a function returning its ``GameSpec`` (imports the game on first use)
 _LOADERS = {
     "ripmarket": _ripmarket,
     "black-market": _blackmarket,
+    "rune-market": _runemarket,
 }
 
 

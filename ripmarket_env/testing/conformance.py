@@ -135,6 +135,9 @@ def _engine_playout(spec: GameSpec, n: int, seeds, action_seed: int, on_step: Ca
 
 
 def _aec_raw(spec: GameSpec, n: int, **kw):
+    """The raw env with the text-valued infos (``phase``, ``legal_moves``) the checks read;
+    ``check_aec_random_play`` also checks the fixed-type ``phase_id`` against them."""
+    kw.setdefault("verbose_infos", True)
     return aec_env_class(spec)(num_players=n, **kw)
 
 
@@ -193,7 +196,7 @@ def check_aec_random_play(spec: GameSpec, n: int, games: int = 8, seed: int = 0)
     ``max_decisions`` agent steps. The default infos hold fixed-type values only (ints,
     bools, floats: ``phase_id`` and ``seat_flag``); ``verbose_infos=True`` (used here)
     adds the phase name and ``legal_moves``. Returns the phases seen."""
-    plain = _aec_raw(spec, n)
+    plain = _aec_raw(spec, n, verbose_infos=False)
     plain.reset(seed=seed)
     for agent, info in plain.infos.items():
         assert all(type(v) in (int, bool, float) for v in info.values()), \
@@ -228,6 +231,8 @@ def check_aec_random_play(spec: GameSpec, n: int, games: int = 8, seed: int = 0)
                         f"{_where(spec, n)}: {agent} is not deciding but has a non-empty mask"
                 info = env.infos[agent]
                 assert info["phase"] in spec.phase_names, f"{_where(spec, n)}: infos phase {info['phase']!r}"
+                assert isinstance(info["phase_id"], int) and spec.phase_names[info["phase_id"]] == info["phase"], \
+                    f"{_where(spec, n)}: infos phase_id {info['phase_id']!r} is not phase {info['phase']!r}"
                 if spec.seat_flag:
                     assert isinstance(info[spec.seat_flag], bool)
             phases.add(env.infos[actor]["phase"])
@@ -616,6 +621,7 @@ def check_gym_random_play(spec: GameSpec, n: int, episodes: int = 6, seed: int =
         for t in range(limit + 1):
             assert obs in env.observation_space, f"{_where(spec, n)}: gym observation outside its space"
             phases.add(info["phase"])
+            assert spec.phase_names[info["phase_id"]] == info["phase"], f"{_where(spec, n)}: gym infos phase_id"
             mask = env.action_masks()
             assert mask.any() and (mask == info["action_mask"]).all()
             obs, r, term, trunc, info = env.step(_pick(mask, rng))

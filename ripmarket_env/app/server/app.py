@@ -813,6 +813,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     app.post("/api/bots/{name}/act", response_model=BotActOut, responses=ERRORS, tags=["bots"],
              summary="One decision of a bot for an observation and action mask (stateless)")(bot_act)
 
+    # -------------------------------------------------------------- The Rune Market
+    from ripmarket_env.app.server.rune import add_rune_routes
+
+    add_rune_routes(app, ApiError, STATIC, max_games, in_bot_thread)
+
     # -------------------------------------------------------------- page
     @app.get("/", include_in_schema=False)
     def index():

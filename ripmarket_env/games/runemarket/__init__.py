@@ -1,0 +1,106 @@
+"""The Rune Market: the batch-first rules engine (numba kernels over named arrays) and the
+game's ``GameSpec`` (``SPEC``), registered in ``ripmarket_env.games`` as ``"rune-market"``.
+
+Rules: ``docs/games/rune-market/RULES.md`` (rule IDs ``RM-x.y``); the game's page is
+``README.md`` beside this file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ripmarket_env.core.engine import kernel_view as _kv
+from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.games.runemarket import kernels as _K
+from ripmarket_env.games.runemarket import records as _records
+from ripmarket_env.games.runemarket.cards import CardDataError, load_cards
+from ripmarket_env.games.runemarket.config import ConfigError, RulesConfig
+from ripmarket_env.games.runemarket.engine import Engine, IllegalActionError
+from ripmarket_env.games.runemarket.observation import LAYOUT
+from ripmarket_env.games.runemarket.observation import observation_bounds as _observation_bounds
+from ripmarket_env.games.runemarket.state import PHASE_NAMES
+
+__all__ = ["CardDataError", "ConfigError", "Engine", "IllegalActionError", "RulesConfig", "SPEC", "load_cards"]
+
+#: Agent decisions in one turn at most: stage 1 (a discard, a victim, two thefts), stage 2
+#: (four purchases with a Shelter each), and per hand card at most a play, a card or
+#: payment, a victim, a theft and the defender's answer; a hand holds at most the deck.
+_DECISIONS_PER_TURN = 4 + 8 + 5 * 64
+
+
+def _max_decisions(rules: RulesConfig) -> int:
+    return (rules.turns_cap + 1) * _DECISIONS_PER_TURN
+
+
+def _render_text(engine, g=0, viewer=None, god=False):
+    from ripmarket_env.games.runemarket.render import render_text
+
+    return render_text(engine, g, viewer=viewer, god=god)
+
+
+def _render_rgb(engine, g=0, viewer=None, god=False):
+    from ripmarket_env.games.runemarket.render import render_rgb
+
+    return render_rgb(engine, g, viewer=viewer, god=god)
+
+
+def _check_invariants(engine, g=0, prev=None):
+    from ripmarket_env.games.runemarket.invariants import check_game
+
+    return check_game(engine, g, prev=prev)
+
+
+def _scramble_hidden(engine, g, viewer, rng):
+    from ripmarket_env.games.runemarket.invariants import scramble_hidden
+
+    return scramble_hidden(engine, g, viewer, rng)
+
+
+def reset_with_options(engine, g: int, seed64, options: dict):
+    """The AEC env's ``reset(options=...)``: ``{"first_player": seat}`` starts the game with
+    that seat (match play, RM-1.5); the status of game ``g`` after the reset. Other keys
+    are ignored, as Gymnasium and PettingZoo expect of ``options``."""
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    fp = options.get("first_player")
+    first = -1 if fp is None else engine.check_seat(fp, "first_player")
+    return _K.reset_first_one(_kv(engine.state), _kv(engine.tables), engine.cfg, g, seed64, first)
+
+
+def _doc() -> str:
+    path = Path(__file__).with_name("README.md")
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+SPEC = GameSpec(
+    id="rune-market",
+    title="The Rune Market",
+    env_name="rune_market_v0",
+    gym_id="RuneMarket-v0",
+    rules_version="1",
+    min_players=2,
+    max_players=6,
+    default_players=4,
+    reward_range=(-1.0, 1.0),
+    rules_class=RulesConfig,
+    engine_class=Engine,
+    # The core's batch drivers over the game's per-row kernels (core/drivers.py).
+    fast=_K.drivers_for(),
+    batch=_K.drivers_for(),
+    phase_names=PHASE_NAMES,
+    observation_pieces=lambda engine: LAYOUT.pieces,
+    observation_bounds=lambda engine: _observation_bounds(engine.cfg),
+    action_names=lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
+    max_decisions=_max_decisions,
+    render_text=_render_text,
+    render_rgb=_render_rgb,
+    check_invariants=_check_invariants,
+    scramble_hidden=_scramble_hidden,
+    records=_records,
+    seat_flag="",
+    doc=_doc(),
+    extras={"reset_options": reset_with_options},
+)
+
+RulesConfig.spec = SPEC
+Engine.spec = SPEC

@@ -1,0 +1,222 @@
+"""The Rune Market's cards as data: ``cards.json`` beside this file, validated on load.
+
+The deck is the 56-card design of the rulings (RM-1.3): ten Number designs (values 1-10),
+the Theft Card and the Red and Blue Shelters, in that design-id order (the action space
+and the observation are laid out by it); the Market cards are the Runes, Boat Shelters
+and Bandits (RM-1.2). Copies may vary within the bounds below; every other field is
+fixed by the rules. A malformed file raises ``CardDataError`` naming the card and field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+DATA_FILE = Path(__file__).with_name("cards.json")
+FORMAT = "rune-market-cards"
+N_DESIGNS = 13
+D_THEFT = 10
+D_SHELTER = (11, 12)  # Red, Blue
+MAX_DECK = 64
+MARKET_IDS = ("red_rune", "blue_rune", "boat_shelter", "bandit")
+#: (min, max) copies of each Market card: Runes, Boat Shelters, Bandits
+MARKET_COPIES = {"red_rune": (1, 10), "blue_rune": (1, 10), "boat_shelter": (0, 4), "bandit": (0, 4)}
+COLOURS = ("red", "blue")
+
+
+class CardDataError(ValueError):
+    """The card data file is malformed (the message names the card and field)."""
+
+
+@dataclass(frozen=True)
+class Card:
+    id: int
+    name: str
+    kind: str  # number | theft | shelter
+    copies: int
+    value: int = 0
+    colour: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class MarketCard:
+    id: str
+    name: str
+    copies: int
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class CardDB:
+    deck: tuple[Card, ...]
+    market: tuple[MarketCard, ...]
+    digest: str
+    source: str
+
+    @property
+    def copies(self) -> np.ndarray:
+        return np.array([c.copies for c in self.deck], np.int64)
+
+    @property
+    def deck_size(self) -> int:
+        return int(self.copies.sum())
+
+    def market_count(self, mid: str) -> int:
+        return next(m.copies for m in self.market if m.id == mid)
+
+    @property
+    def market_array(self) -> np.ndarray:
+        return np.array([self.market_count(m) for m in MARKET_IDS], np.int64)
+
+    def name(self, d: int) -> str:
+        return self.deck[d].name
+
+
+def _expected(d: int) -> dict:
+    if d < 10:
+        return {"kind": "number", "value": d + 1, "name": f"Number {d + 1}"}
+    if d == D_THEFT:
+        return {"kind": "theft", "name": "Theft"}
+    colour = COLOURS[d - 11]
+    return {"kind": "shelter", "colour": colour, "name": f"{colour.title()} Shelter"}
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse(data, source: str = "<data>") -> CardDB:
+    """A ``CardDB`` from the parsed JSON ``data`` (``CardDataError`` if malformed)."""
+
+    def err(where: str, msg: str):
+        raise CardDataError(f"{source}: {where}: {msg}")
+
+    if not isinstance(data, dict):
+        err("file", f"must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        err("field 'format'", f"must be {FORMAT!r}, got {data.get('format')!r}")
+    if data.get("version") != 1:
+        err("field 'version'", f"must be 1, got {data.get('version')!r}")
+    unknown = sorted(set(data) - {"format", "version", "market", "deck"})
+    if unknown:
+        err("file", f"unknown field(s) {', '.join(unknown)}; allowed: format, version, market, deck")
+    deck_in = data.get("deck")
+    if not isinstance(deck_in, list) or len(deck_in) != N_DESIGNS:
+        err("field 'deck'", f"must be a list of the {N_DESIGNS} deck designs (ids 0-12)")
+    deck = []
+    for i, c in enumerate(deck_in):
+        if not isinstance(c, dict):
+            err(f"deck card #{i}", "must be an object")
+        label = f"deck card #{i} ({c.get('name', '?')!r})"
+        allowed = {"id", "name", "kind", "value", "colour", "copies", "text"}
+        extra = sorted(set(c) - allowed)
+        if extra:
+            err(label, f"unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+        if c.get("id") != i:
+            err(f"{label} field 'id'", f"must be {i} (designs are listed in id order), got {c.get('id')!r}")
+        exp = _expected(i)
+        for f, v in exp.items():
+            if c.get(f) != v:
+                err(f"{label} field {f!r}", f"must be {v!r} (fixed by the rules, RM-1.3), got {c.get(f)!r}")
+        if exp["kind"] != "number" and "value" in c:
+            err(f"{label} field 'value'", "only Number cards have a value")
+        if exp["kind"] != "shelter" and "colour" in c:
+            err(f"{label} field 'colour'", "only Shelters have a colour")
+        cp = c.get("copies")
+        if not _int(cp) or not 0 <= cp <= 12:
+            err(f"{label} field 'copies'", f"must be an integer from 0 to 12, got {cp!r}")
+        text = c.get("text", "")
+        if not isinstance(text, str):
+            err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
+        deck.append(Card(i, exp["name"], exp["kind"], cp, exp.get("value", 0), exp.get("colour", ""), text))
+    total = sum(c.copies for c in deck)
+    if not 20 <= total <= MAX_DECK:
+        err("field 'deck'", f"the deck has {total} cards; allowed: 20 to {MAX_DECK}")
+    if sum(c.copies for c in deck if c.kind == "number") < 10:
+        err("field 'deck'", "the deck needs at least 10 Number cards")
+    market_in = data.get("market")
+    if not isinstance(market_in, list) or len(market_in) != len(MARKET_IDS):
+        err("field 'market'", f"must list the Market cards {', '.join(MARKET_IDS)}")
+    market = []
+    for i, (m, mid) in enumerate(zip(market_in, MARKET_IDS)):
+        if not isinstance(m, dict):
+            err(f"market card #{i}", "must be an object")
+        label = f"market card #{i} ({m.get('name', '?')!r})"
+        extra = sorted(set(m) - {"id", "name", "copies", "text"})
+        if extra:
+            err(label, f"unknown field(s) {', '.join(extra)}; allowed: copies, id, name, text")
+        if m.get("id") != mid:
+            err(f"{label} field 'id'", f"must be {mid!r} (Market cards in the order {', '.join(MARKET_IDS)})")
+        if not isinstance(m.get("name"), str) or not m["name"]:
+            err(f"{label} field 'name'", "must be a non-empty string")
+        lo, hi = MARKET_COPIES[mid]
+        cp = m.get("copies")
+        if not _int(cp) or not lo <= cp <= hi:
+            err(f"{label} field 'copies'", f"must be an integer from {lo} to {hi}, got {cp!r}")
+        text = m.get("text", "")
+        if not isinstance(text, str):
+            err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
+        market.append(MarketCard(mid, m["name"], cp, text))
+    canon = json.dumps({"deck": [c.__dict__ for c in deck], "market": [m.__dict__ for m in market]},
+                       sort_keys=True, separators=(",", ":"))
+    return CardDB(tuple(deck), tuple(market), hashlib.sha256(canon.encode()).hexdigest(), source)
+
+
+def load_cards(path=None) -> CardDB:
+    """The card data of ``path`` (default: the packaged ``cards.json``)."""
+    p = Path(path) if path is not None else DATA_FILE
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CardDataError(f"{p}: cannot read the card file ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CardDataError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return parse(data, str(p.name if path is None else p))
+
+
+@lru_cache(maxsize=1)
+def default_cards() -> CardDB:
+    return load_cards()
+
+
+NUMBER_USE = ("buy a Rune (exactly 5, 10 or 15 in all), attack, block, buy a Boat Shelter or Bandit "
+              "(21 or more in all), pay toward a Bandit on your Shelter")
+
+REGEN_COMMAND = "ripmarket cards --game rune-market --write docs/games/rune-market/CARDS.md"
+
+
+def render_markdown(db: CardDB) -> str:
+    """The card reference (``docs/games/rune-market/CARDS.md``), generated from the data."""
+    lines = [
+        "# The Rune Market: card reference",
+        "",
+        f"Generated from `ripmarket_env/games/runemarket/cards.json` by `{REGEN_COMMAND}`;",
+        "a test fails when this page is stale. Rules: [RULES.md](RULES.md).",
+        "",
+        f"## The Market ({sum(m.copies for m in db.market)} cards, RM-1.2)",
+        "",
+        "| card | copies | what it does |",
+        "|---|---|---|",
+    ]
+    for m in db.market:
+        lines.append(f"| {m.name} | {m.copies} | {m.text} |")
+    lines += [
+        "",
+        f"## The draw deck ({db.deck_size} cards, RM-1.3)",
+        "",
+        "| id | card | kind | copies | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for c in db.deck:
+        text = c.text or (NUMBER_USE if c.kind == "number" else "")
+        lines.append(f"| {c.id} | {c.name} | {c.kind} | {c.copies} | {text} |")
+    lines += ["", f"Card data digest: `{db.digest[:16]}`", ""]
+    return "\n".join(lines)

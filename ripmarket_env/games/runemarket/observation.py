@@ -1,0 +1,205 @@
+"""The observation: 191 float32 built from named pieces (RM-8.4; the rulings' table).
+
+Seen from one seat, the viewer; seat blocks are relative to the viewer (block 0 is the
+viewer, block k the seat k places clockwise). The viewer sees its own hand and every
+public fact; never another hand or the draw pile's order. ``pieces()`` is the single
+source of the layout (offsets, bounds, ``named_view`` and the docs table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ripmarket_env.core.spec import Piece
+from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_NUMBER_COST, C_P, C_REMOVAL
+from ripmarket_env.games.runemarket.state import I_ATTACK, MAX_SEATS, N_DESIGNS, N_PHASES, PH_OVER
+
+GLOBAL = "global"
+SEAT = "seat"
+
+
+def pieces() -> tuple[Piece, ...]:
+    return (
+        Piece("phase", N_PHASES, GLOBAL, "one-hot decision phase: start, rune_buy, hand, choose_card, payment, "
+              "choose_opponent, choose_steal, defend, choose_shelter, game_over"),
+        Piece("is_actor", 1, GLOBAL, "1 if the viewer decides next"),
+        Piece("num_players", 5, GLOBAL, "one-hot player count 2..6"),
+        Piece("turn", 1, GLOBAL, "turns taken / max_turns"),
+        Piece("market", 4, GLOBAL, "Market Red Runes, Blue Runes, Boat Shelters, Bandits, each / its starting count"),
+        Piece("draw_pile", 1, GLOBAL, "cards in the draw pile / deck size"),
+        Piece("discard", N_DESIGNS, GLOBAL, "discard pile per design / copies"),
+        Piece("hand", N_DESIGNS, GLOBAL, "the viewer's hand per design / copies"),
+        Piece("played_card", 1, GLOBAL, "the turn player has played a hand card this turn"),
+        Piece("pending_intent", 11, GLOBAL, "one-hot: theft, double theft, attack, Rune Red, Rune Blue, Boat by "
+              "numbers, Bandit by numbers, Boat by Runes, Bandit by Runes, pay Red Bandit, pay Blue Bandit"),
+        Piece("pending_value", 1, GLOBAL, "the attack card's value / 10"),
+        Piece("payment_sum", 1, GLOBAL, "Number cards paid so far / number_cost"),
+        Piece("thefts_left", 1, GLOBAL, "thefts left in the chain / 2"),
+        Piece("pending_other", MAX_SEATS, GLOBAL, "one-hot seat offset: the victim or defender; the attacker in "
+              "the view of the victim or defender"),
+        Piece("bandit", 32, GLOBAL, "two Bandit blocks of 16: in Market; on seat offset (6); on colour (2); owner "
+              "seat offset (6); paid / bandit_removal. Bandits on Shelters first (by seat offset, Red before "
+              "Blue), then those in the Market; all zero once removed"),
+        Piece("present", 1, SEAT, "the seat exists"),
+        Piece("actor", 1, SEAT, "decides next"),
+        Piece("turn_player", 1, SEAT, "it is this seat's turn"),
+        Piece("first_player", 1, SEAT, "took the game's first turn"),
+        Piece("hand_size", 1, SEAT, "cards in hand / 10"),
+        Piece("runes", 1, SEAT, "score (Runes) / all Runes"),
+        Piece("runes_by_place", 4, SEAT, "Red loose, Red inside, Blue loose, Blue inside / 10"),
+        Piece("shelters", 4, SEAT, "Red Shelter, Blue Shelter, Boat in Red, Boat in Blue"),
+        Piece("attacked", 1, SEAT, "attacked with a Number card by the turn player this turn"),
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    pieces: tuple[Piece, ...]
+    offsets: dict
+    seat_start: int
+    seat_size: int
+    size: int
+
+    def offset_array(self) -> np.ndarray:
+        return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
+
+    def slice(self, name: str, seat: int = 0) -> slice:
+        p = next(x for x in self.pieces if x.name == name)
+        o = self.offsets[name] if p.scope == GLOBAL else self.seat_start + seat * self.seat_size + self.offsets[name]
+        return slice(o, o + p.size)
+
+
+def layout() -> Layout:
+    ps = pieces()
+    offsets, o = {}, 0
+    for p in ps:
+        if p.scope == GLOBAL:
+            offsets[p.name] = o
+            o += p.size
+    seat_start, so = o, 0
+    for p in ps:
+        if p.scope == SEAT:
+            offsets[p.name] = so
+            so += p.size
+    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+
+
+LAYOUT = layout()
+OBS_SIZE = LAYOUT.size  # 191
+
+(O_PHASE, O_IS_ACTOR, O_NUMP, O_TURN, O_MARKET, O_DRAW, O_DISCARD, O_HAND, O_PLAYED, O_INTENT, O_PVALUE,
+ O_PSUM, O_THEFTS, O_OTHER, O_BANDIT, S_PRESENT, S_ACTOR, S_TURN, S_FIRST, S_HANDN, S_RUNES, S_PLACE,
+ S_SHELTERS, S_ATTACKED, O_SEAT_START, O_SEAT_SIZE) = range(26)
+
+
+def observation_bounds(cfg) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature (low, high): every piece is in [0, 1] except the hand size (at most the
+    whole deck, 64 / 10) and the payment sum (below 2 x number_cost)."""
+    low = np.zeros(OBS_SIZE, np.float32)
+    high = np.ones(OBS_SIZE, np.float32)
+    high[LAYOUT.slice("payment_sum")] = 2.0
+    for k in range(MAX_SEATS):
+        high[LAYOUT.slice("hand_size", k)] = 6.4
+    return low, high
+
+
+def named_view(obs: np.ndarray) -> dict:
+    out = {}
+    for p in LAYOUT.pieces:
+        if p.scope == GLOBAL:
+            out[p.name] = obs[LAYOUT.slice(p.name)]
+        else:
+            out[p.name] = np.stack([obs[LAYOUT.slice(p.name, k)] for k in range(MAX_SEATS)])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _bandit_block(out, o, in_market, rel_seat, col, rel_owner, paid):
+    if in_market:
+        out[o] = 1.0
+    else:
+        out[o + 1 + rel_seat] = 1.0
+        out[o + 7 + col] = 1.0
+        out[o + 9 + rel_owner] = 1.0
+        out[o + 15] = paid
+
+
+@njit(cache=True, nogil=True)
+def encode_obs(r, T, c, viewer, offs, out):
+    """Write game ``r`` seen by ``viewer`` into the float32 row ``out``."""
+    out[:] = 0.0
+    P = c[C_P]
+    ph = r.phase
+    out[offs[O_PHASE] + ph] = 1.0
+    live = ph != PH_OVER
+    if live and r.actor == viewer:
+        out[offs[O_IS_ACTOR]] = 1.0
+    out[offs[O_NUMP] + P - 2] = 1.0
+    out[offs[O_TURN]] = r.total_turns / c[C_MAX_TURNS]
+    for i in range(2):
+        out[offs[O_MARKET] + i] = r.market[i] / max(c[C_MKT + i], 1)
+    out[offs[O_MARKET] + 2] = r.market_boats / max(c[C_MKT + 2], 1)
+    out[offs[O_MARKET] + 3] = r.market_bandits / max(c[C_MKT + 3], 1)
+    deck = 0
+    for d in range(N_DESIGNS):
+        deck += T.copies[d]
+    out[offs[O_DRAW]] = r.deck_n / max(deck, 1)
+    for d in range(N_DESIGNS):
+        cp = max(T.copies[d], 1)
+        out[offs[O_DISCARD] + d] = r.discard[d] / cp
+        out[offs[O_HAND] + d] = r.hand[viewer, d] / cp
+    tp = r.turn_player
+    if live:
+        out[offs[O_PLAYED]] = 1.0 if r.played else 0.0
+        if r.intent >= 0:
+            out[offs[O_INTENT] + r.intent] = 1.0
+        if r.intent == I_ATTACK:
+            out[offs[O_PVALUE]] = r.pend_value / 10.0
+        out[offs[O_PSUM]] = r.pay_sum / c[C_NUMBER_COST]
+        out[offs[O_THEFTS]] = r.thefts_left / 2.0
+        if r.other >= 0:
+            who = tp if viewer == r.other else r.other
+            out[offs[O_OTHER] + (who - viewer) % P] = 1.0
+    # Bandits: on Shelters first (by seat offset, Red before Blue), then in the Market.
+    ob = offs[O_BANDIT]
+    slot = 0
+    for rel in range(P):
+        q = (viewer + rel) % P
+        for col in range(2):
+            owner = r.bandit[q, col]
+            if owner >= 0 and slot < 2:
+                _bandit_block(out, ob + 16 * slot, False, rel, col, (owner - viewer) % P,
+                              r.bandit_paid[q, col] / c[C_REMOVAL])
+                slot += 1
+    for _ in range(r.market_bandits):
+        if slot < 2:
+            _bandit_block(out, ob + 16 * slot, True, 0, 0, 0, 0.0)
+            slot += 1
+    base = offs[O_SEAT_START]
+    size = offs[O_SEAT_SIZE]
+    total = max(c[C_MKT] + c[C_MKT + 1], 1)
+    for rel in range(P):
+        q = (viewer + rel) % P
+        b = base + rel * size
+        out[b + offs[S_PRESENT]] = 1.0
+        if live and r.actor == q:
+            out[b + offs[S_ACTOR]] = 1.0
+        if live and tp == q:
+            out[b + offs[S_TURN]] = 1.0
+        if r.first_player == q:
+            out[b + offs[S_FIRST]] = 1.0
+        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
+        out[b + offs[S_RUNES]] = (r.loose[q, 0] + r.loose[q, 1] + r.inside[q, 0] + r.inside[q, 1]) / total
+        out[b + offs[S_PLACE]] = r.loose[q, 0] / 10.0
+        out[b + offs[S_PLACE] + 1] = r.inside[q, 0] / 10.0
+        out[b + offs[S_PLACE] + 2] = r.loose[q, 1] / 10.0
+        out[b + offs[S_PLACE] + 3] = r.inside[q, 1] / 10.0
+        out[b + offs[S_SHELTERS]] = r.shelter[q, 0]
+        out[b + offs[S_SHELTERS] + 1] = r.shelter[q, 1]
+        out[b + offs[S_SHELTERS] + 2] = r.boat[q, 0]
+        out[b + offs[S_SHELTERS] + 3] = r.boat[q, 1]
+        if live and r.attacked[q]:
+            out[b + offs[S_ATTACKED]] = 1.0
