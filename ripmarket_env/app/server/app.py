@@ -106,6 +106,12 @@ def _integral(value: Any) -> Any:
 Int = Annotated[int, StrictValue(), BeforeValidator(_integral)]
 
 
+def IntIn(low: int, high: int):
+    """``Int`` from ``low`` to ``high``. The bounds sit inside the type, before the
+    validator, so that the schema states them as ``minimum`` and ``maximum``."""
+    return Annotated[int, Field(ge=low, le=high), StrictValue(), BeforeValidator(_integral)]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -113,26 +119,25 @@ class Strict(BaseModel):
 class RulesIn(Strict):
     """Rule variants (docs/RULES.md, "Rule variants"); omitted fields keep the rulebook's values."""
 
-    start_hp: Optional[Int] = Field(None, ge=1, le=9, description="1-9; default 3 for 2-3 players, 2 for 4-10")
-    market_size: Optional[Int] = Field(None, ge=1, le=4, description="1-4; default 3 for 2-6 players, 4 for 7-10")
-    ghost_cap: Optional[Int] = Field(None, ge=1, le=5, description="1-5; default 2 for 2-6 players, 3 for 7-10")
+    start_hp: Optional[IntIn(1, 9)] = Field(None, description="1-9; default 3 for 2-3 players, 2 for 4-10")
+    market_size: Optional[IntIn(1, 4)] = Field(None, description="1-4; default 3 for 2-6 players, 4 for 7-10")
+    ghost_cap: Optional[IntIn(1, 5)] = Field(None, description="1-5; default 2 for 2-6 players, 3 for 7-10")
     tie_rule: Optional[Literal["all", "earliest"]] = None
     epilogue: Optional[StrictBool] = Field(None, description="2-player haunting epilogue (2 players only)")
     ghost_phase: Optional[Literal["in_turn", "first"]] = None
-    max_rounds: Optional[Int] = Field(None, ge=1, le=1000, description="1-1000; default 3 x players x start HP")
+    max_rounds: Optional[IntIn(1, 1000)] = Field(None, description="1-1000; default 3 x players x start HP")
     reward_mode: Optional[Literal["win", "placement"]] = None
-    hand_size: Optional[Int] = Field(None, ge=1, le=6, description="1-6; default 3")
+    hand_size: Optional[IntIn(1, 6)] = Field(None, description="1-6; default 3")
 
 
 class CreateGame(Strict):
-    players: Int = Field(..., ge=2, le=10, description="Seats at the table, 2-10.")
-    seat: Int = Field(0, ge=0, le=9, description="Your seat, 0 to players-1.")
+    players: IntIn(2, 10) = Field(..., description="Seats at the table, 2-10.")
+    seat: IntIn(0, 9) = Field(0, description="Your seat, 0 to players-1.")
     opponents: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
         ..., min_length=1, max_length=9,
         description="Bot names (GET /api/bots) for the other seats in seat order; a shorter list is repeated.",
     )
-    seed: Optional[Int] = Field(
-        None, ge=0, le=2**53 - 1,
+    seed: Optional[IntIn(0, 2**53 - 1)] = Field(None,
         description="Omit it for a real game: the server then draws a secret seed, shown once the game is over. "
                     "A chosen seed makes a practice game (its deal can be known in advance): practice is true "
                     "in its view and its record.")
@@ -160,9 +165,8 @@ def _create_game_schema(schema: dict) -> None:
 
 
 class ActionIn(Strict):
-    action: Int = Field(..., ge=0, le=10_000, description="One of the legal_actions' action numbers.")
-    decision_number: Int = Field(
-        ..., ge=0, le=10**9,
+    action: IntIn(0, 10_000) = Field(..., description="One of the legal_actions' action numbers.")
+    decision_number: IntIn(0, 10**9) = Field(...,
         description="The decision_number of the view this answers: an answer to a decision already taken "
                     "(a repeated or stale request) is refused with 409.")
 
@@ -190,7 +194,7 @@ def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
             ..., json_schema_extra=mask_schema,
             description=f"Exactly {num_actions} values, 1 (or true) for each legal action, 0 (or false) "
                         "otherwise; at least one 1.")
-        seed: Optional[Int] = Field(None, ge=0, le=2**53 - 1, description="Seed of the bot's own RNG (default 0).")
+        seed: Optional[IntIn(0, 2**53 - 1)] = Field(None, description="Seed of the bot's own RNG (default 0).")
 
     return BotActIn
 
