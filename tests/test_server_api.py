@@ -134,6 +134,8 @@ def test_rules_and_page(client):
         ({"players": 11, "opponents": ["greedy"]}, 422, "players: input should be less than or equal to 10"),
         ({"players": 1, "opponents": ["greedy"]}, 422, "players: input should be greater than or equal to 2"),
         ({"players": "3", "opponents": ["greedy"]}, 422, "players: input should be a valid integer"),
+        ({"players": True, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, not a boolean"),
+        ({"players": 2.5, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, got a number with a fractional part"),
         ({"opponents": ["greedy"]}, 422, "players: required but missing"),
         ({"players": 3, "opponents": []}, 422, "opponents: list should have at least 1 item"),
         ({"players": 3, "opponents": ["bogus"]}, 422, "unknown bot 'bogus'; allowed: greedy"),
@@ -155,6 +157,12 @@ def test_create_errors(client, body, status, message):
     assert r.status_code == status, r.text
     assert message in detail(r)
     assert len(client.app.state.games) == before  # nothing was created
+
+
+def test_integral_floats_are_integers(client):
+    """JSON Schema's integer admits 3.0: the server takes it as 3 (and 7.0 as seed 7)."""
+    g = new_game(client, players=3.0, seat=1.0, seed=7.0, rules={"hand_size": 3.0})
+    assert g["players"] == 3 and g["seat"] == 1 and g["seed"] == 7 and g["rules"]["hand_size"] == 3
 
 
 def test_malformed_json(client):

@@ -46,9 +46,12 @@ import numpy as np
 from fastapi import FastAPI, Header, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict as StrictValue, StrictBool, StrictFloat
+from pydantic_core import PydanticCustomError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from ripmarket_env.app.play import KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry
@@ -85,6 +88,30 @@ def _short(x: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ models
+def _integral(value: Any) -> Any:
+    """JSON Schema's ``integer`` admits ``123.0`` (a number with a zero fractional part):
+    such a float becomes the int. Booleans and numbers with a fractional part are refused;
+    strings too (the int itself is validated strictly)."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a valid integer, not a boolean")
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        raise PydanticCustomError("int_from_float", "Input should be a valid integer, got a number with a "
+                                                    "fractional part")
+    return value
+
+
+#: An integer field: an int, or a float with no fractional part (``123.0``); never a bool or a string.
+Int = Annotated[int, StrictValue(), BeforeValidator(_integral)]
+
+
+def IntIn(low: int, high: int):
+    """``Int`` from ``low`` to ``high``. The bounds sit inside the type, before the
+    validator, so that the schema states them as ``minimum`` and ``maximum``."""
+    return Annotated[int, Field(ge=low, le=high), StrictValue(), BeforeValidator(_integral)]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -92,41 +119,54 @@ class Strict(BaseModel):
 class RulesIn(Strict):
     """Rule variants (docs/RULES.md, "Rule variants"); omitted fields keep the rulebook's values."""
 
-    start_hp: Optional[StrictInt] = Field(None, ge=1, le=9, description="1-9; default 3 for 2-3 players, 2 for 4-10")
-    market_size: Optional[StrictInt] = Field(None, ge=1, le=4, description="1-4; default 3 for 2-6 players, 4 for 7-10")
-    ghost_cap: Optional[StrictInt] = Field(None, ge=1, le=5, description="1-5; default 2 for 2-6 players, 3 for 7-10")
+    start_hp: Optional[IntIn(1, 9)] = Field(None, description="1-9; default 3 for 2-3 players, 2 for 4-10")
+    market_size: Optional[IntIn(1, 4)] = Field(None, description="1-4; default 3 for 2-6 players, 4 for 7-10")
+    ghost_cap: Optional[IntIn(1, 5)] = Field(None, description="1-5; default 2 for 2-6 players, 3 for 7-10")
     tie_rule: Optional[Literal["all", "earliest"]] = None
     epilogue: Optional[StrictBool] = Field(None, description="2-player haunting epilogue (2 players only)")
     ghost_phase: Optional[Literal["in_turn", "first"]] = None
-    max_rounds: Optional[StrictInt] = Field(None, ge=1, le=1000, description="1-1000; default 3 x players x start HP")
+    max_rounds: Optional[IntIn(1, 1000)] = Field(None, description="1-1000; default 3 x players x start HP")
     reward_mode: Optional[Literal["win", "placement"]] = None
-    hand_size: Optional[StrictInt] = Field(None, ge=1, le=6, description="1-6; default 3")
+    hand_size: Optional[IntIn(1, 6)] = Field(None, description="1-6; default 3")
 
 
 class CreateGame(Strict):
-    players: StrictInt = Field(..., ge=2, le=10, description="Seats at the table, 2-10.")
-    seat: StrictInt = Field(0, ge=0, le=9, description="Your seat, 0 to players-1.")
+    players: IntIn(2, 10) = Field(..., description="Seats at the table, 2-10.")
+    seat: IntIn(0, 9) = Field(0, description="Your seat, 0 to players-1.")
     opponents: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
         ..., min_length=1, max_length=9,
         description="Bot names (GET /api/bots) for the other seats in seat order; a shorter list is repeated.",
     )
-    seed: Optional[StrictInt] = Field(
-        None, ge=0, le=2**53 - 1,
+    seed: Optional[IntIn(0, 2**53 - 1)] = Field(None,
         description="Omit it for a real game: the server then draws a secret seed, shown once the game is over. "
                     "A chosen seed makes a practice game (its deal can be known in advance): practice is true "
                     "in its view and its record.")
     rules: Optional[RulesIn] = None
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"players": 4, "seat": 0, "opponents": ["greedy", "survivor", "shark"]}]},
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _create_game_schema(schema))
+
+
+def _create_game_schema(schema: dict) -> None:
+    """The rules between ``CreateGame``'s fields, stated in its schema: the bot names,
+    and for each player count (one ``oneOf`` branch each) the seats, how many opponents
+    may be named, and that ``rules.epilogue`` is true only in a 2-player game. The server
+    checks the same rules and answers 422 with a message when they are broken."""
+    schema["examples"] = [{"players": 4, "seat": 0, "opponents": ["greedy", "survivor", "shark"]}]
+    schema["properties"]["opponents"]["items"]["enum"] = list(agent_registry().names())
+    schema["oneOf"] = [
+        {"properties": {
+            "players": {"const": p},
+            "seat": {"maximum": p - 1},
+            "opponents": {"maxItems": p - 1},
+            **({} if p == 2 else {"rules": {"properties": {"epilogue": {"enum": [False, None]}}}}),
+        }}
+        for p in range(2, 11)
+    ]
 
 
 class ActionIn(Strict):
-    action: StrictInt = Field(..., ge=0, le=10_000, description="One of the legal_actions' action numbers.")
-    decision_number: StrictInt = Field(
-        ..., ge=0, le=10**9,
+    action: IntIn(0, 10_000) = Field(..., description="One of the legal_actions' action numbers.")
+    decision_number: IntIn(0, 10**9) = Field(...,
         description="The decision_number of the view this answers: an answer to a decision already taken "
                     "(a repeated or stale request) is refused with 409.")
 
@@ -146,15 +186,15 @@ def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
     }
 
     class BotActIn(Strict):
-        observation: list[StrictFloat | StrictInt] = Field(
+        observation: list[StrictFloat | Int] = Field(
             ..., json_schema_extra=obs_schema,
             description=f"The seat's observation vector: exactly {n} finite numbers, each within its "
                         "feature's bounds (the env's observation space; GET /api/bots gives the size).")
-        action_mask: list[StrictInt | StrictBool] = Field(
+        action_mask: list[Int | StrictBool] = Field(
             ..., json_schema_extra=mask_schema,
             description=f"Exactly {num_actions} values, 1 (or true) for each legal action, 0 (or false) "
                         "otherwise; at least one 1.")
-        seed: Optional[StrictInt] = Field(None, ge=0, le=2**53 - 1, description="Seed of the bot's own RNG (default 0).")
+        seed: Optional[IntIn(0, 2**53 - 1)] = Field(None, description="Seed of the bot's own RNG (default 0).")
 
     return BotActIn
 
@@ -393,8 +433,20 @@ class Problem(BaseModel):
 
 ERRORS = {
     400: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem},
-    409: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
+    409: {"model": Problem}, 413: {"model": Problem}, 422: {"model": Problem}, 429: {"model": Problem},
 }
+#: The same answers for a route whose success is not JSON: FastAPI files a ``model``'s
+#: schema under the route's own media type, so these name application/json themselves.
+ERRORS_AS_JSON = {
+    status: {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+    for status in ERRORS
+}
+
+
+class NdjsonResponse(PlainTextResponse):
+    """A game record: JSON lines."""
+
+    media_type = "application/x-ndjson"
 
 
 # ------------------------------------------------------------------------------ errors
@@ -664,6 +716,22 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     async def _api_error(request: Request, exc: ApiError):
         return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=exc.headers)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        headers = dict(exc.headers or {})
+        detail = exc.detail
+        if exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route that matched the path;
+            # a path served by several routes (GET and DELETE /api/games/{id}) has them all.
+            methods = set()
+            for route in app.router.routes:
+                if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE:
+                    methods |= set(route.methods)
+            allowed = ", ".join(sorted(methods))
+            headers["Allow"] = allowed
+            detail = f"method {request.method} is not allowed on {_short(request.url.path)}; allowed: {allowed}"
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers or None)
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"detail": _validation_message(request, list(exc.errors()))}, status_code=422)
@@ -759,7 +827,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
         return await in_bot_thread(run)
 
-    @app.get("/api/games/{game_id}/record", response_class=PlainTextResponse, responses=ERRORS, tags=["games"],
+    @app.get("/api/games/{game_id}/record", response_class=NdjsonResponse, responses=ERRORS_AS_JSON, tags=["games"],
              summary="The game record (JSON lines) of a finished game")
     def record(game_id: GameId, token: Token):
         game = find(game_id, token)
@@ -768,8 +836,8 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                 raise ApiError(409, "the game is not over yet: its record shows every hand and face-down card, "
                                     "so it is available once the game has ended")
             text = game.row.record
-        return PlainTextResponse(
-            text, media_type="application/x-ndjson",
+        return NdjsonResponse(
+            text,
             headers={"Content-Disposition": f'attachment; filename="ripmarket-{game_id}.jsonl"'},
         )
 
@@ -781,7 +849,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             raise ApiError(404, str(exc)) from None
         except BadToken as exc:
             raise ApiError(403, str(exc)) from None
-        return PlainTextResponse("", status_code=204)
+        return Response(status_code=204)
 
     # -------------------------------------------------------------- bots
     @app.get("/api/bots", response_model=BotsOut, tags=["bots"], summary="The bots you can play against")
