@@ -808,3 +808,26 @@ def test_status_says_what_is_loading_and_warm_up_finishes():
         end = c.get("/api/status").json()
         assert end["ready"] and end["done"] == end["total"] and end["stage"] is None and end["error"] is None
         assert all(("Loading the" in x and "bot" in x) or "rules engine" in x for x in seen)
+
+
+def test_rune_market_games_keep_the_servers_limits():
+    """The Rune Market's web games follow the same limits as R.I.P. Market's (issue 19, 2):
+    a client that starts too many gets 429 with Retry-After while another client still
+    starts one; a game nobody answers expires even while it is read."""
+    now = [1000.0]
+    app = create_app(max_games=8, max_games_per_client=2, idle_seconds=60, max_age_seconds=600, clock=lambda: now[0])
+    attacker = TestClient(app, base_url=BASE, client=("127.0.0.77", 40000))
+    body = {"players": 2, "seat": 0, "opponents": ["rm-banker"]}
+    made = [attacker.post("/api/rune/games", json=body) for _ in range(5)]
+    assert [r.status_code for r in made].count(201) == 2
+    refused = [r for r in made if r.status_code == 429]
+    assert len(refused) == 3 and 1 <= int(refused[0].headers["Retry-After"]) <= 60
+    assert "--max-games-per-client 2" in detail(refused[0])
+    other = TestClient(app, base_url=BASE, client=("127.0.0.78", 40000))
+    assert other.post("/api/rune/games", json=body).status_code == 201
+    g = made[0].json()
+    for _ in range(4):  # reading every 20 s does not keep the game alive
+        now[0] += 20
+        r = attacker.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 404
+    assert attacker.post("/api/rune/games", json=body).status_code == 201  # its slot is free again

@@ -49,7 +49,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict as StrictValue, StrictBool, StrictFloat
-from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -88,28 +87,7 @@ def _short(x: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ models
-def _integral(value: Any) -> Any:
-    """JSON Schema's ``integer`` admits ``123.0`` (a number with a zero fractional part):
-    such a float becomes the int. Booleans and numbers with a fractional part are refused;
-    strings too (the int itself is validated strictly)."""
-    if isinstance(value, bool):
-        raise PydanticCustomError("int_type", "Input should be a valid integer, not a boolean")
-    if isinstance(value, float):
-        if value.is_integer():
-            return int(value)
-        raise PydanticCustomError("int_from_float", "Input should be a valid integer, got a number with a "
-                                                    "fractional part")
-    return value
-
-
-#: An integer field: an int, or a float with no fractional part (``123.0``); never a bool or a string.
-Int = Annotated[int, StrictValue(), BeforeValidator(_integral)]
-
-
-def IntIn(low: int, high: int):
-    """``Int`` from ``low`` to ``high``. The bounds sit inside the type, before the
-    validator, so that the schema states them as ``minimum`` and ``maximum``."""
-    return Annotated[int, Field(ge=low, le=high), StrictValue(), BeforeValidator(_integral)]
+from ripmarket_env.app.server.fields import Int, IntIn  # noqa: E402,F401  (integer fields of the schema)
 
 
 class Strict(BaseModel):
@@ -884,7 +862,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     # -------------------------------------------------------------- The Rune Market
     from ripmarket_env.app.server.rune import add_rune_routes
 
-    add_rune_routes(app, ApiError, STATIC, max_games, in_bot_thread)
+    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS)
 
     # -------------------------------------------------------------- page
     @app.get("/", include_in_schema=False)
