@@ -4,7 +4,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+
+try:  # plain-Python mode (NUMBA_DISABLE_JIT=1)
+    from numba.core.config import DISABLE_JIT as _NO_JIT
+except ImportError:  # pragma: no cover
+    _NO_JIT = False
 
 JIT = dict(cache=True, nogil=True)
 
@@ -67,3 +73,40 @@ def nth_legal(m, k):
 def random_legal(r, bench_rng, i):
     """A uniformly random legal action of row ``r``, drawn from driver stream ``i``."""
     return nth_legal(r.mask, (bench_u32(bench_rng, i) * r.n_legal) >> 32)
+
+
+# ---------------------------------------------------------------------------------------
+# The game's own RNG: splitmix64 over the row's uint64 ``rng`` field (every game seeds it
+# with its 64-bit game seed at reset). Compiled, the steps wrap on uint64; in plain Python
+# (NUMBA_DISABLE_JIT=1) they run on Python ints masked to 64 bits: the same draws.
+# ---------------------------------------------------------------------------------------
+_RNG_INC = 0x9E3779B97F4A7C15
+_RNG_M1 = 0xBF58476D1CE4E5B9
+_RNG_M2 = 0x94D049BB133111EB
+_M64 = 0xFFFFFFFFFFFFFFFF
+
+if _NO_JIT:
+
+    def rng_u32(r):
+        x = (int(r.rng) + _RNG_INC) & _M64
+        r.rng = x
+        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
+        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
+        return (z ^ (z >> 31)) >> 32
+
+else:
+    _U64 = np.uint64
+
+    @njit(**JIT)
+    def rng_u32(r):
+        x = r.rng + _U64(_RNG_INC)
+        r.rng = x
+        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
+        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
+        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
+
+
+@njit(**JIT)
+def rand_below(r, n):
+    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
+    return (rng_u32(r) * np.int64(n)) >> 32

@@ -173,37 +173,9 @@ def ev_clear(r):
 # of the mix. Compiled, the uint64 arithmetic wraps; in plain Python
 # (NUMBA_DISABLE_JIT=1) the same steps run on Python ints masked to 64 bits, so that
 # numpy's scalar overflow checks never fire. Both give the same numbers (tests/test_nojit.py).
+# Written once for every game in ripmarket_env/core/kernels.py.
 # ----------------------------------------------------------------------------------
-_RNG_INC = 0x9E3779B97F4A7C15
-_RNG_M1 = 0xBF58476D1CE4E5B9
-_RNG_M2 = 0x94D049BB133111EB
-_M64 = 0xFFFFFFFFFFFFFFFF
-
-if _NO_JIT:
-
-    def rng_u32(r):
-        x = (int(r.rng) + _RNG_INC) & _M64
-        r.rng = x
-        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
-        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
-        return (z ^ (z >> 31)) >> 32
-
-else:
-    _U64 = np.uint64
-
-    @njit(**JIT)
-    def rng_u32(r):
-        x = r.rng + _U64(_RNG_INC)
-        r.rng = x
-        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
-        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
-        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
-
-
-@njit(**JIT)
-def rand_below(r, n):
-    """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
-    return (rng_u32(r) * np.int64(n)) >> 32
+from ripmarket_env.core.kernels import rand_below, rng_u32  # noqa: E402,F401  (the game's own RNG)
 
 
 # ----------------------------------------------------------------------------------

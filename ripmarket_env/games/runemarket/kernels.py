@@ -125,35 +125,7 @@ END_MAX_TURNS = 1
 # splitmix64 over a 64-bit state (uint64), as every game of the zoo: each draw adds the
 # golden-ratio increment and mixes; ``rng_u32`` keeps the top 32 bits of the mix. In plain
 # Python (NUMBA_DISABLE_JIT=1) the same steps run on Python ints masked to 64 bits.
-_RNG_INC = 0x9E3779B97F4A7C15
-_RNG_M1 = 0xBF58476D1CE4E5B9
-_RNG_M2 = 0x94D049BB133111EB
-_M64 = 0xFFFFFFFFFFFFFFFF
-
-if _NO_JIT:
-
-    def rng_u32(r):
-        x = (int(r.rng) + _RNG_INC) & _M64
-        r.rng = x
-        z = ((x ^ (x >> 30)) * _RNG_M1) & _M64
-        z = ((z ^ (z >> 27)) * _RNG_M2) & _M64
-        return (z ^ (z >> 31)) >> 32
-
-else:
-    _U64 = np.uint64
-
-    @njit(**JIT)
-    def rng_u32(r):
-        x = r.rng + _U64(_RNG_INC)
-        r.rng = x
-        z = (x ^ (x >> _U64(30))) * _U64(_RNG_M1)
-        z = (z ^ (z >> _U64(27))) * _U64(_RNG_M2)
-        return np.int64((z ^ (z >> _U64(31))) >> _U64(32))
-
-
-@njit(**JIT)
-def rand_below(r, n):
-    return (rng_u32(r) * int(n)) >> 32
+from ripmarket_env.core.kernels import rand_below, rng_u32  # noqa: E402,F401  (the game's own RNG)
 
 
 # ---------------------------------------------------------------------------------- cards (RM-3.7)
