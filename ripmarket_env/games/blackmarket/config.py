@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
+
+from ripmarket_env.core.config import RulesBase
 
 MODES = ("teams", "ffa")
 TEAM_TARGETS = ("side_total", "any_player")
@@ -37,7 +39,7 @@ def _is_int(v) -> bool:
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(RulesBase):
     """Rules of one Black Market game (docs/games/black-market/RULES.md, BM-9).
 
     Fields:
@@ -53,6 +55,8 @@ class RulesConfig:
         max_turns: safety cap on turns, 1-2000; None = 50 x players (BM-8.3).
         reward_mode: "win" or "placement" (ffa only) (BM-10.2).
     """
+
+    error = ConfigError
 
     num_players: int = 4
     mode: str = "teams"
@@ -113,16 +117,3 @@ class RulesConfig:
         arr[C_MAX_TURNS] = self.turns_cap
         arr[C_PLACEMENT] = int(self.reward_mode == "placement")
         return arr
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RulesConfig":
-        if not isinstance(data, dict):
-            raise ConfigError(f"rules config must be a mapping of fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"rules config: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
-        return cls(**data)

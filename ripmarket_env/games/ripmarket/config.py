@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
+
+from ripmarket_env.core.config import RulesBase
 
 TIE_RULES = ("all", "earliest")
 GHOST_PHASES = ("in_turn", "first")
@@ -29,7 +31,7 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(RulesBase):
     """Rules of one game. ``None`` means "the rulebook's value for this player count".
 
     Fields:
@@ -44,6 +46,8 @@ class RulesConfig:
         reward_mode: "win" (R-11.1) or "placement" (R-11.2).
         hand_size: starting hand (R-1.3).
     """
+
+    error = ConfigError
 
     num_players: int = 4
     start_hp: int | None = None
@@ -126,21 +130,3 @@ class RulesConfig:
         arr[C_REWARD] = REWARD_MODES.index(self.reward_mode)
         arr[C_HAND] = self.hand_size
         return arr
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RulesConfig":
-        if not isinstance(data, dict):
-            raise ConfigError(f"rules config must be a mapping of fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(
-                f"rules config: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}"
-            )
-        try:
-            return cls(**data)
-        except TypeError as exc:  # pragma: no cover - dataclass guards above
-            raise ConfigError(f"rules config: {exc}") from None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
+
+from ripmarket_env.core.config import RulesBase
 
 BANDIT_INTEREST = ("divert", "block")
 RUNE_SUMS = ("exact", "at_least")
@@ -33,7 +35,7 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(RulesBase):
     """Rules of one game of The Rune Market. ``None`` means "the rulings' value".
 
     Fields:
@@ -51,6 +53,8 @@ class RulesConfig:
         defend: "ask" (the defender always decides, RM-5.9) or "auto" (a defender without
             a blocking card is resolved by the engine).
     """
+
+    error = ConfigError
 
     num_players: int = 4
     hand_size: int = 3
@@ -114,16 +118,3 @@ class RulesConfig:
         a[C_ASK_DEFEND] = int(self.defend == "ask")
         a[C_MKT:C_MKT + 4] = market
         return a
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RulesConfig":
-        if not isinstance(data, dict):
-            raise ConfigError(f"rules config must be a mapping of fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"rules config: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
-        return cls(**data)
