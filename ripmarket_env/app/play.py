@@ -564,7 +564,8 @@ class GameSession:
         }
 
     def _event_view(self, e: Event) -> dict:
-        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced, "kind": e.kind}
+        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced_for(self.seat),
+                "kind": e.kind}
 
     def recent(self) -> list[dict]:
         """What happened since your latest decision, in order: events, ``round`` markers

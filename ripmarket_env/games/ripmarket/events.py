@@ -47,7 +47,8 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
 === ================ ============ ======================== ==========================
 
 Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play and a
-Shadow card drawn are known to their seat only; ``Event.text_for(viewer)`` names them
+Shadow card drawn are known to their seat only, and so is whether a decision was forced
+(``forced_for(viewer)``: one legal option is a fact about the seat's hand); ``Event.text_for(viewer)`` names them
 only for that seat (or ``viewer="god"``) and says "a card" / "a card face-down" / "a
 Shadow card" to every other viewer. A face-down card is named for everyone by its
 ``reveal`` event; a Shadow card is named when it is attached (public, R-5.6).
@@ -104,22 +105,34 @@ class Event:
     public: str
     private: str
 
+    def _own(self, viewer: int | str | None) -> bool:
+        """``viewer`` may know what only this event's seat knows (its seat, or the god view)."""
+        return viewer == "god" or (viewer is not None and not isinstance(viewer, str) and viewer == self.seat)
+
+    def forced_for(self, viewer: int | str | None = None) -> bool:
+        """Whether ``viewer`` learns that the engine took this decision alone (R-12.1, R-12.3).
+
+        Whether a decision had one legal option is derived from the deciding seat's hidden
+        state (a hand of one design, a Shadow hand), so only that seat and the god view are
+        told; every other viewer sees a forced decision exactly like a chosen one."""
+        return self.forced and self._own(viewer)
+
     def text_for(self, viewer: int | str | None = None) -> str:
         """The event in words as ``viewer`` sees it: a seat, ``None`` (a spectator) or
         ``"god"`` (everything)."""
-        text = self.private if viewer == "god" or (viewer is not None and viewer == self.seat) else self.public
-        return text + " (only choice)" if self.forced else text
+        text = self.private if self._own(viewer) else self.public
+        return text + " (only choice)" if self.forced_for(viewer) else text
 
     def visible_to(self, viewer: int | str | None) -> tuple[int | None, int | None]:
         """``(a, b)`` as ``viewer`` may know them (``None`` for a hidden value)."""
-        if self.hidden and not (viewer == "god" or (viewer is not None and viewer == self.seat)):
-            return None, (self.b if self.kind == "play" else None)
+        if self.hidden and not self._own(viewer):
+            return None, (self.b if self.kind in ("play", "replace") else None)
         return self.a, self.b
 
     def to_dict(self, viewer: int | str | None = None) -> dict:
         a, b = self.visible_to(viewer)
         return {"kind": self.kind, "seat": self.seat, "a": a, "b": b, "round": self.round,
-                "forced": self.forced, "text": self.text_for(viewer)}
+                "forced": self.forced_for(viewer), "text": self.text_for(viewer)}
 
 
 def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
