@@ -193,9 +193,9 @@ def test_r_7_5_earthquake_keeps_fired_triggers_pickpocket_discard_stays():
     finish(t)
 
 
-def test_r_7_5_earthquake_keeps_direct_damage_market_changes_and_deflection():
-    """R-7.5: Earthquake does not undo Backstab's HP loss or a Market Crash, and Deflection
-    still redirects (it is not a score effect).
+def test_r_7_5_earthquake_keeps_direct_damage_and_market_changes():
+    """R-7.5: Earthquake does not undo Backstab's HP loss (direct damage, not round damage)
+    or a Market Crash (not about the round's scores or damage).
     Order 0-1-2-3: Deflection (5, names 1) / Backstab on seat 2 / Market Crash slot 0 / Earthquake."""
     t = table(hands={0: ["Deflection"], 1: ["Backstab"], 2: ["Market Crash"], 3: ["Earthquake"]},
               hp={0: 2, 1: 1, 2: 2, 3: 1}, market=["Relief", "Spite", "Closer"], deck_top=["Stockpile"] * 3 + ["Mimic"])
@@ -207,8 +207,71 @@ def test_r_7_5_earthquake_keeps_direct_damage_market_changes_and_deflection():
     assert t.damage == [0, 1, 0, 0]
     assert t.hp == [2, 0, 1, 1]
     assert t.discard_names()["Relief"] == 1  # crashed
-    t2 = run({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Aftershock"})
-    assert t2.last_rule == "earthquake" and t2.damage == [0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("plays, damage", [
+    # Deflection BEFORE the rule card: seat 0 (5) is lowest and keeps its damage
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Aftershock"}, [1, 0, 0, 0]),
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Earthquake"}, [1, 0, 0, 1]),
+    # Deflection AFTER the rule card: seat 2 (5) is lowest and keeps its damage
+    ({0: "Aftershock", 1: "Tycoon", 2: {"card": "Deflection", "target": 1}, 3: "Merchant"}, [0, 0, 1, 0]),
+    ({0: "Earthquake", 1: "Tycoon", 2: {"card": "Deflection", "target": 1}, 3: "Merchant"}, [1, 0, 1, 0]),
+])
+def test_r_7_5_no_damage_redirection_under_earthquake_before_or_after(plays, damage):
+    """R-7.5 / R-8.3: under Earthquake (or Aftershock) a Deflection redirects nothing, whether
+    it was played before or after the rule card: the damage lands where the plain numbers put
+    it, no deflect event is logged, and the same table without the rule card does redirect."""
+    t = run(plays)
+    assert t.last_rule == "earthquake" and t.damage == damage
+    quake = next(q for q, v in plays.items() if v in ("Earthquake", "Aftershock"))
+    calm = dict(plays)
+    calm[quake] = "Proud Heir"  # 7, no rule change
+    t2 = run(calm)
+    deflector = next(q for q, v in plays.items() if isinstance(v, dict))
+    assert t2.last_rule == "none" and t2.damage[deflector] == 0 and t2.damage[1] == 1
+
+
+def test_r_7_5_a_later_rule_change_brings_deflection_back():
+    """R-7.5: Earthquake then Low Tide: Low Tide overrides Earthquake, so the Deflection works
+    again. Earthquake 5 and Deflection 5 tie highest under Low Tide; seat 1's Deflection passes
+    its damage to seat 0, who takes both."""
+    t = run({0: "Earthquake", 1: {"card": "Deflection", "target": 0}, 2: "Low Tide", 3: "Last Stand"})
+    assert t.last_rule == "low_tide"
+    assert t.scores == [5, 5, 3, 3]
+    assert t.damage == [2, 0, 0, 0]
+
+
+@pytest.mark.parametrize("plays, scores", [
+    # a Living modifier played BEFORE Earthquake: Heavy Taxes would make Tycoon 6
+    ({0: "Heavy Taxes", 1: "Tycoon", 2: "Earthquake", 3: "Merchant"}, [3, 8, 5, 6]),
+    # ... and one played AFTER it: Spite on Tycoon would make it 6
+    ({0: "Earthquake", 1: "Tycoon", 2: {"card": "Spite", "target": 1}, 3: "Merchant"}, [5, 8, 4, 6]),
+    # board-wide and own modifiers after Aftershock: Relief (+2 to base <= 3), Closer (+2 last)
+    ({0: "Aftershock", 1: "Last Stand", 2: "Relief", 3: "Closer"}, [7, 3, 4, 5]),
+])
+def test_r_7_5_score_modifiers_are_off_whether_played_before_or_after(plays, scores):
+    """R-7.5: every score modifier is switched off, before or after the rule card."""
+    t = run(plays)
+    assert t.last_rule == "earthquake" and t.scores == scores
+
+
+def test_r_7_5_earthquake_keeps_draws_flushes_and_exorcisms():
+    """R-7.5: what cards did when played is not undone by a later Earthquake: Merchant's
+    draw stays in hand, Tycoon's flushed Market stays flushed, and the Possession Exorcist
+    removed stays in the Shadow discard. Order 0-4: Merchant / Ghost haunts 2 / Exorcist /
+    Tycoon / Earthquake."""
+    t = table(n=5, hands={0: ["Merchant"], 2: ["Exorcist"], 3: ["Tycoon"], 4: ["Earthquake"]},
+              ghosts={1: ["Possession", "Possession"]}, market=["Spite", "Closer", "Low Tide"],
+              deck_top=["Stockpile", "Mimic", "Last Stand", "Grave Digger", "Relief", "Relief", "Heavy Taxes",
+                        "Even Keel"])
+    t.play_round({0: "Merchant", 2: "Exorcist", 3: "Tycoon", 4: "Earthquake"}, haunts={1: ("Possession", 2)})
+    assert t.last_rule == "earthquake"
+    assert t.hand(0) == Counter({"Stockpile": 1, "Mimic": 1})  # Merchant drew Mimic
+    assert t.market_names() == ["Relief", "Relief", "Heavy Taxes"]  # flushed and refilled
+    assert {"Spite", "Closer", "Low Tide"} <= set(t.discard_names())
+    assert t.attached(2) == [] and t.shadow_discard_names()["Possession"] == 1
+    assert t.scores == [6, 0, 6, 8, 5] and t.damage == [0, 0, 0, 0, 1]
+    finish(t)
 
 
 def test_r_7_5_a_later_rule_change_overrides_earthquake():

@@ -284,11 +284,12 @@ class RoundModel:
         risk = self._cache.get(rkey)
         if risk is None:
             risk = self._cache[rkey] = self.damage_prob(x, [d for _, d in ods], rule)
-        if self.ci.deflect[design] and target >= 0:
+        quake = rule == "earthquake"  # no damage is redirected under Earthquake
+        if self.ci.deflect[design] and target >= 0 and not quake:
             risk *= 0.15
         # Deflections on the table that name me pass their holder's damage to me
         for s in self.others_cards:
-            if s.alive and self.ci.deflect[s.played] and s.target == 0:
+            if not quake and s.alive and self.ci.deflect[s.played] and s.target == 0:
                 sx = self.score(s, s.played, ctx)
                 rest = [d for o, d in ods if o.rel != s.rel] + [(np.array([x]), np.array([1.0]))]
                 risk = min(1.0, risk + self.damage_prob(sx, rest, rule))

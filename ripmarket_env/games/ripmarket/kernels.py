@@ -1067,13 +1067,14 @@ def resolve_round(r, T, c):
             if hit[q] != hit2[q]:
                 r.shadow_swings += 1
                 break
-    # 4. Deflection.
+    # 4. Deflection; under Earthquake no damage is redirected.
+    quake = rule == RULE_EARTHQUAKE
     for i in range(P):
         q = r.order[i]
         if hit[q] == 0:
             continue
         holder = q
-        while True:
+        while not quake:
             d = r.played[holder]
             t = r.target[holder]
             if (d >= 0 and not spent[holder] and r.alive[holder] and t >= 0 and r.alive[t]
