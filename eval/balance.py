@@ -42,6 +42,7 @@ import numpy as np
 from ripmarket_env.games.ripmarket.events import GameLog
 from ripmarket_env.games.ripmarket.state import PH_ACQUIRE
 
+from eval.balance_targets import targets_markdown
 from eval.ratings import wilson_interval
 from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, run_tournament, validate
 
@@ -357,12 +358,12 @@ def run_balance(
     few hundred games. ``cards``: a card file to play with instead of the packaged one
     (``CardDataError`` if it is malformed).
     """
-    from ripmarket_env.games.ripmarket.cards.loader import default_cards, load_cards
+    from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, default_cards, load_cards
 
     names = validate_balance(agent_names, players, games)
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    card_file = str(Path(cards).resolve()) if cards is not None else None
+    card_file = str(card_path(cards).resolve()) if cards is not None else None
     db = load_cards(card_file) if card_file is not None else default_cards()
     t0 = time.perf_counter()
     per = []
@@ -471,6 +472,10 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "![game length](game_length.png) ![first seat](seat_position.png)",
         "",
+        "## The rulebook's promises (targets, docs/BALANCE.md)",
+        "",
+        targets_markdown(result, result_cards(result)),
+        "",
     ]
     for f in result["by_players"]:
         P = f["players"]
@@ -548,6 +553,24 @@ def markdown(result: dict[str, Any]) -> str:
                 )
         L += ["", f"![cards, {P} players](cards_{P}p.png)", ""]
     return "\n".join(L) + "\n"
+
+
+def result_cards(result: dict[str, Any]):
+    """The card database a balance result was played with (its settings name the file)."""
+    from ripmarket_env.games.ripmarket.cards.loader import default_cards, load_cards
+
+    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS
+
+    f = result["settings"].get("cards")
+    digest = result["settings"].get("cards_digest")
+    if f not in (None, "packaged cards.json"):
+        return load_cards(f)
+    # the packaged cards of the run: today's, or a packaged edition with the run's digest
+    for db in (default_cards(), *(load_cards(name) for name in EDITIONS)):
+        if digest is None or db.digest == digest:
+            return db
+    raise ValueError(f"the run was played with packaged cards of digest {digest[:12]}..., which are neither "
+                     f"today's cards.json nor a packaged edition ({', '.join(EDITIONS)})")
 
 
 def write_balance(result: dict[str, Any], out: Path) -> list[Path]:

@@ -346,9 +346,9 @@ def run_tournament(
     spec.make_rules(players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
     cards_digest = None
     if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+        from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, load_cards
 
-        cards = str(Path(cards).resolve())
+        cards = str(card_path(cards).resolve())
         cards_digest = load_cards(cards).digest
     if int(chunk_sets) < 1:
         raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")

@@ -49,6 +49,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ripmarket_env.games.ripmarket.cards.loader import CardDB
+from ripmarket_env.games.ripmarket.cards.registry import base_cond_holds
 
 from agents.base import BaseAgent, register
 from agents.ripmarket.view import SeatInfo, SeatView, tables
@@ -58,16 +59,7 @@ from agents.ripmarket.view import SeatInfo, SeatView, tables
 # ---------------------------------------------------------------------------------
 
 
-def _cond(cond: str, arg: int, base: int) -> bool:
-    if cond == "base_ge":
-        return base >= arg
-    if cond == "base_le":
-        return base <= arg
-    if cond == "base_even":
-        return base % 2 == 0
-    if cond == "base_odd":
-        return base % 2 == 1
-    return False
+_cond = base_cond_holds
 
 
 class CardInfo:
@@ -325,6 +317,11 @@ def _leader_order(view: SeatView, rels) -> list[int]:
     return sorted(rels, key=lambda r: (tuple(-float(x) for x in view.leader_key(view.seats[r])), r))
 
 
+#: What a replace card that draws first is worth above the card it will be replaced by
+#: (a replace card that draws nothing keeps the flat malus of ``LivingStyle.bonus``).
+REPLACE_EDGE = 0.02
+
+
 class LivingStyle:
     """How a living player acquires, plays and makes choices (subclasses set ``name``)."""
 
@@ -348,7 +345,16 @@ class LivingStyle:
     def best_play(self, m: RoundModel, designs, acq: str | None) -> tuple[float, int, int]:
         """(utility, design, target) of the best play among ``designs``."""
         best = None
+        plain = [d for d in designs if not m.ci.replace[d]]
         for d in sorted(designs):
+            if m.ci.replace[d] and m.ci.cards_gained[d]:
+                # Double Back-style: it draws first and is then replaced by a card from hand,
+                # so it is worth the best other card plus the draw (R-7.9)
+                if plain:
+                    u = self.best_play(m, plain, acq)[0] + REPLACE_EDGE
+                    if best is None or u > best[0] + 1e-12:
+                        best = (u, d, -1)
+                    continue
             for t in m.target_options(d):
                 u = self.utility(m, d, t, acq)
                 if best is None or u > best[0] + 1e-12:

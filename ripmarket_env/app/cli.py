@@ -445,6 +445,33 @@ def balance_diff(
         typer.echo(f"comparison: {out}")
 
 
+@balance_app.command("targets")
+def balance_targets(
+    a: Path = typer.Argument(..., metavar="A", help="balance.json of a run (or its directory)."),
+    b: Optional[Path] = typer.Argument(None, metavar="B", help="A second run, shown next to A (e.g. after a card change)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the table as Markdown here."),
+) -> None:
+    """The rulebook's promises (blessing strings, stacked-Shadow counterplay, Shadow swings, play
+    shares, win-rate differences, seat fairness) measured in one run, or two side by side."""
+    from eval.balance import load_result, result_cards
+    from eval.balance_targets import targets_markdown
+    from ripmarket_env.games.ripmarket.cards.loader import CardDataError
+
+    try:
+        ra = load_result(a)
+        rb = load_result(b) if b is not None else None
+        md = targets_markdown(ra, result_cards(ra), (rb, result_cards(rb)) if rb is not None else None,
+                              (str(a), str(b)))
+    except (ValueError, CardDataError) as exc:
+        fail(str(exc))
+    typer.echo(md)
+    if out is not None:
+        if out.is_dir():
+            fail(f"--out {out} is a directory; give a file name")
+        out.write_text(md + "\n", encoding="utf-8")
+        typer.echo(f"targets: {out}")
+
+
 app.add_typer(balance_app, name="balance")
 
 

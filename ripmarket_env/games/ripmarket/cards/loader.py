@@ -214,6 +214,20 @@ def _default_path():
     return resources.files("ripmarket_env.games.ripmarket.cards").joinpath("cards.json")
 
 
+#: Packaged card editions a ``--cards`` option accepts by name (docs/BALANCE.md): the
+#: packaged ``cards.json`` is the current (second) edition.
+EDITIONS = {"first-edition": "first_edition.json"}
+
+
+def card_file(path: str | Path) -> Path:
+    """The card file ``path`` names: a packaged edition's file for an edition name
+    (``"first-edition"``) unless a file of that name exists, else ``path`` itself."""
+    name = str(path)
+    if name in EDITIONS and not Path(name).exists():
+        return Path(str(resources.files("ripmarket_env.games.ripmarket.cards").joinpath(EDITIONS[name])))
+    return Path(path)
+
+
 def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> CardDB:
     """Load, validate and compile a card file (default: the packaged ``cards.json``).
 
@@ -227,8 +241,8 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
         except OSError as exc:  # pragma: no cover - broken install
             raise CardDataError(f"{label}: cannot read the packaged card file: {exc}") from None
     else:
-        p = Path(path)
-        label = str(p)
+        p = card_file(path)
+        label = str(path) if str(path) in EDITIONS else str(p)
         try:
             raw = p.read_text(encoding="utf-8")
         except FileNotFoundError:

@@ -34,6 +34,21 @@ BASE_CONDS = {
     "base_odd": 3,  # base value odd
 }
 
+
+
+def base_cond_holds(cond: str, arg: int, base: int) -> bool:
+    """Whether a BASE_CONDS condition (by name) holds for a printed base value (R-7.2)."""
+    if cond == "base_ge":
+        return base >= arg
+    if cond == "base_le":
+        return base <= arg
+    if cond == "base_even":
+        return base % 2 == 0
+    if cond == "base_odd":
+        return base % 2 == 1
+    return False
+
+
 #: Sources for ``set_score``.
 SET_SOURCES = {"highest_other_base": 0}
 
