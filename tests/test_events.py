@@ -263,9 +263,23 @@ def test_r_9_1_and_r_11_game_over_with_placements():
     assert t.events[-1].kind == "place" and t.done
 
 
-def test_r_9_2_co_winners_share_their_place():
-    """R-9.2: both last players die at once and share the win (places 1 and 2: 1.5 each)."""
+def test_r_9_2_sudden_death_is_logged_and_the_game_goes_on():
+    """R-9.2 (default no_survivor="sudden_death"): both last players would die at once; the
+    damage is not dealt, the log says so (to every viewer alike), and the next round begins."""
     t = one_round({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    (spared,) = t.of("spared")
+    assert (spared.seat, spared.a) == (-1, 2) and not t.of("damage") and not t.of("game_over")
+    assert all(spared.text_for(v) == spared.public for v in (0, 1, 2, None)) and "Sudden death" in spared.public
+    kinds = [e.kind for e in t.events]
+    assert kinds.index("score") < kinds.index("spared") < kinds.index("first_player") < kinds.index("round_start", 1)
+    assert not t.done and t.hp == [1, 1, 0]
+
+
+def test_r_9_2_variant_share_win_co_winners_share_their_place():
+    """R-9.2 variant no_survivor="share_win": both last players die at once and share the
+    win (places 1 and 2: 1.5 each)."""
+    t = one_round({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
+                  rules={"no_survivor": "share_win"})
     (over,) = t.of("game_over")
     assert (over.a, over.b) == (1, 2)
     places = {e.seat: (e.a, e.b) for e in t.of("place")}

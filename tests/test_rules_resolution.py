@@ -631,10 +631,53 @@ def test_r_9_1_mid_round_death_finishes_the_turn_then_ends_without_resolution():
     assert t.rewards == [1.0, -0.5, -0.5]
 
 
-def test_r_9_2_everybody_dies_the_last_to_die_share_the_win():
-    """R-9.2 / R-11.1: seats 0 and 1 (1 HP each) tie lowest and both die; the Ghost at seat 2
-    died earlier. k = 2 co-winners of n = 3: each (n-k)/(k(n-1)) = 1/4; the Ghost -1/2."""
+def test_r_9_2_sudden_death_damage_that_would_leave_nobody_alive_is_not_dealt():
+    """R-9.2 (default): seats 0 and 1 (1 HP each) tie lowest: dealing the damage would leave
+    nobody alive, so it is not dealt; the token goes on as usual (tie: earliest, seat 0) and
+    the game goes on until one player is last alive."""
     t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.scores == [3, 3, 0]
+    assert not t.done and t.damage == [0, 0, 0] and t.hp == [1, 1, 0] and t.alive == [True, True, False]
+    assert t.first_player == 0 and t.round_num == 1 and int(t.r["spared_rounds"]) == 1
+    # the next round has a loser: seat 1 (Stockpile 2) dies, seat 0 wins alone
+    t.arrange(hands={0: ["Tycoon"], 1: ["Stockpile"]}, ghosts={2: []})
+    t.start_round(0)
+    t.play_round({0: "Tycoon", 1: "Stockpile"})
+    assert t.done and t.winners == [0] and t.rewards == pytest.approx([1.0, -0.5, -0.5])
+    finish(t)
+
+
+@pytest.mark.parametrize("plays, hp, damage", [
+    # Deflection passes seat 0's damage to seat 1: seat 0 survives, so the damage is dealt
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Proud Heir"}, {0: 1, 1: 1, 2: 1}, [0, 1, 0]),
+    # The Cull: the lowest two die, the highest survives: dealt
+    ({0: "Stockpile", 1: "Closer", 2: "The Cull"}, {0: 1, 1: 1, 2: 1}, [1, 1, 0]),
+    # two of three tie lowest at 1 HP, the third is not hurt: dealt
+    ({0: "Stockpile", 1: "Stockpile", 2: "Tycoon"}, {0: 1, 1: 1, 2: 1}, [1, 1, 0]),
+])
+def test_r_9_2_damage_that_leaves_a_survivor_is_dealt(plays, hp, damage):
+    """R-9.2: sudden death only stops damage that would leave nobody alive; when a player
+    survives the round, the damage lands (a lone survivor wins, R-9.1)."""
+    t = run(plays, n=3, hp=hp)
+    assert t.damage == damage and t.alive == [d == 0 for d in damage]
+    assert t.done == (sum(damage) == 2) and int(t.r["spared_rounds"]) == 0
+
+
+def test_r_9_2_sudden_death_also_under_the_cull_and_low_tide():
+    """R-9.2: The Cull at two living players damages both groups, Low Tide's tie damages
+    every tied player: nobody would survive, so nobody is damaged."""
+    t = run({0: "Stockpile", 1: "The Cull"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.last_rule == "cull" and t.damage == [0, 0, 0] and not t.done
+    t = run({0: "Low Tide", 1: "Low Tide"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.last_rule == "low_tide" and t.damage == [0, 0, 0] and not t.done
+
+
+def test_r_9_2_variant_share_win_everybody_dies_the_last_to_die_share_the_win():
+    """R-9.2 variant no_survivor="share_win" (the first edition) / R-11.1: seats 0 and 1
+    (1 HP each) tie lowest and both die; the Ghost at seat 2 died earlier. k = 2 co-winners
+    of n = 3: each (n-k)/(k(n-1)) = 1/4; the Ghost -1/2."""
+    t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
+            rules={"no_survivor": "share_win"})
     assert t.scores == [3, 3, 0]  # 2 + 1 Ghost each
     assert t.done and t.winners == [0, 1]
     assert t.rewards == pytest.approx([0.25, 0.25, -0.5])
@@ -700,7 +743,8 @@ def test_r_9_4_no_epilogue_without_a_single_winner(case):
         t = run({0: "Tycoon", 1: "Stockpile"}, n=2, rules={"epilogue": True, "max_rounds": 1})
         assert t.winners == [0, 1]
     else:
-        t = run({0: "Stockpile", 1: "Grave Digger"}, n=2, hp={0: 1, 1: 1}, rules={"epilogue": True})
+        t = run({0: "Stockpile", 1: "Grave Digger"}, n=2, hp={0: 1, 1: 1},
+                rules={"epilogue": True, "no_survivor": "share_win"})
         assert t.winners == [0, 1]
     assert t.done and not bool(t.r["epilogue"])
     assert t.rewards == [0.0, 0.0]
@@ -734,10 +778,11 @@ def test_r_11_2_placement_rewards_by_elimination_order():
 
 
 def test_r_11_2_placement_co_winners_share_their_places():
-    """R-11.2 / R-9.2: placement mode, 3 players: the two who die last together share places
-    1-2 (average 1.5: 1 - 2*0.5/2 = 0.5 each); the earlier Ghost is place 3 (-1)."""
+    """R-11.2 / R-9.2 (variant no_survivor="share_win"): placement mode, 3 players: the two
+    who die last together share places 1-2 (average 1.5: 1 - 2*0.5/2 = 0.5 each); the
+    earlier Ghost is place 3 (-1)."""
     t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
-            rules={"reward_mode": "placement"})
+            rules={"reward_mode": "placement", "no_survivor": "share_win"})
     assert t.winners == [0, 1]
     assert t.rewards == pytest.approx([0.5, 0.5, -1.0])
 

@@ -287,7 +287,7 @@ class RoundSeat(BaseModel):
 
 class StoryLine(BaseModel):
     seat: int = Field(description="The seat the sentence is about; -1 for the whole table.")
-    kind: str = Field(description="scores, damage, deflect, hit, haunt or death")
+    kind: str = Field(description="scores, damage, deflect, hit, sudden_death, haunt or death")
     text: str
 
 

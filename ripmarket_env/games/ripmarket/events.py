@@ -44,6 +44,7 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
 29  resolve          -1           round number             1 in the epilogue
 30  game_over        -1           reason (END_REASONS)     number of winners
 31  place            seat         2 x place                1 for a winner
+32  spared           -1           players spared           - (sudden death, R-9.2)
 === ================ ============ ======================== ==========================
 
 Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play and a
@@ -69,6 +70,7 @@ EVENT_KINDS: dict[int, str] = {
     13: "rule", 14: "exorcise", 15: "trigger", 16: "discard", 17: "skip", 18: "shadow_draw",
     19: "pass", 20: "haunt", 21: "reveal", 22: "score", 23: "no_score", 24: "deflect", 25: "damage",
     26: "death", 27: "first_player", 28: "round_start", 29: "resolve", 30: "game_over", 31: "place",
+    32: "spared",
 }
 EVENT_CODES: dict[str, int] = {name: code for code, name in EVENT_KINDS.items()}
 END_REASONS = {0: "last_alive", 1: "all_died", 2: "max_rounds"}
@@ -199,6 +201,9 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
         t = f"{who} takes {a} damage (HP {b})"
     elif kind == "death":
         t = f"{who} dies and becomes a Ghost"
+    elif kind == "spared":
+        t = (f"Sudden death: the round's damage would leave nobody alive, so it is not dealt; "
+             f"the {a} living players play on")
     elif kind == "first_player":
         t = f"{who} takes the First Player token"
     elif kind == "round_start":
@@ -208,7 +213,8 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
         t = f"Round {a} resolves" + (" (epilogue, display only)" if b else "")
     elif kind == "game_over":
         t = {0: "Game over: one living player remains",
-             1: "Game over: nobody is left alive; the players who died last share the win",
+             1: "Game over: nobody is left alive; the players who died last share the win "
+                "(variant no_survivor=share_win)",
              2: "Game over: the round limit is reached; the living share a draw"}.get(a, "Game over")
     elif kind == "place":
         place = _ordinal(a // 2) if a % 2 == 0 else f"{a / 2:g} (shared)"

@@ -44,6 +44,7 @@ from ripmarket_env.games.ripmarket.config import (
     C_HP,
     C_MARKET,
     C_MAX_ROUNDS,
+    C_NO_SURVIVOR,
     C_P,
     C_REWARD,
     C_TIE,
@@ -106,6 +107,7 @@ EV_ROUND_START = 28
 EV_RESOLVE = 29
 EV_GAME_OVER = 30
 EV_PLACE = 31
+EV_SPARED = 32
 
 END_LAST_ALIVE = 0
 END_ALL_DIED = 1
@@ -1085,6 +1087,21 @@ def resolve_round(r, T, c):
             else:
                 break
         dmg[holder] += 1
+    # sudden death (default): damage that would leave nobody alive is not dealt.
+    if c[C_NO_SURVIVOR] == 0:
+        spared = 0
+        survivor = False
+        for q in range(P):
+            if r.alive[q]:
+                if r.hp[q] - dmg[q] > 0:
+                    survivor = True
+                else:
+                    spared += 1
+        if not survivor and spared > 0:
+            for q in range(P):
+                dmg[q] = 0
+            r.spared_rounds += 1
+            ev_push(r, EV_SPARED, -1, spared, 0)
     # 5. Damage at once; deaths in turn order from the First Player.
     for q in range(P):
         h = r.hp[q] - dmg[q]
@@ -1102,7 +1119,7 @@ def resolve_round(r, T, c):
                 first_death = False
             die(r, c, q)
             died[q] = 1
-    # 6. Game end.
+    # 6. Game end (R-9.1, R-9.2; nobody left alive only with no_survivor="share_win").
     nl = living_count(r, c)
     if nl <= 1:
         for q in range(P):
@@ -1219,6 +1236,7 @@ def reset_game(r, T, c, seed64):
     r.last_competed[:] = False
     r.last_rule = 0
     r.shadow_swings = 0
+    r.spared_rounds = 0
     r.steps = 0
     r.ev[:] = 0  # a fresh game's state is byte-identical whatever the row held before
     r.ev_n = 0
