@@ -104,3 +104,18 @@ def test_side_by_side_table(first, second):
     swing = next(r for r in rows if "Shadow swings" in r)
     assert "5.0% | **no** | 8.0% | yes" in swing
     json.dumps(md)  # plain text
+
+
+def test_a_shadow_design_with_two_triggers_is_refused(tmp_path):
+    """R-4.8: one fired flag per attached card, so a design may carry one shadow_trigger; a
+    second is refused naming the card and the field (the first draft of Patron's Gift's string)."""
+    from ripmarket_env.games.ripmarket.cards.loader import _default_path
+
+    data = json.loads(_default_path().read_text(encoding="utf-8"))
+    row = next(r for r in data["shadow"] if r["name"] == "Patron's Gift")
+    row["effect"] = [{"op": "shadow_trigger", "kind": "score", "amount": 3, "source": "took_deck"},
+                     {"op": "shadow_trigger", "kind": "score", "amount": -2, "source": "took_market"}]
+    p = tmp_path / "two_triggers.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CardDataError, match=r"Patron's Gift.*effect.*2 'shadow_trigger' ops; at most one"):
+        load_cards(p)

@@ -6,6 +6,10 @@ says otherwise: 4 players, 2 HP each, seat 0 holds the First Player token, so th
 order is 0, 1, 2, 3. "Filler" cards are cards whose text cannot change any score in the
 scenario: Merchant (6, draw 1), Veiled Blade (7, face-down), Tycoon (8, Market flush),
 Fire Sale (3, Market flush), Stockpile (2, draw 2).
+
+The scenarios play the first edition (``--cards first-edition``, docs/BALANCE.md): they pin
+what each effect primitive does with the numbers worked out below; the second edition's
+changed designs have their own scenarios in tests/test_card_scenarios_2e.py.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from collections import Counter
 
 import pytest
 
-from ripmarket_env.games.ripmarket.cards.loader import default_cards
+from ripmarket_env.games.ripmarket.cards.loader import load_cards
 from scenario import Table, serial
 
-DB = default_cards()
+DB = load_cards("first-edition")
 COVERED: set[str] = set()
 
 
@@ -41,7 +45,7 @@ def covers(*names):
 
 
 def table(n=4, first=0, **arrange):
-    t = Table(n, seed=0)
+    t = Table(n, seed=0, cards=DB)
     t.arrange(**arrange)
     t.start_round(first)
     return t

@@ -200,7 +200,7 @@ def test_exact_rows(db):
         [R.OP_SCORE_BOARD, -2, R.BASE_CONDS["base_ge"], 6],
         [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0],
     ]
-    assert db.living_value[ht] == 3 and db.living_copies[ht] == 2 and db.living_family[ht] == 0
+    assert db.living_value[ht] == 5 and db.living_copies[ht] == 2 and db.living_family[ht] == 0
 
     uc = db.by_name("Undercurrent").id
     assert db.living_ops[uc, 0].tolist() == [R.OP_FACE_DOWN, 0, 0, 0]
@@ -217,7 +217,7 @@ def test_exact_rows(db):
     assert db.shadow_ops[po, 0].tolist() == [R.OP_SHADOW_SCORE, -3, R.BASE_CONDS["base_even"], 0]
     pp = db.by_name("Pickpocket").id
     assert db.shadow_ops[pp, 0].tolist() == [
-        R.OP_SHADOW_TRIGGER, R.TRIGGER_KINDS["discard_random"], 1, R.TRIGGER_SOURCES["took_deck"],
+        R.OP_SHADOW_TRIGGER, R.TRIGGER_KINDS["discard_random"], 1, R.TRIGGER_SOURCES["took_market"],
     ]
     assert db.shadow_family[db.by_name("Patron's Gift").id] == 1
     assert db.shadow_family[po] == 0
@@ -443,7 +443,7 @@ def test_reference_content(db):
     md = render_cards_markdown(db)
     assert "## Living Deck" in md and "## Shadow Deck" in md
     assert "| Possession | ×4 | curse |" in md
-    assert "| Heavy Taxes | 3 | ×2 | score | — | Every played card with a base value of 6 or more loses 2. |" in md
+    assert "| Heavy Taxes | 5 | ×2 | score | — | Every played card with a base value of 6 or more loses 2. |" in md
     # Living table sorted by value then name
     rows = [line for line in md.split("## Shadow Deck")[0].splitlines() if line.startswith("| ") and "---" not in line][1:]
     keys = [(int(r.split("|")[2]), r.split("|")[1].strip()) for r in rows]

@@ -176,7 +176,7 @@ def tournament(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
@@ -327,7 +327,7 @@ def balance(
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     ray_address: Optional[str] = typer.Option(
         None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
@@ -918,7 +918,7 @@ def play(
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
     mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""

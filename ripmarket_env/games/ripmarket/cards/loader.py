@@ -470,8 +470,10 @@ def _check_card_rules(fail, deck: str, ops: list[EffectOp], keywords: list[str])
     choosers = [e.op for e in ops if e.primitive.choice != R.CHOICE_NONE]
     if len(choosers) > 1:
         fail("effect", f"asks for more than one choice ({', '.join(choosers)}); at most one op per card may ask for a choice")
-    for once in ("face_down", "rule"):
+    for once in ("face_down", "rule", "shadow_trigger"):
         if names.count(once) > 1:
+            # shadow_trigger: the engine records whether an attached card's trigger fired
+            # one flag per card, so a second trigger could not be told apart
             fail("effect", f"has {names.count(once)} {once!r} ops; at most one is allowed")
     if "face_down" in names and choosers:
         fail("effect", f"is face-down but {choosers[0]!r} asks for a choice; face-down cards may not ask for choices")
