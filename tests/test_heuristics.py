@@ -9,6 +9,7 @@ import agents
 from agents.ripmarket.heuristics import DEFAULT_GHOST, GHOST, LIVING, HeuristicAgent
 from agents.ripmarket.view import SeatView
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.cards.loader import default_cards, load_cards
 
 LIVING_PHASES = {"acquire", "play", "choose_target", "choose_market_slot", "choose_replacement"}
 GHOST_PHASES = {"ghost", "choose_victim"}
@@ -236,10 +237,10 @@ def test_greedy_beats_random():
 
 
 def _arranged(num_players=4, *, actor_hand=(), played=None, rule=0, phase=1, hp=None, hand_n=None,
-              shadow_hand=(), alive=None, acted=None, pend_shadow=-1):
+              shadow_hand=(), alive=None, acted=None, pend_shadow=-1, cards=None):
     """An engine whose game 0 is arranged for seat 0 to decide; returns (engine, db)."""
     # phase codes: 1 play, 5 ghost, 6 choose_victim (ripmarket_env.games.ripmarket.state.PHASE_NAMES)
-    eng = Engine(RulesConfig(num_players=num_players), batch_size=1)
+    eng = Engine(RulesConfig(num_players=num_players), batch_size=1, cards=cards)
     eng.reset([1])
     db = eng.cards
     r = eng.state[0]
@@ -277,18 +278,22 @@ def _arranged(num_players=4, *, actor_hand=(), played=None, rule=0, phase=1, hp=
 def _act(name, eng, mask_actions, **kw):
     mask = np.zeros(eng.num_actions, bool)
     mask[mask_actions] = True
+    if eng.cards is not default_cards():
+        kw = {"cards": eng.cards, **kw}
     return agents.make(name, seed=0, **kw).act(eng.observe([0])[0], mask)
 
 
 def test_greedy_plays_high_survivor_saves_strong_cards():
+    """First-edition numbers (Stockpile 2, Closer 5, Tycoon 8 against 6, 5, 4)."""
+    first = load_cards("first-edition")
     hand = ("Stockpile", "Closer", "Tycoon")
     played = {1: "Merchant", 2: "Market Crash", 3: "Black Market Deal"}  # 6, 5, 4: I play last
-    eng, db = _arranged(actor_hand=hand, played=played)
+    eng, db = _arranged(actor_hand=hand, played=played, cards=first)
     card = {n: eng.actions.encode("card", db.by_name(n).id) for n in hand}
     legal = list(card.values())
     assert _act("greedy", eng, legal) == card["Tycoon"]  # 8 beats Closer's 5 + 2
     assert _act("survivor", eng, legal) == card["Closer"]  # 7 is safe above 4; Tycoon is saved
-    eng, db = _arranged(actor_hand=hand, played=played, rule=1)  # Low Tide: lowest wins
+    eng, db = _arranged(actor_hand=hand, played=played, rule=1, cards=first)  # Low Tide: lowest wins
     assert _act("greedy", eng, legal) == card["Stockpile"]
     assert _act("survivor", eng, legal) == card["Stockpile"]
 
@@ -315,14 +320,19 @@ def test_decisions_match_the_recorded_ones():
     included) are reproduced exactly: speed-ups of the decoding or the round model must not
     change a single action. A fresh agent per style (seed 0) decides the samples in order.
     After an intended change of the rules the heuristics model, re-record the actions (the
-    observations stay) and review the count: RIPMARKET_UPDATE_DECISIONS=1 pytest -k recorded"""
+    observations stay) and review the count: RIPMARKET_UPDATE_DECISIONS=1 pytest -k recorded.
+    The samples are first-edition games (docs/BALANCE.md), so the agents are given those cards."""
     import os
     from pathlib import Path
+
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
     path = Path(__file__).parent / "data" / "heuristic_decisions.npz"
     data = np.load(path)
     styles = ["greedy", "survivor", "shark", "hoarder", "trickster"]
-    bots = {n: agents.make(n, seed=0) for n in styles}
+    # the samples were recorded from first-edition games: the agents read those cards
+    first = load_cards("first-edition")
+    bots = {n: agents.make(n, seed=0, cards=first) for n in styles}
     got = np.array([bots[styles[s]].act(o, m) for o, m, s in zip(data["obs"], data["mask"], data["style"])])
     if os.environ.get("RIPMARKET_UPDATE_DECISIONS") == "1":
         arrays = {k: data[k] for k in data.files}
