@@ -44,8 +44,8 @@ def test_recorder_sees_every_shadow_play_forced_ones_included():
     card, whichever seat's it was (also the decisions the engine takes alone inside
     advance()), is recorded in that step, with its victim."""
     rng = np.random.default_rng(0)
-    eng = Engine(RulesConfig(num_players=5), batch_size=12)
-    eng.reset(list(range(21, 33)))
+    eng = Engine(RulesConfig(num_players=5), batch_size=16)
+    eng.reset(list(range(21, 37)))
     rec = PlayRecorder(eng)
     checked = forced = 0
     for actor, before, after in _drive(eng, rec, rng):
@@ -58,9 +58,9 @@ def test_recorder_sees_every_shadow_play_forced_ones_included():
                 for s_ in np.flatnonzero(gone[q] > 0):
                     assert rec.shadow[g][q][-int(gone[q].sum()):].count(int(s_)) == int(gone[q, s_])
                     checked += int(gone[q, s_])
-    total = sum(len(x) for g in range(12) for x in rec.shadow[g])
+    total = sum(len(x) for g in range(16) for x in rec.shadow[g])
     assert checked == total > 20
-    assert sum(len(x) for g in range(12) for x in rec.haunted[g]) == total
+    assert sum(len(x) for g in range(16) for x in rec.haunted[g]) == total
     assert forced > 0, "these games should include haunts the engine took alone"
 
 
@@ -281,7 +281,7 @@ def test_diff_rejects_bad_files(tmp_path, small, content, message):
 
 def test_a_designers_card_file(tmp_path):
     src = json.loads((Path(__file__).resolve().parents[1] / "ripmarket_env/games/ripmarket/cards/cards.json").read_text())
-    src["living"][0]["value"] += 5
+    src["living"][0]["value"] = 2 if src["living"][0]["value"] > 2 else 8  # another printed value
     mine = tmp_path / "mine.json"
     mine.write_text(json.dumps(src))
     res = run_balance(["greedy", "random"], [3], games=6, seed=2, workers=1, progress=False, cards=mine)
