@@ -427,16 +427,37 @@ def test_r_7_11_shadow_triggers_on_a_face_down_play_fire_at_the_play():
     finish(t)
 
 
-def test_r_7_12_a_replacement_is_face_up():
-    """R-7.12: Double Back replaced by Veiled Blade: the replacement is face-up and every
-    seat sees it."""
-    t = table(hands={0: ["Double Back", "Veiled Blade"], 1: ["Tycoon"]})
+def test_r_7_12_a_face_down_replacement_is_face_down():
+    """R-7.12 / R-7.9 / R-12.3: Double Back replaced by Veiled Blade: "resolves its full text
+    now": the replacement goes on the table face-down, the other seats see only that a card
+    was put face-down (event and observation), and it is revealed at resolution."""
+    t = table(hands={0: ["Double Back", "Veiled Blade"], 1: ["Tycoon"], 2: ["Merchant"], 3: ["Closer"]})
     t.take_deck().play("Double Back")
     t.act("card", t.lid("Veiled Blade"))
-    assert not bool(t.r["face_down"][0])
+    (rep,) = [e for e in t.eng.events(0) if e.kind == "replace"]
+    assert rep.hidden and rep.text_for(2) == "player_0 replaces Double Back (2) with a card face-down"
+    assert "Veiled Blade" in rep.text_for(0) and rep.to_dict(1)["a"] is None and rep.to_dict(1)["b"] == t.lid("Double Back")
+    assert bool(t.r["face_down"][0]) and t.played(0) == "Veiled Blade"
     v = t.view(2)
-    k = (0 - 2) % 4
-    assert v["face_down"][k][0] == 0.0 and v["played"][k][t.lid("Veiled Blade")] == 1.0
+    j = (0 - 2) % 4
+    assert v["face_down"][j][0] == 1.0 and v["played"][j].sum() == 0.0
+    t.play_round({1: "Tycoon", 2: "Merchant", 3: "Closer"})
+    assert t.scores[0] == 7
+    finish(t)
+
+
+def test_r_7_12_a_face_down_replacement_takes_effect_at_its_reveal():
+    """R-7.12 / R-7.8: Double Back replaced by Undercurrent: its Low Tide waits for the
+    reveal, so it is later than seat 2's Earthquake (played after the replacement) and wins
+    the rule slot (R-7.4): the highest score takes the damage."""
+    t = table(hands={0: ["Double Back", "Undercurrent"], 1: ["Tycoon"], 2: ["Earthquake"], 3: ["Closer"]})
+    t.take_deck().play("Double Back")
+    t.act("card", t.lid("Undercurrent"))
+    assert t.rule == "none" and bool(t.r["face_down"][0])
+    t.play_round({1: "Tycoon", 2: "Earthquake", 3: "Closer"})
+    assert t.last_rule == "low_tide"
+    assert t.damage == [0, 1, 0, 0]  # Tycoon 8 is highest
+    finish(t)
 
 
 # =================================================================================

@@ -72,6 +72,9 @@ class CardInfo:
         self.shadow_ops = [[(e.op, dict(e.params)) for e in d.effect] for d in db.shadow]
         self.shadow_curse = [d.family == "curse" for d in db.shadow]
         self.face_down = [d.face_down for d in db.living]
+        #: where the card's own text takes cards from (R-4.9: Shadow triggers count it)
+        self.takes = [frozenset(({"draw": "deck", "market_take": "market"}[o] for o, _ in self.ops[d]
+                                 if o in ("draw", "market_take"))) for d in range(db.n_living)]
 
         def has(d, op):
             return any(o == op for o, _ in self.ops[d])
@@ -206,10 +209,10 @@ class RoundModel:
                     s += n * p["amount"]
                 elif op == "shadow_trigger" and p["kind"] == "score":
                     want = "market" if p["source"] == "took_market" else "deck"
-                    if src is None:
-                        s += n * p["amount"] * 0.5
-                    elif src == want:
+                    if src == want or want in self.ci.takes[d]:
                         s += n * p["amount"]
+                    elif src is None:
+                        s += n * p["amount"] * 0.5
         return s
 
     def _is_last(self, seat: SeatInfo) -> bool:

@@ -63,7 +63,7 @@ def rule_card(events, db) -> str | None:
     card: dict[int, int] = {}
     found = None
     for e in events:
-        if e.kind in ("play", "replace") and not (e.kind == "play" and e.b):
+        if e.kind in ("play", "replace") and not e.hidden:
             card[e.seat] = e.a
         elif e.kind == "reveal":
             card[e.seat] = e.a

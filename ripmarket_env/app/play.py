@@ -315,7 +315,8 @@ class GameSession:
             c = db.living[arg]
             if phase == "choose_replacement":
                 old = int(r["pend_card"])
-                text = f"Replace {card_label(db, old)} with {card_label(db, arg)}: {c.text}"
+                text = (f"Replace {card_label(db, old)} with {card_label(db, arg)}"
+                        + (" face-down" if c.face_down else "") + f": {c.text}")
             else:
                 text = f"Play {card_label(db, arg)}" + (" face-down" if c.face_down else "") + f": {c.text}"
         elif kind == "target":

@@ -17,7 +17,8 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
  2  acquire_deck     seat         card (hidden)            -
  3  acquire_market   seat         card                     Market slot
  4  play             seat         card (hidden if b)       1 if played face-down
- 5  replace          seat         new card                 replaced card
+ 5  replace          seat         new card (hidden if      replaced card
+                                  face-down)
  6  target           seat         target seat              card
  7  attack           seat         victim seat              card (direct damage next)
  8  hit              victim       HP lost                  HP after (direct damage)
@@ -47,8 +48,8 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
 32  spared           -1           players spared           - (sudden death, R-9.2)
 === ================ ============ ======================== ==========================
 
-Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play and a
-Shadow card drawn are known to their seat only, and so is whether a decision was forced
+Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play (or
+face-down replacement) and a Shadow card drawn are known to their seat only, and so is whether a decision was forced
 (``forced_for(viewer)``: one legal option is a fact about the seat's hand); ``Event.text_for(viewer)`` names them
 only for that seat (or ``viewer="god"``) and says "a card" / "a card face-down" / "a
 Shadow card" to every other viewer. A face-down card is named for everyone by its
@@ -156,6 +157,9 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
             return f"{who} plays a card face-down", f"{who} plays {card(a)} face-down", True
         return (f"{who} plays {card(a)}",) * 2 + (False,)
     if kind == "replace":
+        if db.living[a].face_down:  # R-7.12: a face-down replacement is hidden until its reveal
+            return (f"{who} replaces {card(b)} with a card face-down",
+                    f"{who} replaces {card(b)} with {card(a)} face-down", True)
         t = f"{who} replaces {card(b)} with {card(a)}"
     elif kind == "target":
         t = f"{who} targets {seat_name(a)} with {card(b)}"
@@ -362,7 +366,7 @@ class GameLog:
             out.append(("event", ev))
             if k in ("play", "replace"):
                 self.card[q] = ev.a
-                self.face_down[q] = k == "play" and bool(ev.b)
+                self.face_down[q] = ev.hidden  # a face-down play or replacement
                 self.target[q] = None
             elif k == "target":
                 self.target[q] = ev.a

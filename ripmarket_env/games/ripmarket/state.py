@@ -71,6 +71,7 @@ _FIELDS = (
     ("attach_event", "bpa", np.int16, 0),
     ("fired", "bpa", np.bool_, False),
     ("acquired", "bp", np.int8, 0),
+    ("took", "bp", np.int8, 0),  # this turn's takes: bit 1 Living Deck, bit 2 Market
     ("acted", "bp", np.bool_, False),
     ("acq_card", "bp", np.int8, -1),
     ("rule", "b", np.int8, 0),
