@@ -121,7 +121,7 @@ SHADOW_CASES = [
     ("Gilded Chains", "Grave Digger", False, 5),  # 4 + 1 (one Ghost); base 4: neither
     ("Gilded Chains", "Merchant", False, 4),  # base 6 >= 6: the string, 6 - 2
     ("Patron's Gift", "Merchant", False, 9),  # took from the deck: 6 + 3
-    ("Patron's Gift", "Merchant", True, 6),  # took from the Market: no gain
+    ("Patron's Gift", "Merchant", True, 9),  # Market, but Merchant's draw is from the deck: 6 + 3
     ("Patron's Gift", "The Cull", True, 5),  # base 7 >= 7: the string, 7 - 2
     ("Patron's Gift", "The Cull", False, 8),  # deck: 7 + 3 - 2
 ]
