@@ -864,6 +864,12 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS)
 
+    # -------------------------------------------------------------- Black Market
+    from ripmarket_env.app.server.blackmarket import add_black_market_routes
+
+    add_black_market_routes(app, ApiError, STATIC, limits, in_bot_thread, manager.store, clock=clock,
+                            errors=ERRORS, warm_up=warm_up)
+
     # -------------------------------------------------------------- page
     @app.get("/", include_in_schema=False)
     def index():

@@ -174,3 +174,44 @@ class Store:
         if status is None:
             return self._exec("SELECT COUNT(*) FROM games").fetchone()[0]
         return self._exec("SELECT COUNT(*) FROM games WHERE status = ?", (status,)).fetchone()[0]
+
+
+class KeyedGames:
+    """The games of one more game of the zoo (``game``: ``"black-market"``, ...) in a table
+    of their own in the same file, ``keyed_games``, keyed by (game, game_id). A row is its
+    ``status`` (live | over | expired), when it last changed, and a JSON object the game's
+    routes define (settings, seat-token digest, actions so far, record, final view). The
+    table is made on first use, so a store file of version 1 gains it without a migration."""
+
+    _TABLE = """CREATE TABLE IF NOT EXISTS keyed_games (
+        game TEXT NOT NULL, game_id TEXT NOT NULL, status TEXT NOT NULL, updated REAL NOT NULL,
+        data TEXT NOT NULL, PRIMARY KEY (game, game_id))"""
+
+    def __init__(self, store: Store, game: str):
+        self.store, self.game = store, game
+        store._exec(self._TABLE)
+
+    def put(self, game_id: str, status: str, updated: float, data: dict) -> None:
+        """Insert or replace a game's row, in one transaction."""
+        self.store._exec("INSERT OR REPLACE INTO keyed_games (game, game_id, status, updated, data) "
+                         "VALUES (?, ?, ?, ?, ?)", (self.game, game_id, status, updated, json.dumps(data)))
+
+    def get(self, game_id: str) -> tuple[str, dict] | None:
+        """(status, data) of a game, or None."""
+        r = self.store._exec("SELECT status, data FROM keyed_games WHERE game = ? AND game_id = ?",
+                             (self.game, game_id)).fetchone()
+        return (r["status"], json.loads(r["data"])) if r is not None else None
+
+    def live(self) -> dict[str, dict]:
+        """Every live game's data by id."""
+        rows = self.store._exec("SELECT game_id, data FROM keyed_games WHERE game = ? AND status = 'live' "
+                                "ORDER BY updated", (self.game,)).fetchall()
+        return {r["game_id"]: json.loads(r["data"]) for r in rows}
+
+    def delete(self, game_id: str) -> None:
+        self.store._exec("DELETE FROM keyed_games WHERE game = ? AND game_id = ?", (self.game, game_id))
+
+    def purge(self, before: float) -> int:
+        """Drop this game's finished and expired rows last changed before ``before``."""
+        return self.store._exec("DELETE FROM keyed_games WHERE game = ? AND status != 'live' AND updated < ?",
+                                (self.game, before)).rowcount
