@@ -195,9 +195,17 @@ class BlackMarketSession(SeatSession):
         self._add_move(q, text)
 
     def _add_move(self, q: int, text: str) -> None:
-        lines = [e.text_for(self.seat) for e in self.engine.events(0) if e.kind != "forced"]
+        lines = [self.event_text(e) for e in self.engine.events(0) if e.kind != "forced"]
         self.moves.append({"seat": q, "who": self.label(q) if q >= 0 else "the table", "action": text,
                            "events": lines, "turn": int(self.state["turn"]) + 1})
+
+    def event_text(self, e) -> str:
+        """An event as your seat may see it (BM-7); one the engine took alone (BM-12.3) says
+        so, without reading as if a bot was forced into a bad move."""
+        text = e.private if e.sees_private(self.seat) else e.public
+        if not e.forced:
+            return text
+        return text + (" (your only option, so you were not asked)" if e.seat == self.seat else " (the only option)")
 
     def recent(self) -> list[dict]:
         """The decisions since your latest one (yours first), each with its events."""
@@ -263,8 +271,9 @@ class BlackMarketSession(SeatSession):
                          "points": int(r["points"][q]), "winner": q in winners})
         rows.sort(key=lambda x: (not x["winner"], -x["points"], x["seat"]))
         rank = (lambda x: (x["winner"],)) if self.mode == "teams" else (lambda x: (x["winner"], x["points"]))
+        ranks = list(dict.fromkeys(rank(x) for x in rows))
         for row in rows:  # teams: a side wins or loses together (BM-1.3); ffa: by points too
-            row["place"] = 1 + next(j for j, o in enumerate(rows) if rank(o) == rank(row))
+            row["place"] = 1 + ranks.index(rank(row))
         reason = int(r["end_reason"])
         if self.mode == "teams":
             sides = sorted({side_name(q) for q in winners})

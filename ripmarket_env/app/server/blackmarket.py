@@ -76,7 +76,8 @@ class CreateBlackMarket(BaseModel):
     mode: Literal["teams", "ffa"] = Field("teams", description="teams (a side wins together) or ffa (BM-1.3, BM-1.4).")
     opponents: list[Annotated[str, Field(max_length=40)]] = Field(
         default_factory=lambda: list(DEFAULT_OPPONENTS), min_length=1, max_length=5,
-        description="Bot names for the other seats (teammates included) in seat order; a shorter list is repeated.")
+        description="Bot names for the other seats (teammates included) in seat order; a shorter list is repeated. "
+                    "Default: bm-builder, bm-denier, bm-rusher (as many as there are other seats).")
     seed: IntIn(0, 2**53 - 1) | None = Field(None, description="A chosen seed makes a practice game.")
 
 
@@ -211,6 +212,8 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
         if body.seat >= body.players:
             raise api_error(422, f"seat: {body.seat} is not a seat of a {body.players}-player game; "
                                  f"allowed: 0 to {body.players - 1}")
+        if "opponents" not in body.model_fields_set:  # the default bots, as many as there are other seats
+            body.opponents = list(DEFAULT_OPPONENTS[: body.players - 1])
         if len(body.opponents) > body.players - 1:
             raise api_error(422, f"opponents: {len(body.opponents)} bots named for {body.players - 1} other seat(s); "
                                  f"allowed: 1 to {body.players - 1} names")
