@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 
 from fastapi import FastAPI, Header, Request
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ripmarket_env.app.play_bm import (
@@ -63,8 +63,9 @@ def _create_schema(schema: dict) -> None:
     the seats and how many opponents may be named."""
     schema["properties"]["opponents"]["items"]["enum"] = _bots()
     schema["properties"]["players"]["enum"] = list(PLAYER_COUNTS)
-    schema["oneOf"] = [
-        {"properties": {"players": {"const": p}, "seat": {"maximum": p - 1}, "opponents": {"maxItems": p - 1}}}
+    schema["oneOf"] = [  # an absent ``players`` is the default 4: only that branch may then hold
+        {"properties": {"players": {"const": p}, "seat": {"maximum": p - 1}, "opponents": {"maxItems": p - 1}},
+         **({} if p == 4 else {"required": ["players"]})}
         for p in PLAYER_COUNTS
     ]
 
@@ -148,7 +149,9 @@ def _view(gid: str, s: BlackMarketSession) -> dict:
 def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, store: Store,
                             clock=None, errors: dict | None = None, warm_up: bool = False) -> BlackMarketGames:
     """Mount the routes; ``errors``: the error responses the routes declare (``{"detail": str}``)."""
-    errors = errors or {}
+    errors = dict(errors or {})
+    if 404 in errors:  # an expired game answers 410, with the same body
+        errors[410] = errors[404]
     games = BlackMarketGames(store, limits, clock or time.time)
     app.state.black_market = games
     tags = ["black-market"]
@@ -304,14 +307,16 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
 
         return await in_bot_thread(run)
 
-    @app.get("/api/black-market/games/{game_id}/record", tags=tags, responses=errors,
-             summary="The game record (JSON lines) of a finished game")
+    from ripmarket_env.app.server.app import ERRORS_AS_JSON, NdjsonResponse
+
+    @app.get("/api/black-market/games/{game_id}/record", tags=tags, response_class=NdjsonResponse,
+             responses=ERRORS_AS_JSON, summary="The game record (JSON lines) of a finished game")
     def record(game_id: GameId, token: Token):
         status, g = find(game_id, token)
         if status != "over":
             raise api_error(409, "the game is not over yet: its record shows every hand, so it is available "
                                  "once the game has ended")
-        return PlainTextResponse(g.data["record"], media_type="application/x-ndjson", headers={
+        return NdjsonResponse(g.data["record"], headers={
             "Content-Disposition": f'attachment; filename="black-market-{game_id}.jsonl"'})
 
     @app.delete("/api/black-market/games/{game_id}", status_code=204, tags=tags, responses=errors,
