@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ripmarket_env.app.seat_session import GameOverError, NotYourTurnError, SeatSession, game_seed, seat_controllers
+from ripmarket_env.app.seat_session import GameOverError, NotYourTurnError, SeatSession, game_seed, kernel_lock, seat_controllers
 from ripmarket_env.envs.record import Recorder
 
 GAME = "black-market"
@@ -99,8 +99,9 @@ class BlackMarketSession(SeatSession):
             self.rules = RulesConfig(num_players=self.players, mode=self.mode)
         except ConfigError as exc:  # pragma: no cover - check_setup refuses every bad value first
             raise SetupError(str(exc)) from None
-        self.recorder = Recorder.new(self.rules, self.seed, spec=SPEC,
-                                     controllers=["person" if c == "you" else c for c in self.controllers])
+        with kernel_lock():
+            self.recorder = Recorder.new(self.rules, self.seed, spec=SPEC,
+                                         controllers=["person" if c == "you" else c for c in self.controllers])
         self.recorder.lines[0]["practice"] = self.practice
         self.engine = self.recorder.engine
         self.db = self.engine.cards
@@ -191,7 +192,8 @@ class BlackMarketSession(SeatSession):
     def _step(self, a: int) -> None:
         q = self.actor
         text = self._choice_text(a)[1] if q >= 0 else ""
-        self.recorder.step(a)
+        with kernel_lock():
+            self.recorder.step(a)
         self._add_move(q, text)
 
     def _add_move(self, q: int, text: str) -> None:

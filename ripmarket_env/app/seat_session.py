@@ -21,6 +21,14 @@ MAX_BOT_STEPS = 100_000
 SECRET_SEED_BITS = 128
 
 
+def kernel_lock():
+    """The server's lock around every call into numba kernels (``app.play.KERNEL_LOCK``:
+    numba's threading layer may not be thread-safe), shared by every game's sessions."""
+    from ripmarket_env.app.play import KERNEL_LOCK
+
+    return KERNEL_LOCK
+
+
 class NotYourTurnError(RuntimeError):
     """An action given while another seat decides (the state is unchanged)."""
 
@@ -93,9 +101,11 @@ class SeatSession:
             if self.over or self.actor == self.seat:
                 return
             q = self.actor
-            obs = self.engine.observe(np.array([q]))[0]
-            mask = self.engine.legal_mask()[0].copy()
-            self._step(int(self.bots[q].act(obs, mask)))
+            with kernel_lock():
+                obs = self.engine.observe(np.array([q]))[0]
+                mask = self.engine.legal_mask()[0].copy()
+                a = int(self.bots[q].act(obs, mask))
+            self._step(a)
         raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions in a row")  # pragma: no cover
 
 

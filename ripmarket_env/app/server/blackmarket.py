@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 
 from fastapi import FastAPI, Header, Request
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ripmarket_env.app.play_bm import (
@@ -86,6 +86,12 @@ class BlackMarketAction(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: IntIn(0, 10_000) = Field(..., description="The action of one of the view's choices.")
     decision_number: IntIn(0, 10**9) = Field(..., description="The view's decision_number.")
+
+
+class _Ndjson(PlainTextResponse):
+    """A game record: JSON lines."""
+
+    media_type = "application/x-ndjson"
 
 
 @dataclass
@@ -307,16 +313,18 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
 
         return await in_bot_thread(run)
 
-    from ripmarket_env.app.server.app import ERRORS_AS_JSON, NdjsonResponse
+    # A route whose success is not JSON names application/json for its errors itself.
+    as_json = {k: {"description": "Error", "content": {"application/json": {"schema": {
+        "$ref": "#/components/schemas/Problem"}}}} for k in errors}
 
-    @app.get("/api/black-market/games/{game_id}/record", tags=tags, response_class=NdjsonResponse,
-             responses=ERRORS_AS_JSON, summary="The game record (JSON lines) of a finished game")
+    @app.get("/api/black-market/games/{game_id}/record", tags=tags, response_class=_Ndjson,
+             responses=as_json, summary="The game record (JSON lines) of a finished game")
     def record(game_id: GameId, token: Token):
         status, g = find(game_id, token)
         if status != "over":
             raise api_error(409, "the game is not over yet: its record shows every hand, so it is available "
                                  "once the game has ended")
-        return NdjsonResponse(g.data["record"], headers={
+        return _Ndjson(g.data["record"], headers={
             "Content-Disposition": f'attachment; filename="black-market-{game_id}.jsonl"'})
 
     @app.delete("/api/black-market/games/{game_id}", status_code=204, tags=tags, responses=errors,
