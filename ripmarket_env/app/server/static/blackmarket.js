@@ -256,7 +256,7 @@ function handNode(v) {
     ...kinds.map(([k, name]) => tip(el("div", { class: `bm-hand-card ${k}${v.hand[k] ? "" : " none"}`, dataset: { kind: k } },
       el("span", { class: "bm-hand-name", text: name }),
       el("span", { class: "bm-hand-count", text: `×${v.hand[k]}` })), `${name} Hand Card`, HAND_TEXT[k], `you hold ${v.hand[k]}`)),
-    el("span", { class: "bm-hand-total", text: `${total} cards` }),
+    el("span", { class: "bm-hand-total", text: `${total} cards · you ${v.seats[v.seat].points} pt · side ${v.your_side} ${v.sides[v.your_side]} pt` }),
   ];
 }
 
@@ -309,7 +309,8 @@ function addLog(moves) {
     log.push(m);
   }
   while (ol.children.length > 200) ol.firstChild.remove();
-  ol.lastChild?.scrollIntoView?.({ block: "nearest" });
+  const box = ol.closest(".bm-side");  // the log scrolls in its own panel, never the page
+  if (box) box.scrollTop = box.scrollHeight;
 }
 
 // The bots' moves, one at a time, each with a short result line.
