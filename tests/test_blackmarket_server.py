@@ -206,3 +206,28 @@ def test_a_restart_keeps_live_and_finished_games(tmp_path):
     r = c3.get(f"/api/black-market/games/{gid}/record", headers=h)
     assert r.status_code == 200 and '"game": "black-market"' in r.text.splitlines()[0]
     assert c3.get("/api/games/" + gid, headers=h).status_code == 404  # R.I.P. Market's games are apart
+
+
+def test_session_replays_its_steps_and_refuses_bad_ones():
+    """The session the server stores: ``steps`` rebuild a game exactly (no bot asked again);
+    a step that is not legal is refused naming it; an illegal action changes nothing (BM-12.4)."""
+    from ripmarket_env.app.play_bm import BlackMarketSession, NotYourTurnError, SetupError
+    from ripmarket_env.core.engine import IllegalActionError
+
+    s = BlackMarketSession(6, 3, "teams", ["bm-denier", "random"], seed=21)
+    assert s.controllers == ["bm-denier", "random", "bm-denier", "you", "random", "bm-denier"]
+    rng = random.Random(21)
+    for _ in range(3):
+        s.act(rng.choice(s.choices()).action)
+    again = BlackMarketSession(6, 3, "teams", ["bm-denier", "random"], seed=21, steps=s.steps)
+    assert again.view() == s.view() and again.steps == s.steps
+    with pytest.raises(SetupError, match=r"steps\[1\]=999 is not a legal action"):
+        BlackMarketSession(6, 3, "teams", ["bm-denier"], seed=21, steps=[s.steps[0], 999])
+    before = s.view()
+    illegal = next(a for a in range(69) if a not in s.legal_actions())
+    with pytest.raises(IllegalActionError):
+        s.act(illegal)
+    assert s.view() == before
+    s.seat = (s.seat + 1) % 6  # another seat decides now
+    with pytest.raises(NotYourTurnError):
+        s.act(s.legal_actions()[0])

@@ -140,7 +140,7 @@ class BlackMarketGames:
     def status(self, opponents=()) -> dict:
         slow = [b for b in dict.fromkeys(opponents) if b in SLOW_BOTS and b not in self.loaded]
         if "engine" not in self.loaded:
-            stage = "Compiling the Black Market engine (the first game after an install takes up to a minute)"
+            stage = "Loading the Black Market engine (compiling it after an install takes up to a minute)"
         elif slow:
             stage = f"Loading the {slow[0]} bot (its first game takes a few seconds more)"
         else:
