@@ -175,6 +175,9 @@ def test_balance_cli_black_market(tmp_path):
     assert "first side wins" in text and "| Heist |" in text and "game length" in text
     res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--agents", "greedy"])
     assert res.exit_code == 2 and "unknown agent 'greedy'" in res.output
+    # R.I.P. Market's player counts are not silently swapped for Black Market's (BM-1.2)
+    res = CliRunner().invoke(app, ["balance", "--game", "black-market", "--players", "4,6,8"])
+    assert res.exit_code == 2 and "allowed: 2, 4, 6" in res.output
 
 
 def test_leaderboard_rates_a_round_robin():

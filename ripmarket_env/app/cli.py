@@ -316,12 +316,13 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; rune-market: 2,4,6, each 2-6)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; black-market: 2,4,6; rune-market: 2,4,6, each 2-6)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: Optional[str] = typer.Option(
         None, "--agents", metavar="LIST",
         help="Registered agent names, comma-separated: the players whose games are analysed "
-        "(default greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit).",
+        "(default greedy,survivor,shark,hoarder,trickster; black-market: bm-rusher,bm-denier,bm-builder; "
+        "rune-market: rm-banker,rm-raider,rm-bandit).",
     ),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket (card balance), black-market (first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6) or rune-market (first-seat advantage, game length, card kinds, Bandits and thefts)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
@@ -339,7 +340,7 @@ def balance(
     if ctx.invoked_subcommand is not None:
         return
     if game == "black-market":
-        _balance_black_market(players or "4,6,8", games, agents_ or "greedy,survivor,shark,hoarder,trickster", seed, out)
+        _balance_black_market(players, games, agents_, seed, out)
         return
     if game == "rune-market":
         _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet)
@@ -371,18 +372,17 @@ def balance(
     typer.echo(f"report: {out / 'balance.md'}")
 
 
-def _balance_black_market(players: str, games: int, agents_: str, seed: int, out: Path) -> None:
+def _balance_black_market(players: str | None, games: int, agents_: str | None, seed: int, out: Path) -> None:
     import json
 
     import agents as zoo
     from eval.bm_balance import markdown, run
 
-    counts = _int_list("2,4,6" if players == "4,6,8" else players, "--players", 2, 6)
+    counts = _int_list("2,4,6" if players is None else players, "--players", 0)
     if any(p not in (2, 4, 6) for p in counts):
         fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
-    names = [n.strip() for n in agents_.split(",") if n.strip()]
-    if agents_ == "greedy,survivor,shark,hoarder,trickster":
-        names = ["bm-rusher", "bm-denier", "bm-builder"]
+    names = ["bm-rusher", "bm-denier", "bm-builder"] if agents_ is None else [
+        n.strip() for n in agents_.split(",") if n.strip()]
     known = zoo.names("black-market")
     for n in names:
         if n not in known:
