@@ -3,12 +3,20 @@
 The same conventions as R.I.P. Market's API: the seat token travels in the
 ``X-Seat-Token`` header, every answer names the pending ``decision_number`` (a repeated or
 stale answer is refused and changes nothing), bad requests get a one-line ``detail``.
-Games live in memory under the server's limits (``Limits``, the same ``serve`` options as
-R.I.P. Market's games): at most ``max_games_per_client`` live games per client and
+Games are kept in the server's SQLite store (``store.RuneGames``: the ``rune_games``
+table, a row per game: settings, seed, every seat's actions so far, the seat token's
+SHA-256 digest), written after every answered decision before the answer is sent, so a
+restarted server on the same ``--db`` file brings each game back on its first request
+(re-playing its actions, no bot asked again) with the same token, decision number and
+table. A stored row that cannot be read or re-played answers 410 naming the reason; the
+other games are not affected. The server's limits (``Limits``, the same ``serve`` options
+as R.I.P. Market's games) hold: at most ``max_games_per_client`` live games per client and
 ``max_games`` in all, refused with 429 and ``Retry-After``; a live game expires when no
 decision was answered for ``idle_seconds`` or at ``max_age_seconds`` (reading it does not
-keep it alive), and a finished one is kept ``keep_seconds`` (at most ``max_games`` of them). A bot's attack on you stops the bots at once:
-the view's ``blocking`` is true and ``prompt`` names the attacker and the attack's value.
+keep it alive), and a finished one is kept ``keep_seconds`` (at most ``max_games`` of
+them); a game that expires or is dropped leaves the store too. A bot's attack on you stops
+the bots at once: the view's ``blocking`` is true and ``prompt`` names the attacker and the
+attack's value.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import FastAPI, Header, Request
@@ -32,6 +41,7 @@ from ripmarket_env.app.play_rune import (
     SetupError,
 )
 from ripmarket_env.app.server.fields import IntIn
+from ripmarket_env.app.server.store import RuneGames, RuneRow, Store, token_digest
 from ripmarket_env.core.engine import IllegalActionError
 
 Token = Annotated[str, Header(alias="X-Seat-Token", min_length=1, max_length=64)]
@@ -69,6 +79,22 @@ class RuneAction(BaseModel):
     decision_number: IntIn(0, 10**9)
 
 
+@dataclass
+class _Game:
+    """A game as the server holds it: its stored ``row`` always, the ``session`` once it
+    is built (at creation, or on the first request after a restart); ``broken``: why the
+    stored row could not be brought back."""
+
+    row: RuneRow
+    session: RuneMarketSession | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    broken: str | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.row.status == "over"
+
+
 def _view(game_id: str, s: RuneMarketSession) -> dict:
     return {
         "game_id": game_id, "game": "rune-market", "seat": s.seat, "players": s.players,
@@ -82,43 +108,63 @@ def _view(game_id: str, s: RuneMarketSession) -> dict:
 
 
 def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, clock=None,
-                    errors: dict | None = None) -> None:
+                    errors: dict | None = None, store: Store | None = None) -> None:
     """Mount the routes; ``errors``: the error responses the routes declare (the server's
-    ``ERRORS``: ``{"detail": str}`` bodies)."""
+    ``ERRORS``: ``{"detail": str}`` bodies); ``store``: the server's game store (default:
+    one in memory)."""
     errors = errors or {}
     clock = clock or time.time
-    # game id -> (token, session, lock, client, [created, last answered])
-    games: OrderedDict[str, tuple[str, RuneMarketSession, threading.Lock, str, list]] = OrderedDict()
+    saved = RuneGames(store if store is not None else Store(":memory:"))
+    games: OrderedDict[str, _Game] = OrderedDict((r.game_id, _Game(r)) for r in saved.rows())
     guard = threading.Lock()
 
-    def ends(item) -> float:
+    def ends(g: _Game) -> float:
         """When a live game expires."""
-        created, last = item[4]
-        return min(last + limits.idle_seconds, created + limits.max_age_seconds)
+        return min(g.row.last_action + limits.idle_seconds, g.row.created + limits.max_age_seconds)
+
+    def drop(k: str) -> None:
+        games.pop(k, None)
+        saved.delete(k)
 
     def sweep(now: float) -> None:
         """Under ``guard``: expired live games and finished ones past ``keep_seconds`` go."""
-        finished = [k for k, v in games.items() if v[1].over]
+        finished = [k for k, v in games.items() if v.over]
         for k, v in list(games.items()):
-            if (v[1].over and now - v[4][1] > limits.keep_seconds) or (not v[1].over and now >= ends(v)):
-                del games[k]
+            if (v.over and now - v.row.last_action > limits.keep_seconds) or (not v.over and now >= ends(v)):
+                drop(k)
         for k in finished[: max(0, len(finished) - limits.max_games)]:
-            games.pop(k, None)
+            if k in games:
+                drop(k)
 
     def refuse(live, what: str, option: str, now: float):
         wait = max(1, math.ceil(min(ends(v) for v in live) - now))
         return api_error(429, f"{what}; a slot frees up in {wait} s at the latest (ripmarket serve {option}); "
                               f"retry in {wait} s", headers={"Retry-After": str(wait)})
 
-    def find(game_id: str, token: str):
+    def restore(game_id: str, g: _Game) -> None:
+        """Under ``g.lock``: rebuild a stored game's session (after a restart)."""
+        r = g.row
+        if g.broken is None and r.error is not None:
+            g.broken = r.error
+        if g.broken is None and g.session is None:
+            try:
+                g.session = RuneMarketSession(r.players, r.seat, r.opponents, seed=r.seed, steps=r.steps,
+                                              practice=r.practice)
+            except SetupError as exc:
+                g.broken = f"its stored actions do not re-play ({exc})"
+        if g.broken is not None:
+            raise api_error(410, f"Rune Market game {game_id[:40]!r} could not be brought back from the server's "
+                                 f"store: {g.broken}; start a new game with POST /api/rune/games")
+
+    def find(game_id: str, token: str) -> _Game:
         with guard:
             sweep(clock())
-            item = games.get(game_id)
-        if item is None:
+            g = games.get(game_id)
+        if g is None:
             raise api_error(404, f"no Rune Market game {game_id[:40]!r} (it never existed or was removed)")
-        if not secrets.compare_digest(item[0], token):
+        if not secrets.compare_digest(g.row.token_hash, token_digest(token)):
             raise api_error(403, "the X-Seat-Token header does not open this game")
-        return item
+        return g
 
     @app.post("/api/rune/games", status_code=201, tags=["rune-market"], summary="Start a Rune Market game",
               responses=errors)
@@ -129,8 +175,8 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
             now = clock()
             with guard:
                 sweep(now)
-                live = [v for v in games.values() if not v[1].over]
-                mine = [v for v in live if v[3] == client]
+                live = [v for v in games.values() if not v.over]
+                mine = [v for v in live if v.row.client == client]
                 if len(mine) >= limits.max_games_per_client:
                     raise refuse(mine, f"you already have {len(mine)} live Rune Market games",
                                  f"--max-games-per-client {limits.max_games_per_client}", now)
@@ -141,9 +187,16 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
                 s = RuneMarketSession(body.players, body.seat, body.opponents, seed=body.seed)
             except SetupError as exc:
                 raise api_error(422, str(exc)) from None
+            token = secrets.token_urlsafe(24)
             with guard:
-                gid, token = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
-                games[gid] = (token, s, threading.Lock(), client, [now, now])
+                gid = secrets.token_urlsafe(12)
+                while gid in games:  # pragma: no cover - 96 bits
+                    gid = secrets.token_urlsafe(12)
+                row = RuneRow(game_id=gid, token_hash=token_digest(token), client=client, players=s.players,
+                              seat=s.seat, opponents=list(body.opponents), seed=s.seed, practice=s.practice,
+                              steps=s.steps, status="over" if s.over else "live", created=now, last_action=now)
+                saved.insert(row)
+                games[gid] = _Game(row, s)
             return {**_view(gid, s), "seat_token": token}
 
         return await in_bot_thread(run)
@@ -151,16 +204,19 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
     @app.get("/api/rune/games/{game_id}", tags=["rune-market"], summary="The game as your seat sees it",
              responses=errors)
     def get_game(game_id: str, token: Token) -> dict:
-        _, s, lock, *_ = find(game_id, token)
-        with lock:
-            return _view(game_id, s)
+        g = find(game_id, token)
+        with g.lock:
+            restore(game_id, g)
+            return _view(game_id, g.session)
 
     @app.post("/api/rune/games/{game_id}/actions", tags=["rune-market"], responses=errors,
               summary="Your decision (a block included); the bots then play until your next one")
     async def act(game_id: str, body: RuneAction, token: Token) -> dict:
         def run():
-            _, s, lock, _client, times = find(game_id, token)
-            with lock:
+            g = find(game_id, token)
+            with g.lock:
+                restore(game_id, g)
+                s = g.session
                 if s.over:
                     raise api_error(409, "the game is over; no more actions are accepted")
                 if body.decision_number != s.recorder.num_steps:
@@ -170,10 +226,12 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
                 allowed = "; ".join(f"{c.action} ({c.text})" for c in s.choices())
                 try:
                     s.act(body.action)
-                    times[1] = clock()  # an answered decision keeps the game alive
                 except (IllegalActionError, NotYourTurnError, GameOverError):
                     raise api_error(409, f"action {body.action} is not legal now (decision: {s.phase}); legal "
                                          f"actions: {allowed}. The game was not changed.") from None
+                now = clock()  # an answered decision keeps the game alive
+                saved.save(game_id, s.steps, now, s.over)
+                g.row.steps, g.row.last_action, g.row.status = s.steps, now, "over" if s.over else "live"
                 return _view(game_id, s)
 
         return await in_bot_thread(run)
