@@ -131,3 +131,36 @@ def test_a_corrupt_stored_game_gets_a_clear_error_and_the_server_goes_on(tmp_pat
     r = c2.get(f"/api/rune/games/{good['game_id']}", headers={"X-Seat-Token": good["seat_token"]})
     assert r.status_code == 200 and r.json()["decision_number"] == good["decision_number"]
     assert c2.post("/api/rune/games", json={"players": 2, "seat": 0, "seed": 9}).status_code == 201
+
+
+def test_the_board_data_shows_the_table_and_only_your_hand():
+    """RM-8.4: the structured table names every public fact; the other hands only by size."""
+    c = _client()
+    v = c.post("/api/rune/games", json={"players": 4, "seat": 2, "seed": 11}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    v = _play(c, gid, h, v, 12, np.random.default_rng(4))
+    b = v["board"]
+    assert [s["seat"] for s in b["seats"]] == [0, 1, 2, 3] and [s["you"] for s in b["seats"]] == [0, 0, 1, 0]
+    assert all(set(s) >= {"score", "hand_size", "shelters", "loose", "level"} for s in b["seats"])
+    assert all("hand" not in s for s in b["seats"])  # no seat carries its cards
+    assert len(b["hand"]) == b["seats"][2]["hand_size"] and all(c_["text"] for c_ in b["hand"])
+    table = v["table"]
+    for s in b["seats"]:
+        line = next(ln for ln in table.splitlines() if ln[1:].startswith(f"P{s['seat']}:"))
+        assert line[1:].startswith(f"P{s['seat']}: {s['score']} Runes") and f"hand {s['hand_size']} " in line
+        for sh in s["shelters"]:
+            if sh["present"]:
+                assert f"{sh['colour'].capitalize()} Shelter [{sh['runes']} inside]" in line
+    runes_on_tables = sum(s["score"] for s in b["seats"])
+    assert b["market"]["red"] + b["market"]["blue"] + runes_on_tables == 20  # every Rune is somewhere once
+    assert b["seats"][1]["level"].startswith("Easy") and b["seats"][2]["level"] == ""
+    mine = v["table"].split("    hand: ")[1].splitlines()[0]
+    assert sorted(mine.replace(" x", "*").split(", ")) == sorted(
+        f"{n}*{k}" if k > 1 else n for n, k in
+        {c_["name"]: sum(x["name"] == c_["name"] for x in b["hand"]) for c_ in b["hand"]}.items()) or not b["hand"]
+    while not v["over"]:
+        v = _play(c, gid, h, v, 1, np.random.default_rng(5))
+    st = v["result"]["standings"]
+    assert [e["place"] for e in st] == sorted(e["place"] for e in st) and st[0]["place"] == 1
+    assert {e["seat"] for e in st if e["winner"]} == set(v["result"]["winners"])
+    assert [e["score"] for e in st] == sorted((e["score"] for e in st), reverse=True)
