@@ -1,6 +1,6 @@
 """The Rune Market's web page in a real browser (Debian's Chromium, Playwright): pick the
 game on the set-up page and play a whole 4-player game against the bots, at a phone's
-(390x844) and a desktop's (1440x900) viewport. At every decision nothing scrolls
+(390x844) and a desktop's (1440x900) viewport (there against rm-search and two styles). At every decision nothing scrolls
 sideways and your hand and every choice are inside the viewport; the table is drawn
 (every seat's Shelters, scores and hand sizes, the Market); a block decision comes at
 once under the red banner with the first choice focused; keys 1-9 answer; a card's text
@@ -33,12 +33,14 @@ IN_VIEW = """() => {
 }"""
 
 
-def _play(page, server_url, rng):  # noqa: F811
+def _play(page, server_url, rng, opponents):  # noqa: F811
     page.goto(server_url + "/")
     page.click("#pick-rune")  # the game is chosen on the set-up page
     page.wait_for_selector("#setup button#start")
+    assert page.evaluate(IN_VIEW) == []
     page.select_option("#players", "4")
     page.select_option("#seat", "0")
+    page.select_option("#opponents", opponents)
     page.click("#start")
     blocks = decisions = 0
     tapped = False
@@ -92,8 +94,9 @@ def _play(page, server_url, rng):  # noqa: F811
     return blocks
 
 
-@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
-def test_play_a_whole_rune_market_game_in_view_with_block_decisions(server_url, size):  # noqa: F811
+@pytest.mark.parametrize("size,opponents", [((390, 844), "rm-banker,rm-raider,rm-bandit"),
+                                            ((1440, 900), "rm-search,rm-banker,rm-raider")], ids=["phone", "desktop"])
+def test_play_a_whole_rune_market_game_in_view_with_block_decisions(server_url, size, opponents):  # noqa: F811
     require_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -104,7 +107,7 @@ def test_play_a_whole_rune_market_game_in_view_with_block_decisions(server_url, 
         page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
         page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
                 if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)  # the R.I.P. page has no icon
-        blocks = _play(page, server_url, random.Random(3))
+        blocks = _play(page, server_url, random.Random(3), opponents)
         assert blocks > 0, "no bot attacked the person in this game"
         assert not problems, problems
         browser.close()

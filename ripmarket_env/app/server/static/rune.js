@@ -185,9 +185,11 @@
     ev.preventDefault();
     var wait = $("loading");
     wait.hidden = false;
-    wait.textContent = "Dealing the cards\u2026 (the first game after an install compiles the game engine: up to a minute)";
+    wait.textContent = "Dealing the cards\u2026 (the first game after an install compiles the game engine, and the first " +
+      "against rm-search its search, or rm-ppo-4p loads its network: up to a minute)";
     $("start").disabled = true;
-    call("POST", "/api/rune/games", {players: +$("players").value, seat: +$("seat").value})
+    call("POST", "/api/rune/games", {players: +$("players").value, seat: +$("seat").value,
+                                     opponents: $("opponents").value.split(",")})
       .then(function (v) { token = v.seat_token; show(v); })
       .catch(function (e) { wait.hidden = true; $("start").disabled = false; $("error").textContent = e.message; });
   });
