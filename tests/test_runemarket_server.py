@@ -164,3 +164,11 @@ def test_the_board_data_shows_the_table_and_only_your_hand():
     assert [e["place"] for e in st] == sorted(e["place"] for e in st) and st[0]["place"] == 1
     assert {e["seat"] for e in st if e["winner"]} == set(v["result"]["winners"])
     assert [e["score"] for e in st] == sorted((e["score"] for e in st), reverse=True)
+
+
+def test_every_rune_market_bot_has_a_difficulty_label():
+    import agents
+    from ripmarket_env.app.server.rune import BOT_LEVELS
+
+    assert set(BOT_LEVELS) == set(agents.names("rune-market"))
+    assert all(level.split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for level in BOT_LEVELS.values())
