@@ -172,3 +172,16 @@ def test_every_rune_market_bot_has_a_difficulty_label():
 
     assert set(BOT_LEVELS) == set(agents.names("rune-market"))
     assert all(level.split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for level in BOT_LEVELS.values())
+
+
+def test_a_stored_game_with_impossible_settings_answers_410(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "games.sqlite3"
+    c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    g = c1.post("/api/rune/games", json={"players": 3, "seat": 0, "seed": 1}).json()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE rune_games SET players = 9, seed = '-4' WHERE game_id = ?", (g["game_id"],))
+    c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 410 and "players=9 is not allowed" in r.json()["detail"]

@@ -22,8 +22,9 @@ The defender's block decision (RM-5.7) is searched like any other: the rebuilt g
 in the ``defend`` phase with the viewer as the actor, and the attacker's turn continues
 in the rollouts. The rebuilt game must offer exactly the observed legal actions, else
 the observation does not come from the rules given (default: the rulings' defaults for
-the observed player count) and ``ReconstructionError`` names the difference; there is
-no silent fallback. A stolen hand card known to the thief and the victim is not used
+the observed player count) and the packaged cards, and ``ReconstructionError`` names the
+difference; there is no silent fallback (so a game played with another card file is
+refused). A stolen hand card known to the thief and the victim is not used
 (the other hands are sampled uniformly).
 
 >>> agent = agents.make("rm-search", "rune-market", seed=0)             # budget 256

@@ -288,7 +288,7 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
             try:
                 g.session = RuneMarketSession(r.players, r.seat, r.opponents, seed=r.seed, steps=r.steps,
                                               practice=r.practice)
-            except SetupError as exc:
+            except (SetupError, ValueError, TypeError) as exc:  # bad settings or actions in the row
                 g.broken = f"its stored actions do not re-play ({exc})"
         if g.broken is not None:
             raise api_error(410, f"Rune Market game {game_id[:40]!r} could not be brought back from the server's "
