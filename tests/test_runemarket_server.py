@@ -62,3 +62,126 @@ def test_bad_requests_change_nothing():
     assert r.status_code == 422 and "seat" in r.json()["detail"]
     assert c.get("/rune").status_code == 200 and "The Rune Market" in c.get("/rune").text
     assert 'href="/rune"' in c.get("/").text  # the game is picked at set-up
+
+
+def _play(c, gid, h, v, n, rng):
+    """Answer ``n`` decisions with random legal choices; the last view."""
+    for _ in range(n):
+        ch = v["choices"][rng.integers(len(v["choices"]))]
+        v = c.post(f"/api/rune/games/{gid}/actions", headers=h,
+                   json={"action": ch["action"], "decision_number": v["decision_number"]}).json()
+    return v
+
+
+def test_a_restarted_server_resumes_the_game_with_the_same_token_and_state(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    now = [1000.0]
+    c1 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    v = c1.post("/api/rune/games", json={"players": 4, "seat": 1, "seed": 3}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    v = _play(c1, gid, h, v, 5, np.random.default_rng(1))
+    before = c1.get(f"/api/rune/games/{gid}", headers=h).json()
+    assert before["decision_number"] > 5  # the bots' decisions count too
+    c2 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")  # the restart
+    after = c2.get(f"/api/rune/games/{gid}", headers=h).json()
+    assert after == before  # same decision number, table, choices, prompt and recent events
+    assert c2.get(f"/api/rune/games/{gid}", headers={"X-Seat-Token": "nope"}).status_code == 403
+    stale = c2.post(f"/api/rune/games/{gid}/actions", headers=h,
+                    json={"action": after["choices"][0]["action"], "decision_number": after["decision_number"] - 1})
+    assert stale.status_code == 409
+    rng = np.random.default_rng(2)
+    v = after
+    while not v["over"]:
+        v = _play(c2, gid, h, v, 1, rng)
+    assert v["result"]["winners"]
+    c3 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c3.get(f"/api/rune/games/{gid}", headers=h).json()["result"] == v["result"]  # finished games too
+
+
+def test_expiry_holds_across_a_restart(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    now = [1000.0]
+    c1 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    v = c1.post("/api/rune/games", json={"players": 2, "seat": 0, "seed": 4, "opponents": ["rm-banker"]}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    now[0] += 61
+    c2 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c2.get(f"/api/rune/games/{gid}", headers=h).status_code == 404
+    c3 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c3.get(f"/api/rune/games/{gid}", headers=h).status_code == 404  # it left the store
+
+
+def test_a_corrupt_stored_game_gets_a_clear_error_and_the_server_goes_on(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "games.sqlite3"
+    c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    made = [c1.post("/api/rune/games", json={"players": 3, "seat": 0, "seed": s}).json() for s in (1, 2, 3)]
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE rune_games SET steps = '[1, 2' WHERE game_id = ?", (made[0]["game_id"],))
+        con.execute("UPDATE rune_games SET steps = '[49, 49, 49]' WHERE game_id = ?", (made[1]["game_id"],))
+    c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")  # starts despite the bad rows
+    for g, needle in ((made[0], "unreadable"), (made[1], "do not re-play")):
+        r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+        assert r.status_code == 410 and needle in r.json()["detail"] and "POST /api/rune/games" in r.json()["detail"]
+        r = c2.post(f"/api/rune/games/{g['game_id']}/actions", headers={"X-Seat-Token": g["seat_token"]},
+                    json={"action": 0, "decision_number": 0})
+        assert r.status_code == 410
+    good = made[2]
+    r = c2.get(f"/api/rune/games/{good['game_id']}", headers={"X-Seat-Token": good["seat_token"]})
+    assert r.status_code == 200 and r.json()["decision_number"] == good["decision_number"]
+    assert c2.post("/api/rune/games", json={"players": 2, "seat": 0, "seed": 9}).status_code == 201
+
+
+def test_the_board_data_shows_the_table_and_only_your_hand():
+    """RM-8.4: the structured table names every public fact; the other hands only by size."""
+    c = _client()
+    v = c.post("/api/rune/games", json={"players": 4, "seat": 2, "seed": 11}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    v = _play(c, gid, h, v, 12, np.random.default_rng(4))
+    b = v["board"]
+    assert [s["seat"] for s in b["seats"]] == [0, 1, 2, 3] and [s["you"] for s in b["seats"]] == [0, 0, 1, 0]
+    assert all(set(s) >= {"score", "hand_size", "shelters", "loose", "level"} for s in b["seats"])
+    assert all("hand" not in s for s in b["seats"])  # no seat carries its cards
+    assert len(b["hand"]) == b["seats"][2]["hand_size"] and all(c_["text"] for c_ in b["hand"])
+    table = v["table"]
+    for s in b["seats"]:
+        line = next(ln for ln in table.splitlines() if ln[1:].startswith(f"P{s['seat']}:"))
+        assert line[1:].startswith(f"P{s['seat']}: {s['score']} Runes") and f"hand {s['hand_size']} " in line
+        for sh in s["shelters"]:
+            if sh["present"]:
+                assert f"{sh['colour'].capitalize()} Shelter [{sh['runes']} inside]" in line
+    runes_on_tables = sum(s["score"] for s in b["seats"])
+    assert b["market"]["red"] + b["market"]["blue"] + runes_on_tables == 20  # every Rune is somewhere once
+    assert b["seats"][1]["level"].startswith("Easy") and b["seats"][2]["level"] == ""
+    mine = v["table"].split("    hand: ")[1].splitlines()[0]
+    assert sorted(mine.replace(" x", "*").split(", ")) == sorted(
+        f"{n}*{k}" if k > 1 else n for n, k in
+        {c_["name"]: sum(x["name"] == c_["name"] for x in b["hand"]) for c_ in b["hand"]}.items()) or not b["hand"]
+    while not v["over"]:
+        v = _play(c, gid, h, v, 1, np.random.default_rng(5))
+    st = v["result"]["standings"]
+    assert [e["place"] for e in st] == sorted(e["place"] for e in st) and st[0]["place"] == 1
+    assert {e["seat"] for e in st if e["winner"]} == set(v["result"]["winners"])
+    assert [e["score"] for e in st] == sorted((e["score"] for e in st), reverse=True)
+
+
+def test_every_rune_market_bot_has_a_difficulty_label():
+    import agents
+    from ripmarket_env.app.server.rune import BOT_LEVELS
+
+    assert set(BOT_LEVELS) == set(agents.names("rune-market"))
+    assert all(level.split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for level in BOT_LEVELS.values())
+
+
+def test_a_stored_game_with_impossible_settings_answers_410(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "games.sqlite3"
+    c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    g = c1.post("/api/rune/games", json={"players": 3, "seat": 0, "seed": 1}).json()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE rune_games SET players = 9, seed = '-4' WHERE game_id = ?", (g["game_id"],))
+    c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 410 and "players=9 is not allowed" in r.json()["detail"]

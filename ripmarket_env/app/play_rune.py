@@ -91,12 +91,17 @@ class RuneMarketSession:
     """One game of The Rune Market: a person at ``seat`` and bots in every other seat."""
 
     def __init__(self, players: int, seat: int, opponents: Sequence[str] = DEFAULT_OPPONENTS,
-                 seed: int | None = None, rules: dict | None = None):
+                 seed: int | None = None, rules: dict | None = None, steps: Sequence[int] = (),
+                 practice: bool | None = None):
+        """``steps`` re-plays every seat's actions of a game already under way (``steps``
+        of a session) before the bots take over, no bot being asked: how the server brings
+        a game back after a restart; ``SetupError`` names the first one that is not legal.
+        ``practice``: the flag of the game being brought back (default: a seed was given)."""
         import agents
 
         self.controllers = check_setup(players, seat, opponents)
         self.players, self.seat = int(players), int(seat)
-        self.practice = seed is not None
+        self.practice = bool(seed is not None if practice is None else practice)
         if seed is None:
             seed = secrets.randbits(SECRET_SEED_BITS)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -118,7 +123,21 @@ class RuneMarketSession:
         self.log: list[str] = []  # every event as your seat may see it
         self._mark = 0  # where in the log the events since your latest decision begin
         self._take_events()
+        for i, a in enumerate(steps):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or int(a) not in self.legal_actions():
+                raise SetupError(f"steps[{i}]={a!r} is not a legal action of this game at step {i}; "
+                                 f"legal: {self.legal_actions()}")
+            if self.actor == self.seat:  # as act() does: what follows your decision is "recent"
+                self._mark = len(self.log)
+            self.recorder.step(int(a))
+            self._take_events()
         self.run_bots()
+
+    @property
+    def steps(self) -> list[int]:
+        """Every seat's actions so far, in order (``RuneMarketSession(..., steps=...)``
+        re-plays them)."""
+        return [line["action"] for line in self.recorder.lines if "step" in line]
 
     # ------------------------------------------------------------------ state
     @property

@@ -862,7 +862,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     # -------------------------------------------------------------- The Rune Market
     from ripmarket_env.app.server.rune import add_rune_routes
 
-    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS)
+    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS, store=manager.store)
 
     # -------------------------------------------------------------- Black Market
     from ripmarket_env.app.server.blackmarket import add_black_market_routes
