@@ -1103,6 +1103,53 @@ def distill(
 app.command("distill")(distill)
 
 
+def export(
+    agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The agent's game (ripmarket, black-market, rune-market)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the TorchScript file (default: AGENT.ts in the current directory)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
+    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.ts, agents/blackmarket/checkpoints/*.ts)."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 if a shipped export is missing or was made from another checkpoint."),
+) -> None:
+    """Export a trained agent as a torch-only policy (TorchScript): any trainer plays it with torch alone."""
+    try:
+        from agents import export as E
+    except ImportError as exc:
+        fail(f"exporting needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    if sum((agent is not None, shipped, check)) != 1:
+        fail("give one of: AGENT, --shipped or --check")
+    if check:
+        stale = E.stale_exports()
+        if stale:
+            fail("; ".join(stale) + ": run `ripmarket export --shipped`", code=1)
+        typer.echo(f"{len(E.SHIPPED)} shipped exports are up to date", err=True)
+        return
+    if shipped:
+        for p in E.export_shipped():
+            typer.echo(f"wrote {p}", err=True)
+        return
+    from ripmarket_env.games import ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    target = out if out is not None else Path(f"{Path(agent).stem}.ts")
+    if target.exists() and not force:
+        fail(f"{target} exists; choose another --out or add --force to overwrite it")
+    from eval.evaluate import make_agent
+
+    try:
+        bot = make_agent(agent, game=game)
+        source = Path(agent) if Path(agent).suffix == ".zip" else None
+        path = E.export_agent(bot, target, game=game, source=source)
+    except Exception as exc:  # unknown names, unusable checkpoints, agents without a network
+        fail(f"cannot export {agent}: {exc}")
+    meta = E.read_meta(path)
+    typer.echo(f"wrote {path}: obs ({meta['obs_size']},) float32, mask ({meta['num_actions']},) 0/1 -> logits", err=True)
+
+
+app.command("export")(export)
+
+
 def evaluate(
     agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
     players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
