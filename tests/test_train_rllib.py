@@ -127,27 +127,65 @@ def local_ray():
     ray.shutdown()
 
 
+def test_snapshots_survive_the_weight_sync(local_ray):
+    """A snapshot stays in its frozen module on the env runner through the next
+    iterations' weight syncs (which carry the trained learner only); the older one moves on."""
+    from train.rllib_backend import LATEST, Snapshots, _learner_state, ppo_config
+
+    algo = ppo_config(tiny()).build_algo()
+    try:
+        def runner(module_id):
+            return {k: np.asarray(v) for k, v in algo.env_runner.module[module_id].get_state().items()}
+
+        def same(a, b):
+            return all(np.allclose(a[k], b[k]) for k in a)
+
+        snaps = Snapshots(algo, tiny())
+        first = _learner_state(algo)
+        snaps.take(first)
+        algo.train()
+        second = _learner_state(algo)
+        assert not same(first, second)  # the learner trained
+        snaps.take(second)
+        algo.train()
+        assert same(runner(LATEST), second) and same(runner("snap_0"), first) and same(runner("snap_1"), first)
+        assert not same(_learner_state(algo), second)
+    finally:
+        algo.stop()
+
+
 def test_rllib_training_run_checkpoint_plays_as_a_zoo_agent(local_ray, tmp_path):
+    import yaml
+    from typer.testing import CliRunner
+
     import agents
     from agents.policy import _factory
     from eval.evaluate import evaluate_vs_zoo, make_agent
+    from ripmarket_env.app.cli import app
     from ripmarket_env.vector_env import RipMarketVecEnv
-    from train.rllib_backend import train
 
     cfg = tiny()
-    summary = train(cfg, tmp_path)
-    assert summary["steps"] >= cfg.total_timesteps and summary["iterations"] >= 2
-    assert summary["snapshots"] >= 2  # the initial policy and at least one snapshot
-    assert summary["training_steps_per_s"] > 0
+    config = tmp_path / "rllib.yaml"
+    config.write_text(yaml.safe_dump(cfg.to_dict()), encoding="utf-8")
+    r = CliRunner().invoke(app, ["train", str(config), "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "(rllib):" in r.output and "learner steps/s" in r.output
+    (ckpt,) = (tmp_path / "checkpoints").glob("*/latest.zip")
+    (run_dir,) = (tmp_path / "runs").glob("*")
     # TensorBoard scalars
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    acc = EventAccumulator(summary["tensorboard"])
+    acc = EventAccumulator(str(run_dir))
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
     assert {"charts/SPS", "charts/pool_size", "losses/policy_loss", "losses/entropy"} <= tags
+    sps = acc.Scalars("charts/SPS")
+    assert len(sps) >= 2 and sps[-1].step >= cfg.total_timesteps  # two iterations or more, to the step budget
+    assert max(e.value for e in acc.Scalars("charts/pool_size")) >= 2  # the initial policy and a snapshot
+    from agents.checkpoint import read_metadata
+
+    assert read_metadata(ckpt)["training_steps"] >= cfg.total_timesteps
     # The checkpoint: an agent of the zoo (evaluate's path, and registered by name)
-    ckpt = Path(summary["checkpoint"])
     bot = make_agent(str(ckpt), seed=1)
     agents.register("rllib-run-test", _factory(ckpt), "test checkpoint")
     named = agents.make("rllib-run-test")
