@@ -492,6 +492,7 @@ def bench(
         Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
@@ -506,7 +507,7 @@ def bench(
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
     if suite == "train":
-        _bench_train(config, rollouts, as_json, out)
+        _bench_train(config, rollouts, as_json, out, backend)
         return
     from ripmarket_env.games import get, ids
 
@@ -661,10 +662,12 @@ def _write_report(text: str, out: Optional[Path], err) -> None:
     err.print(f"wrote {out}")
 
 
-def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]) -> None:
+def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None) -> None:
     """``bench --suite train``: ``train.throughput.train_bench`` on ``config``."""
     if rollouts < 1:
         fail(f"--rollouts {rollouts} is not allowed; give at least 1")
+    if backend is not None and backend not in ("sb3", "rllib"):
+        fail(f"--backend {backend!r} is not allowed; allowed: sb3, rllib")
     try:
         from train.config import ConfigError
         from train.throughput import render_rich, train_bench
@@ -676,7 +679,7 @@ def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]
 
     err = Console(stderr=True)
     try:
-        result = train_bench(config, rollouts, console=err)
+        result = train_bench(config, rollouts, console=err, backend=backend)
     except ConfigError as exc:
         fail(str(exc))
     report = {"suite": "train", "environment": B.environment(), "train": result}
@@ -991,9 +994,15 @@ def train(
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
-    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code. backend sb3 only."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="backend rllib: the Ray cluster to train on ('auto': the cluster this machine joined with ray start, "
+        "or its address); default: a Ray instance started for this run (docs/SCALE_OUT.md).",
+    ),
 ) -> None:
-    """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
+    """Self-play training against an opponent league: MaskablePPO on the batched vector env
+    (backend: sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib)."""
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
@@ -1011,12 +1020,17 @@ def train(
                 d["seed"] = seed
             cfg = config_from_dict(d)
         if resume is not None:
+            if cfg.backend != "sb3":
+                raise ConfigError(f"--resume takes a checkpoint of backend sb3; {config} has backend {cfg.backend}")
             check_resume(cfg, resume)  # before any run folder is made
     except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
 
     console = Console(stderr=True)
+    if cfg.backend == "rllib":
+        _train_rllib(cfg, out, ray_address, console)
+        return
     try:
         summary = run_training(cfg, out, console=console, resume=resume)
     except CheckpointError as exc:
@@ -1026,6 +1040,13 @@ def train(
                   f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
                   f"update {summary['time_update_s']:.0f} s)")
     console.print(f"checkpoint: {summary['checkpoint']}")
+    _print_final_eval(console, summary)
+
+
+app.command("train")(train)
+
+
+def _print_final_eval(console, summary: dict) -> None:
     fe = summary.get("final_eval")
     if fe:
         lo, hi = fe["wilson95"]
@@ -1033,7 +1054,22 @@ def train(
                       f"(95% Wilson {lo:.1%}..{hi:.1%})")
 
 
-app.command("train")(train)
+def _train_rllib(cfg, out: Path, ray_address: Optional[str], console) -> None:
+    try:
+        from train.rllib_backend import train as run_rllib
+    except ImportError as exc:  # pragma: no cover - the ecosystem extra
+        fail(f"backend rllib needs the ecosystem extra ({exc}); install it with: pip install -e '.[ecosystem]'")
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        fail(f"backend rllib needs ray[rllib] ({exc}); install it with: pip install -e '.[ecosystem]'")
+    summary = run_rllib(cfg, out, console=console, ray_address=None if ray_address == "local" else ray_address)
+    console.print(f"run {summary['run_name']} (rllib): {summary['steps']:,} learner steps in {summary['wall_s']:.0f} s "
+                  f"({summary['training_steps_per_s']:,.1f} learner steps/s in {summary['iterations']} iterations; "
+                  f"setup {summary['build_s']:.0f} s)")
+    console.print(f"checkpoint: {summary['checkpoint']} (plays as an agent: ripmarket evaluate {summary['checkpoint']})")
+    console.print(f"tensorboard: {summary['tensorboard']}")
+    _print_final_eval(console, summary)
 
 
 
@@ -1101,6 +1137,53 @@ def distill(
 
 
 app.command("distill")(distill)
+
+
+def export(
+    agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The agent's game (ripmarket, black-market, rune-market)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the TorchScript file (default: AGENT.ts in the current directory)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
+    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.ts, agents/blackmarket/checkpoints/*.ts)."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 if a shipped export is missing or was made from another checkpoint."),
+) -> None:
+    """Export a trained agent as a torch-only policy (TorchScript): any trainer plays it with torch alone."""
+    try:
+        from agents import export as E
+    except ImportError as exc:
+        fail(f"exporting needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    if sum((agent is not None, shipped, check)) != 1:
+        fail("give one of: AGENT, --shipped or --check")
+    if check:
+        stale = E.stale_exports()
+        if stale:
+            fail("; ".join(stale) + ": run `ripmarket export --shipped`", code=1)
+        typer.echo(f"{len(E.SHIPPED)} shipped exports are up to date", err=True)
+        return
+    if shipped:
+        for p in E.export_shipped():
+            typer.echo(f"wrote {p}", err=True)
+        return
+    from ripmarket_env.games import ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    target = out if out is not None else Path(f"{Path(agent).stem}.ts")
+    if target.exists() and not force:
+        fail(f"{target} exists; choose another --out or add --force to overwrite it")
+    from eval.evaluate import make_agent
+
+    try:
+        bot = make_agent(agent, game=game)
+        source = Path(agent) if Path(agent).suffix == ".zip" else None
+        path = E.export_agent(bot, target, game=game, source=source)
+    except Exception as exc:  # unknown names, unusable checkpoints, agents without a network
+        fail(f"cannot export {agent}: {exc}")
+    meta = E.read_meta(path)
+    typer.echo(f"wrote {path}: obs ({meta['obs_size']},) float32, mask ({meta['num_actions']},) 0/1 -> logits", err=True)
+
+
+app.command("export")(export)
 
 
 def evaluate(
