@@ -54,6 +54,18 @@ def _scramble_hidden(engine, g, viewer, rng):
     return scramble_hidden(engine, g, viewer, rng)
 
 
+def _outcome(engine):
+    from ripmarket_env.games.blackmarket.outcome import outcome
+
+    return outcome(engine)
+
+
+def _sides(rules):
+    from ripmarket_env.games.blackmarket.outcome import sides
+
+    return sides(rules)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -86,7 +98,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="",
     doc=_doc(),
-    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa")},
+    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa"), "outcome": _outcome, "sides": _sides},
 )
 
 RulesConfig.spec = SPEC
