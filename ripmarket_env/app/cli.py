@@ -162,8 +162,8 @@ app.command("cards")(cards)
 
 def tournament(
     agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy); `ripmarket agents --game G` lists a game's."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (a round robin of pairs, --players 2, 4 or 6, --mode teams) or rune-market."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6, Black Market 2, 4 or 6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6; --mode teams or ffa) or rune-market."),
     match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous winner (games whose reset takes a first player: rune-market)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
@@ -181,12 +181,12 @@ def tournament(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
-    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams (a side per agent)."),
+    mode: Optional[str] = typer.Option(
+        None, "--mode", metavar="MODE",
+        help="Black Market only: teams (default; the two sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
+    ),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
-    if game == "black-market":
-        _tournament_black_market(agents_, players, games, seed, out, mode)
-        return
     from eval.report import print_table
     from eval.tournament import agent_registry, run_tournament, validate
     from ripmarket_env.games import get, ids
@@ -215,6 +215,19 @@ def tournament(
         fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
     if cards_file is not None and game != "ripmarket":
         fail(f"--cards is R.I.P. Market's card file; {spec.title} plays its packaged cards")
+    modes = (spec.extras or {}).get("modes")
+    if mode is not None and not modes:
+        fail(f"--mode is Black Market's; {spec.title} has no modes")
+    if modes and (mode or modes[0]) not in modes:
+        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    counts = (spec.extras or {}).get("player_counts")
+    if counts and players not in counts:
+        fail(f"--players {players} is not allowed for {game}; allowed: {', '.join(map(str, counts[:-1]))} or {counts[-1]}")
+    rules = {"mode": mode or modes[0]} if modes else None
+    try:
+        spec.make_rules(players, **(rules or {}))
+    except ValueError as exc:
+        fail(f"--players {players} --mode {mode}: {exc}")
     try:
         validate(names, players, games, game)
     except ValueError as exc:
@@ -226,7 +239,7 @@ def tournament(
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
         agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address, game=game,
-        match_games=match,
+        match_games=match, rules=rules,
     )
     print_table(result)
 
@@ -556,34 +569,6 @@ def bench(
             console.print(B.render_rich(report))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
-
-
-def _tournament_black_market(agents_: str, players: int, games: int, seed: int, out: Path, mode: str) -> None:
-    import json
-
-    import agents as zoo
-    from eval.bm_leaderboard import leaderboard, markdown
-
-    if mode != "teams":
-        fail(f"--mode {mode!r} is not allowed for the Black Market tournament; allowed: teams")
-    if players not in (2, 4, 6):
-        fail(f"--players {players} is not allowed for black-market; allowed: 2, 4 or 6")
-    names = [n.strip() for n in agents_.split(",") if n.strip()]
-    known = zoo.names("black-market")
-    bad = [n for n in names if n not in known]
-    if len(names) < 2 or bad:
-        fail(f"--agents: give two or more of {', '.join(known)}" + (f" (unknown: {bad[0]!r})" if bad else ""))
-    check_int("--games", games, 2)
-    if out.exists() and not out.is_dir():
-        fail(f"--out {out} exists and is not a directory")
-    board = leaderboard(names, games, seed, modes=((players, mode),))
-    out.mkdir(parents=True, exist_ok=True)
-    text = markdown(board, f"ripmarket tournament --game black-market --mode {mode} --players {players} "
-                           f"--agents {','.join(names)} --games {games} --seed {seed}")
-    (out / "report.md").write_text(text, encoding="utf-8")
-    (out / "results.json").write_text(json.dumps(board, indent=1, default=float), encoding="utf-8")
-    typer.echo(text)
-    typer.echo(f"report: {out / 'report.md'}")
 
 
 def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec
+from ripmarket_env.core.spec import GameSpec
 from ripmarket_env.games.blackmarket import kernels as _K
 from ripmarket_env.games.blackmarket import records as _records
-from ripmarket_env.games.blackmarket import vector_kernels as _VK
 from ripmarket_env.games.blackmarket.cards import CardDataError
 from ripmarket_env.games.blackmarket.config import ConfigError, RulesConfig
 from ripmarket_env.games.blackmarket.engine import Engine, IllegalActionError
-from ripmarket_env.games.blackmarket.observation import encode_batch as _encode_batch
-from ripmarket_env.games.blackmarket.observation import encode_serial as _encode_serial
 from ripmarket_env.games.blackmarket.observation import observation_bounds as _observation_bounds
 from ripmarket_env.games.blackmarket.state import PHASE_NAMES
 
@@ -57,6 +54,18 @@ def _scramble_hidden(engine, g, viewer, rng):
     return scramble_hidden(engine, g, viewer, rng)
 
 
+def _outcome(engine):
+    from ripmarket_env.games.blackmarket.outcome import outcome
+
+    return outcome(engine)
+
+
+def _sides(rules):
+    from ripmarket_env.games.blackmarket.outcome import sides
+
+    return sides(rules)
+
+
 def _doc() -> str:
     path = Path(__file__).with_name("README.md")
     return path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -74,16 +83,9 @@ SPEC = GameSpec(
     reward_range=(-1.0, 1.0),
     rules_class=RulesConfig,
     engine_class=Engine,
-    fast=FastPath(reset_one=_K.reset_one, step_one=_K.step_one, status_one=_K.status_one,
-                  observe_one=_encode_serial),
-    batch=BatchKernels(
-        step_serial=_K.step_serial, step_batch=_K.step_batch, reset_serial=_K.reset_serial,
-        reset_batch=_K.reset_batch, encode_serial=_encode_serial, encode_batch=_encode_batch,
-        encode_rows=_VK.encode_rows, gather=_VK.gather,
-        learner_step_serial=_VK.learner_step_serial, learner_step_parallel=_VK.learner_step_parallel,
-        learner_reset_serial=_VK.learner_reset_serial, learner_reset_parallel=_VK.learner_reset_parallel,
-        random_opponents_one=_VK.random_opponents_one, max_redeals=_VK.MAX_REDEALS,
-    ),
+    # The core's batch drivers over the game's per-row kernels (core/drivers.py).
+    fast=_K.drivers_for(),
+    batch=_K.drivers_for(),
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: engine.obs_layout.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cards, engine.rules),
@@ -96,7 +98,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="",
     doc=_doc(),
-    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa")},
+    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa"), "outcome": _outcome, "sides": _sides},
 )
 
 RulesConfig.spec = SPEC

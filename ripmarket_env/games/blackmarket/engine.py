@@ -22,7 +22,7 @@ from ripmarket_env.games.blackmarket import actions as _actions
 from ripmarket_env.games.blackmarket import kernels as K
 from ripmarket_env.games.blackmarket.cards import CardDB, default_cards
 from ripmarket_env.games.blackmarket.config import RulesConfig
-from ripmarket_env.games.blackmarket.observation import encode_batch, encode_serial, layout
+from ripmarket_env.games.blackmarket.observation import layout
 from ripmarket_env.games.blackmarket.state import NUM_ACTIONS, PHASE_NAMES, allocate, tables_from_db
 
 
@@ -50,19 +50,23 @@ class Engine(_CoreEngine):
         self._obs_size = self.obs_layout.size
         self.state: np.ndarray = allocate(self.batch_size, self.cards)
         self.seeds = np.full(self.batch_size, -1, dtype=object)
+        self.drivers = K.drivers_for(self.state.dtype, self.tables.dtype)  # the core's batch loops
 
     num_actions = NUM_ACTIONS
 
     def _reset_rows(self, idx, seeds64) -> None:
-        (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds64)
+        d = self.drivers
+        (d.reset_serial if len(idx) < SERIAL_BELOW else d.reset_batch)(
+            _k(self.state), _k(self.tables), self.cfg, np.ascontiguousarray(idx, dtype=np.int64), seeds64)
 
     def _step_rows(self, actions) -> None:
-        (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(
+        d = self.drivers
+        (d.step_serial if self.batch_size < SERIAL_BELOW else d.step_batch)(
             _k(self.state), _k(self.tables), self.cfg, actions)
 
     def _encode(self, viewers, out) -> None:
-        (encode_serial if self.batch_size < SERIAL_BELOW else encode_batch)(
+        d = self.drivers
+        (d.encode_serial if self.batch_size < SERIAL_BELOW else d.encode_batch)(
             _k(self.state), _k(self.tables), self.cfg, viewers, self._offs, out)
 
     def _decode_events(self, game: int) -> list:

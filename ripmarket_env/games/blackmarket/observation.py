@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ripmarket_env.core.spec import Piece
 from ripmarket_env.games.blackmarket.config import C_MAX_TURNS, C_P, C_TARGET, C_TEAMS
@@ -195,14 +195,3 @@ def encode_obs(r, T, c, viewer, offs, out):
             if si >= 0 and r.spent[q, d] > 0:
                 out[b + offs[S_SPENT] + si] = 1.0
 
-
-@njit(cache=True, parallel=True)
-def encode_batch(S, TB, c, viewers, offs, out):
-    for g in prange(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
-
-
-@njit(cache=True)
-def encode_serial(S, TB, c, viewers, offs, out):
-    for g in range(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
