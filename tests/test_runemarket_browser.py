@@ -4,8 +4,10 @@ game on the set-up page and play a whole 4-player game against the bots, at a ph
 sideways and your hand and every choice are inside the viewport; the table is drawn
 (every seat's Shelters, scores and hand sizes, the Market); a block decision comes at
 once under the red banner with the first choice focused; keys 1-9 answer; a card's text
-shows on hover and tap; the game ends on a standings table. Fails (not skipped) without
-Chromium, like tests/test_browser.py."""
+shows on hover and tap; the game ends on a standings table. The bots' moves are played
+back one at a time (at a fast speed here) in a banner with a result line in words, the
+choices held back meanwhile: some decision is preceded by at least two different result
+lines. Fails (not skipped) without Chromium, like tests/test_browser.py."""
 
 from __future__ import annotations
 
@@ -33,7 +35,24 @@ IN_VIEW = """() => {
 }"""
 
 
+# Every bot move the banner showed, with whether choices were on offer meanwhile; a fast
+# playback speed (the header's select reads localStorage "rune.speed").
+WATCH_BANNER = """
+localStorage.setItem('rune.speed', '40');
+window.__banners = [];
+document.addEventListener('DOMContentLoaded', () => {
+  new MutationObserver(() => {
+    const b = document.getElementById('banner');
+    if (b && !b.hidden && b.textContent)
+      window.__banners.push([b.querySelector('.banner-result').textContent,
+                             document.querySelectorAll('#choices button').length]);
+  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['hidden']});
+});
+"""
+
+
 def _play(page, server_url, rng, opponents):  # noqa: F811
+    page.add_init_script(WATCH_BANNER)
     page.goto(server_url + "/")
     page.click("#pick-rune")  # the game is chosen on the set-up page
     page.wait_for_selector("#setup button#start")
@@ -44,10 +63,15 @@ def _play(page, server_url, rng, opponents):  # noqa: F811
     page.click("#start")
     blocks = decisions = 0
     tapped = False
+    most = 0  # the most different result lines played back before one decision
     while True:
         page.wait_for_function("['deciding', 'blocking', 'over'].includes(document.body.dataset.status)"
                                " && !document.querySelector('#choices button:disabled')", timeout=60_000)
         status = page.evaluate("document.body.dataset.status")
+        shown = page.evaluate("window.__banners.splice(0)")
+        assert all(n == 0 for _, n in shown), "choices were offered while bot moves played back"
+        assert page.locator("#banner").is_hidden()
+        most = max(most, len({t for t, _ in shown}))
         assert page.evaluate(IN_VIEW) == []
         assert page.locator("#seats .seat").count() == 4 and page.locator("#seats .seat.you").count() == 1
         assert "Market" in page.locator("#market").inner_text()
@@ -66,7 +90,7 @@ def _play(page, server_url, rng, opponents):  # noqa: F811
             prompt = page.locator("#prompt")
             assert prompt.get_attribute("class") == "block" and prompt.is_visible()
             assert prompt.inner_text().startswith("BLOCK?")
-            assert " attacks P0" in page.locator("#recent li").last.inner_text()
+            assert " attacks you with a Number " in page.locator("#recent li").last.inner_text()
             assert page.evaluate("document.activeElement === document.querySelector('#choices button')")
             assert buttons.last.inner_text().endswith("let the attack through (do not block)")
         else:
@@ -91,7 +115,7 @@ def _play(page, server_url, rng, opponents):  # noqa: F811
     assert rows.count() == 5 and page.locator("#result tr.you").count() == 1  # a header and the four seats
     assert page.locator("#result td").first.inner_text().startswith("1")
     assert tapped
-    return blocks
+    return blocks, most
 
 
 @pytest.mark.parametrize("size,opponents", [((390, 844), "rm-banker,rm-raider,rm-bandit"),
@@ -107,7 +131,8 @@ def test_play_a_whole_rune_market_game_in_view_with_block_decisions(server_url, 
         page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
         page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
                 if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)  # the R.I.P. page has no icon
-        blocks = _play(page, server_url, random.Random(3), opponents)
+        blocks, most = _play(page, server_url, random.Random(3), opponents)
         assert blocks > 0, "no bot attacked the person in this game"
+        assert most >= 2, "the bots' moves were not played back one at a time"
         assert not problems, problems
         browser.close()

@@ -185,3 +185,89 @@ def test_a_stored_game_with_impossible_settings_answers_410(tmp_path):
     c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
     r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
     assert r.status_code == 410 and "players=9 is not allowed" in r.json()["detail"]
+
+
+def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
+    """Issue 18: the view's ``moves`` tell what each seat did since your decision, one
+    sentence a move (purchases with the cards paid, attacks with their block or not,
+    thefts, Bandits, interest); RM-5.2, RM-5.9, RM-8.4: another seat's drawn or stolen
+    card is never named to you, a "no block" is explained only to its defender, and a
+    bot's single-option move reads like any other."""
+    import re
+
+    c = _client()
+    seen: list[dict] = []
+    for seed in (3, 8):
+        v = c.post("/api/rune/games", json={"players": 4, "seat": 1, "seed": seed,
+                                            "opponents": ["rm-raider", "rm-banker", "rm-bandit"]}).json()
+        gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+        rng = np.random.default_rng(seed)
+        while True:
+            assert set(v["moves"][0]) == {"seat", "who", "kind", "text", "minor"} if v["moves"] else True
+            seen += v["moves"]
+            if v["over"]:
+                break
+            v = _play(c, gid, h, v, 1, rng)
+    texts = [m["text"] for m in seen]
+    bots = [m for m in seen if m["seat"] not in (1, -1)]
+    assert all(m["who"] == f"P{m['seat']} ({'rm-raider rm-banker rm-bandit'.split()[[0, 2, 3].index(m['seat'])]})"
+               for m in bots)
+    assert any(re.search(r"buys a (Red|Blue) Rune with Number \d+( \+ Number \d+)* \(\d+\)$", t) for t in texts)
+    assert any(re.search(r"attacks .* with a Number \d+; .* blocks it, showing a Number \d+$", t) for t in texts)
+    assert any(re.search(r"attacks .* with a Number \d+; .* does not block, so .* steals ", t) for t in texts)
+    assert any(m["kind"] == "theft" and "plays a Theft Card on" in m["text"] for m in bots)
+    assert any(m["kind"] == "interest" and "of interest" in m["text"] for m in seen)
+    assert any(m["kind"] == "bandit" and "Bandit" in m["text"] for m in bots)
+    assert not any("only choice" in t for t in texts)
+    card = r"(Number \d+|a Theft Card|a (Red|Blue) Shelter)"
+    for t in texts:
+        for clause in t.split("; "):  # a named hand card: only yours, or a theft you were part of
+            if re.search(rf"(draws|draw) .*{card}", clause):
+                assert clause.startswith("you draw"), clause
+            if re.search(rf"steals? {card}", clause):
+                assert "you" in clause.split(" steal")[0] or clause.endswith("from you"), clause
+        if "no card high enough" in t:
+            assert "you do not block (no card high enough)" in t, t
+
+
+def test_status_names_every_games_parts_and_a_game_loads_what_it_needs():
+    """Issue 18: ``GET /api/status`` lists the warm-up's parts of the three games (the
+    engines and the slow bots: rm-search, rm-ppo-4p, bm-search, bm-ppo-2p); a server made
+    without warm-up loads nothing at start, and a new Rune Market or Black Market game
+    loads its own engine through the warm-up, so the status counts it ready."""
+    c = _client()
+    s = c.get("/api/status").json()
+    parts = {p["name"]: p for p in s["parts"]}
+    assert {"engine", "rune-market engine", "black-market engine", "rm-search", "rm-ppo-4p", "bm-search",
+            "bm-ppo-2p"} <= set(parts)
+    assert parts["rm-search"]["what"] == "The Rune Market's rm-search bot" and parts["rm-ppo-4p"]["game"] == "rune-market"
+    assert parts["black-market engine"]["what"] == "Black Market's rules engine"
+    assert not any(p["ready"] for p in s["parts"]) and s["done"] == 0 and s["total"] == len(s["parts"])
+    assert c.post("/api/rune/games", json={"players": 2, "seat": 0, "opponents": ["random"]}).status_code == 201
+    s = c.get("/api/status", params={"game": "rune-market"}).json()
+    ready = {p["name"] for p in s["parts"] if p["ready"]}
+    assert ready == {"rune-market engine"} and s["ready"] and s["done"] == 1
+    assert not c.get("/api/status", params={"game": "rune-market", "bots": "rm-search"}).json()["ready"]
+    assert not c.get("/api/status", params={"game": "black-market"}).json()["ready"]
+    assert c.post("/api/black-market/games", json={"players": 2, "seat": 0, "opponents": ["random"]}).status_code == 201
+    assert c.get("/api/status", params={"game": "black-market"}).json()["ready"]
+    assert c.get("/api/black-market/status").json()["ready"]
+    r = c.get("/api/status", params={"game": "chess"})
+    assert r.status_code == 422 and "'ripmarket', 'rune-market' or 'black-market'" in r.json()["detail"]
+
+
+def test_ripmarket_serve_warms_every_game_up_at_start(monkeypatch, tmp_path):
+    """``ripmarket serve`` builds the app with ``warm_up=True`` (so the engines and the slow
+    bots of the three games load at start); the server itself is not run here."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    import ripmarket_env.app.server.app as server_app
+    from ripmarket_env.app.cli import app
+
+    made: list[dict] = []
+    monkeypatch.setattr(server_app, "create_app", lambda **kw: made.append(kw) or "the app")
+    monkeypatch.setattr(uvicorn, "run", lambda web, **kw: made.append({"ran": web, **kw}))
+    r = CliRunner().invoke(app, ["serve", "--port", "0", "--db", str(tmp_path / "s.sqlite3")])
+    assert r.exit_code == 0, r.output
+    assert made[0]["warm_up"] is True and made[1]["ran"] == "the app" and made[1]["host"] == "127.0.0.1"

@@ -121,6 +121,7 @@ class RuneMarketSession:
         self.bots = {q: agents.make_seeded(name, 1_000 * (self.seed % 2**40) + q, game=GAME)
                      for q, name in enumerate(self.controllers) if q != self.seat}
         self.log: list[str] = []  # every event as your seat may see it
+        self.events: list = []  # the same events as the engine's Event objects (self.log[i] is events[i]'s text)
         self._mark = 0  # where in the log the events since your latest decision begin
         self._take_events()
         for i, a in enumerate(steps):
@@ -227,10 +228,18 @@ class RuneMarketSession:
     def _take_events(self) -> None:
         for e in self.engine.events(0):
             self.log.append(e.text_for(self.seat))
+            self.events.append(e)
 
     def recent(self) -> list[str]:
         """The events since your latest decision (yours first), as your seat sees them."""
         return self.log[self._mark:]
+
+    def recent_moves(self) -> list[dict]:
+        """The same events grouped into moves, each told in one sentence as your seat may
+        know it (``rune_story.moves``): what the web page plays back one at a time."""
+        from ripmarket_env.app.rune_story import moves
+
+        return moves(self.events[self._mark:], self.seat, self.label, self.engine.cards, self.rules.runes_per_item)
 
     # ------------------------------------------------------------------ views
     def table_text(self) -> str:

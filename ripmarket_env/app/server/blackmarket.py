@@ -113,6 +113,7 @@ class BlackMarketGames:
         self.reserved: dict[str, int] = {}
         self.loaded: set[str] = set()  # the engine ("engine") and the bots used so far
         self._purged = -math.inf
+        self.warmup = None  # the server's Warmup, when the routes are given one
 
     def ends(self, g: _Game) -> float:
         return min(g.data["last_action"] + self.limits.idle_seconds, g.data["created"] + self.limits.max_age_seconds)
@@ -138,6 +139,9 @@ class BlackMarketGames:
             self.table.purge(now - lim.keep_seconds)
 
     def status(self, opponents=()) -> dict:
+        w = self.warmup
+        if w is not None:  # what the server's warm-up loaded counts too
+            self.loaded.update(p for p in ("engine", *SLOW_BOTS) if w.is_ready("black-market engine" if p == "engine" else p))
         slow = [b for b in dict.fromkeys(opponents) if b in SLOW_BOTS and b not in self.loaded]
         if "engine" not in self.loaded:
             stage = "Loading the Black Market engine (compiling it after an install takes up to a minute)"
@@ -153,12 +157,16 @@ def _view(gid: str, s: BlackMarketSession) -> dict:
 
 
 def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, store: Store,
-                            clock=None, errors: dict | None = None, warm_up: bool = False) -> BlackMarketGames:
-    """Mount the routes; ``errors``: the error responses the routes declare (``{"detail": str}``)."""
+                            clock=None, errors: dict | None = None, warm_up: bool = False,
+                            warmup=None) -> BlackMarketGames:
+    """Mount the routes; ``errors``: the error responses the routes declare (``{"detail": str}``);
+    ``warmup``: the server's ``Warmup``, which loads the engine and the slow bots (a new
+    game waits there for what it needs; ``warm_up`` then starts no thread of its own)."""
     errors = dict(errors or {})
     if 404 in errors:  # an expired game answers 410, with the same body
         errors[410] = errors[404]
     games = BlackMarketGames(store, limits, clock or time.time)
+    games.warmup = warmup
     app.state.black_market = games
     tags = ["black-market"]
 
@@ -168,6 +176,8 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
                               f"retry in {wait} s", headers={"Retry-After": str(wait)})
 
     def new_session(**kw) -> BlackMarketSession:
+        if warmup is not None:
+            warmup.prepare(kw.get("opponents", ()), game=GAME)
         s = BlackMarketSession(**kw)
         games.loaded.update(["engine", *s.controllers])
         return s
@@ -351,7 +361,7 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
     def page():
         return FileResponse(static_dir / "blackmarket.html", media_type="text/html")
 
-    if warm_up:
+    if warm_up and warmup is None:
         def warm():
             try:
                 new_session(players=2, seat=0, mode="teams", opponents=["random"], seed=0)

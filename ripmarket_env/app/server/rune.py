@@ -237,7 +237,8 @@ def _view(game_id: str, s: RuneMarketSession) -> dict:
         "game_id": game_id, "game": "rune-market", "seat": s.seat, "players": s.players,
         "seats": [s.label(q) for q in range(s.players)], "over": s.over, "your_turn": s.your_turn,
         "blocking": s.blocking, "phase": s.phase, "prompt": _prompt(s), "table": s.table_text(),
-        "board": _board(s), "recent": s.recent(), "decision_number": s.recorder.num_steps,
+        "board": _board(s), "recent": s.recent(), "moves": s.recent_moves(),
+        "decision_number": s.recorder.num_steps,
         "choices": [{"number": c.number, "action": c.action, "text": _choice_text(s, c)} for c in s.choices()],
         "result": result,
         "seed": s.seed if (s.over or s.practice) else None,
@@ -246,10 +247,11 @@ def _view(game_id: str, s: RuneMarketSession) -> dict:
 
 
 def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, clock=None,
-                    errors: dict | None = None, store: Store | None = None) -> None:
+                    errors: dict | None = None, store: Store | None = None, warmup=None) -> None:
     """Mount the routes; ``errors``: the error responses the routes declare (the server's
     ``ERRORS``: ``{"detail": str}`` bodies); ``store``: the server's game store (default:
-    one in memory)."""
+    one in memory); ``warmup``: the server's ``Warmup`` (a new game first waits for the
+    engine and its slow bots there, so ``GET /api/status`` names what it loads)."""
     errors = errors or {}
     clock = clock or time.time
     saved = RuneGames(store if store is not None else Store(":memory:"))
@@ -321,6 +323,8 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
                 if len(live) >= limits.max_games:
                     raise refuse(live, f"the server holds {len(live)} live Rune Market games",
                                  f"--max-games {limits.max_games}", now)
+            if warmup is not None:
+                warmup.prepare(body.opponents, game="rune-market")
             try:
                 s = RuneMarketSession(body.players, body.seat, body.opponents, seed=body.seed)
             except SetupError as exc:

@@ -2,11 +2,17 @@
 // `board`: the Market, every seat's Shelters with their Runes, Boat Shelters and Bandits,
 // hand sizes and scores, your hand as cards); your decisions are buttons (keys 1-9); a
 // bot's attack on you comes back at once as a block decision under a red banner; the
-// game ends on a standings table.
+// game ends on a standings table. What happened since your decision (the view's `moves`,
+// each told in one sentence) is played back one move at a time in a banner over the
+// table, at the speed picked in the header (stored in localStorage "rune.speed"; 0 shows
+// the end state at once), before your next decision is offered.
 (function () {
   "use strict";
-  var game = null, token = null;
+  var game = null, token = null, playing = null;
+  var SPEED = "rune.speed";
   var $ = function (id) { return document.getElementById(id); };
+  var sleep = function (ms) { return new Promise(function (r) { setTimeout(r, ms); }); };
+  var speed = function () { return +$("speed").value; };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -141,18 +147,64 @@
     box.appendChild(el("p", "pile", "Seed " + v.seed_text + ". Ties go to the player who took fewer turns."));
   }
 
+  function logMove(m, v) {
+    var ul = $("recent");
+    ul.appendChild(el("li", (m.seat === v.seat ? "mine" : "") + (m.minor ? " minor" : ""), m.text));
+    ul.scrollTop = ul.scrollHeight;
+  }
+
+  // The bots' moves since your decision, one at a time: each in the banner for speed()
+  // ms and added to the log; the table is drawn at its new state meanwhile, the choices
+  // wait. Skip (or Escape, or the speed "instant") shows the rest at once.
+  function playBack(v) {
+    $("recent").innerHTML = "";
+    var moves = v.moves || [];
+    var shown = moves.filter(function (m) { return m.seat !== v.seat && !m.minor; });
+    var state = {skip: speed() <= 0 || !shown.length};
+    playing = state;
+    document.body.dataset.status = "playing";
+    $("prompt").textContent = shown.length ? "The bots are playing\u2026" : "";
+    $("prompt").className = "";
+    $("choices").innerHTML = "";
+    $("result").innerHTML = "";
+    var banner = $("banner");
+    var i = 0;
+    function next() {
+      while (i < moves.length) {
+        var m = moves[i++];
+        logMove(m, v);
+        if (state.skip || m.seat === v.seat || m.minor) continue;
+        banner.hidden = false;
+        banner.className = "banner kind-" + m.kind;
+        banner.innerHTML = "";
+        banner.appendChild(el("div", "banner-result", m.text));
+        var skip = el("button", "skip", "Skip \u25b8\u25b8");
+        skip.type = "button";
+        skip.addEventListener("click", function () { state.skip = true; });
+        banner.appendChild(skip);
+        return sleep(speed()).then(next);
+      }
+      banner.hidden = true;
+      if (playing === state) playing = null;
+      return Promise.resolve();
+    }
+    return next();
+  }
+
   function show(v) {
     game = v;
     $("error").textContent = "";
     $("loading").hidden = true;
     $("setup").hidden = true;
     $("game").hidden = false;
-    var ul = $("recent"); ul.innerHTML = "";
-    v.recent.forEach(function (t) { ul.appendChild(el("li", "", t)); });
-    ul.scrollTop = ul.scrollHeight;
     drawMarket(v.board);
     drawSeats(v.board);
     drawHand(v.board);
+    return playBack(v).then(function () { if (game === v) offer(v); });
+  }
+
+  // Your decision (or the end screen), once the bots' moves are shown.
+  function offer(v) {
     drawResult(v);
     $("handbox").hidden = v.over;
     var p = $("prompt");
@@ -185,16 +237,39 @@
     ev.preventDefault();
     var wait = $("loading");
     wait.hidden = false;
-    wait.textContent = "Dealing the cards\u2026 (the first game after an install compiles the game engine, and the first " +
-      "against rm-search its search, or rm-ppo-4p loads its network: up to a minute)";
+    wait.textContent = "Dealing the cards\u2026";
     $("start").disabled = true;
-    call("POST", "/api/rune/games", {players: +$("players").value, seat: +$("seat").value,
-                                     opponents: $("opponents").value.split(",")})
-      .then(function (v) { token = v.seat_token; show(v); })
-      .catch(function (e) { wait.hidden = true; $("start").disabled = false; $("error").textContent = e.message; });
+    var opponents = $("opponents").value.split(",");
+    var polling = true, t0 = performance.now();
+    (function poll() {  // what the server is loading meanwhile (GET /api/status?game=rune-market)
+      if (!polling) return;
+      fetch("/api/status?game=rune-market&bots=" + encodeURIComponent(opponents.join(",")))
+        .then(function (r) { return r.json(); })
+        .then(function (st) {
+          if (!polling) return;
+          var secs = Math.round((performance.now() - t0) / 1000);
+          if (st.stage) wait.textContent = st.stage + "\u2026 (" + secs + " s so far)";
+          setTimeout(poll, 500);
+        })
+        .catch(function () { /* the game's own answer reports any failure */ });
+    })();
+    call("POST", "/api/rune/games", {players: +$("players").value, seat: +$("seat").value, opponents: opponents})
+      .then(function (v) { polling = false; token = v.seat_token; show(v); })
+      .catch(function (e) {
+        polling = false; wait.hidden = true; $("start").disabled = false; $("error").textContent = e.message;
+      });
   });
+  (function () {  // a stored speed that is not one of the options (a test's) gets its own
+    var ms = localStorage.getItem(SPEED), sel = $("speed");
+    if (ms && /^\d+$/.test(ms) && !sel.querySelector('option[value="' + ms + '"]')) {
+      var o = el("option", "", ms + " ms"); o.value = ms; sel.appendChild(o);
+    }
+    sel.value = ms && sel.querySelector('option[value="' + ms + '"]') ? ms : "700";
+  })();
+  $("speed").addEventListener("change", function () { localStorage.setItem(SPEED, $("speed").value); });
   document.addEventListener("keydown", function (ev) {
-    if (!game || game.over || ev.ctrlKey || ev.metaKey || ev.altKey || !/^[1-9]$/.test(ev.key)) return;
+    if (ev.key === "Escape" && playing) { playing.skip = true; return; }
+    if (!game || game.over || playing || ev.ctrlKey || ev.metaKey || ev.altKey || !/^[1-9]$/.test(ev.key)) return;
     var c = game.choices[+ev.key - 1];
     if (c && !$("choices").querySelector("button:disabled")) { ev.preventDefault(); answer(c.action); }
   });
