@@ -40,6 +40,7 @@ from ripmarket_env.app.play_rune import (
     RuneMarketSession,
     SetupError,
 )
+from ripmarket_env.app.play import KERNEL_LOCK
 from ripmarket_env.app.server.fields import IntIn
 from ripmarket_env.app.server.store import RuneGames, RuneRow, Store, token_digest
 from ripmarket_env.core.engine import IllegalActionError
@@ -326,7 +327,8 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
             if warmup is not None:
                 warmup.prepare(body.opponents, game="rune-market")
             try:
-                s = RuneMarketSession(body.players, body.seat, body.opponents, seed=body.seed)
+                with KERNEL_LOCK:
+                    s = RuneMarketSession(body.players, body.seat, body.opponents, seed=body.seed)
             except SetupError as exc:
                 raise api_error(422, str(exc)) from None
             token = secrets.token_urlsafe(24)
@@ -339,7 +341,8 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
                               steps=s.steps, status="over" if s.over else "live", created=now, last_action=now)
                 saved.insert(row)
                 games[gid] = _Game(row, s)
-            return {**_view(gid, s), "seat_token": token}
+            with KERNEL_LOCK:
+                return {**_view(gid, s), "seat_token": token}
 
         return await in_bot_thread(run)
 
@@ -347,7 +350,7 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
              responses=errors)
     def get_game(game_id: str, token: Token) -> dict:
         g = find(game_id, token)
-        with g.lock:
+        with g.lock, KERNEL_LOCK:
             restore(game_id, g)
             return _view(game_id, g.session)
 
@@ -356,7 +359,7 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
     async def act(game_id: str, body: RuneAction, token: Token) -> dict:
         def run():
             g = find(game_id, token)
-            with g.lock:
+            with g.lock, KERNEL_LOCK:
                 restore(game_id, g)
                 s = g.session
                 if s.over:
