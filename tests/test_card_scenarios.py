@@ -488,7 +488,8 @@ SHADOW_CASES = [
     ("Greed's Toll", "Merchant", True, 3),  # took from the Market: 6 - 3
     ("Greed's Toll", "Merchant", False, 6),  # took from the deck: untouched
     ("Cold Hands", "Merchant", False, 4),  # took from the deck: 6 - 2
-    ("Cold Hands", "Merchant", True, 6),  # took from the Market: untouched
+    ("Cold Hands", "Closer", True, 5),  # took from the Market: untouched
+    ("Cold Hands", "Merchant", True, 4),  # took from the Market, then Merchant drew from the deck: 6 - 2
     ("Blessing of the Meek", "Fire Sale", False, 6),  # base 3 <= 3: 3 + 3
     ("Blessing of the Meek", "Closer", False, 5),  # base 5: untouched
     ("Ancestral Favor", "Fire Sale", False, 5),  # odd: 3 + 2
@@ -496,7 +497,8 @@ SHADOW_CASES = [
     ("Gilded Chains", "Stockpile", False, 6),  # base 2 <= 2: 2 + 4
     ("Gilded Chains", "Fire Sale", False, 3),  # base 3: untouched
     ("Patron's Gift", "Merchant", False, 8),  # took from the deck: 6 + 2
-    ("Patron's Gift", "Merchant", True, 6),  # took from the Market: untouched
+    ("Patron's Gift", "Closer", True, 5),  # took from the Market: untouched
+    ("Patron's Gift", "Merchant", True, 8),  # took from the Market, then Merchant drew from the deck: 6 + 2
 ]
 
 
@@ -536,17 +538,42 @@ def test_pickpocket_discards_after_a_deck_acquisition():
 
 
 def test_pickpocket_does_nothing_after_a_market_acquisition():
-    """R-2.23: Pickpocket's trigger needs a deck acquisition; taking from the Market avoids it."""
-    t = table(hands={0: ["Veiled Blade"], 2: ["Merchant"], 3: ["Tycoon"]},
+    """R-2.23: Pickpocket's trigger needs a card taken from the Living Deck; taking from the
+    Market and playing a card that draws nothing avoids it."""
+    t = table(hands={0: ["Veiled Blade"], 2: ["Closer"], 3: ["Tycoon"]},
               ghosts={1: ["Pickpocket", "Pickpocket"]},
-              market=["Black Market Deal", "Relief", "Closer"], deck_top=["Stockpile", "Spite", "Mimic"])
-    t.play_round({0: "Veiled Blade", 2: {"card": "Merchant", "market": 1}, 3: "Tycoon"},
+              market=["Black Market Deal", "Relief", "Merchant"], deck_top=["Stockpile", "Spite", "Mimic"])
+    t.play_round({0: "Veiled Blade", 2: {"card": "Closer", "market": 1}, 3: "Tycoon"},
                  haunts={1: ("Pickpocket", 2)})
-    # seat 0 took Stockpile; seat 2 took Relief from the Market (Spite refilled its slot)
-    # and Merchant drew Mimic: nothing was discarded
-    assert t.hand(2) == Counter({"Relief": 1, "Mimic": 1})
-    assert t.discard_names()["Mimic"] == 0 and t.discard_names()["Relief"] == 0
-    assert t.scores == [7, 0, 6, 8]
+    # seat 0 took Stockpile; seat 2 took Relief from the Market (Spite refilled its slot):
+    # nothing was discarded
+    assert t.hand(2) == Counter({"Relief": 1})
+    assert t.discard_names()["Relief"] == 0
+    assert t.scores == [7, 0, 5, 8]
+    finish(t)
+
+
+@covers("Greed's Toll", "Pickpocket", "Cold Hands", "Patron's Gift")
+@pytest.mark.parametrize("shadow, card, score, hand_n", [
+    # took from the Living Deck, then Black Market Deal took a Market card: 4 - 3
+    ("Greed's Toll", "Black Market Deal", 1, 2),
+    # took Relief from the Market, then Stockpile drew 2 from the Living Deck: 2 - 2
+    ("Cold Hands", "Stockpile", 0, 3),
+    # took Relief from the Market, then Merchant drew 1 from the Living Deck: 6 + 2
+    ("Patron's Gift", "Merchant", 8, 2),
+    # took Relief from the Market, then Merchant drew 1: one of the 2 cards is discarded
+    ("Pickpocket", "Merchant", 6, 1),
+])
+def test_r_4_9_a_card_taken_by_the_played_cards_text_counts(shadow, card, score, hand_n):
+    """R-4.9 / R-2.23: "took a card from the Market / the Living Deck this turn" means any
+    card taken this turn before the trigger fires (R-4.8), the acquisition's or one taken by
+    the played card's own text (Black Market Deal, Merchant, Stockpile), as printed."""
+    t = table(hands={0: ["Veiled Blade"], 2: [card], 3: ["Tycoon"]}, ghosts={1: [shadow, shadow]},
+              market=["Spite", "Relief", "Closer"], deck_top=["Stockpile", "Mimic", "Grave Digger", "Last Stand"])
+    spec = ({"card": card, "slot": 0} if card == "Black Market Deal" else {"card": card, "market": 1})
+    t.play_round({0: "Veiled Blade", 2: spec, 3: "Tycoon"}, haunts={1: (shadow, 2)})
+    assert t.scores[2] == score
+    assert int(t.r["hand_n"][2]) == hand_n
     finish(t)
 
 

@@ -304,6 +304,7 @@ BAD_RULES = [
     ("reward_mode", "score", "win | placement"),
     ("hand_size", 0, "1 to 6"),
     ("hand_size", 7, "1 to 6"),
+    ("no_survivor", "draw", "sudden_death | share_win"),
 ]
 
 

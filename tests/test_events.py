@@ -15,12 +15,12 @@ import pytest
 
 from ripmarket_env.games.ripmarket.cards.registry import RULES
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
-from ripmarket_env.games.ripmarket.events import EVENT_CODES, EVENT_KINDS, Event, GameLog, decode_rows
+from ripmarket_env.games.ripmarket.events import ACTION_KINDS, EVENT_CODES, EVENT_KINDS, Event, GameLog, decode_rows
 from ripmarket_env.games.ripmarket.state import MAX_EVENTS
 from ripmarket_env.envs.record import Recorder
 from scenario import Table, serial
 
-HIDDEN_KINDS = {"acquire_deck", "draw", "shadow_draw", "play"}
+HIDDEN_KINDS = {"acquire_deck", "draw", "shadow_draw", "play", "replace"}  # replace: face-down (R-7.12)
 
 
 @pytest.fixture(autouse=True)
@@ -240,10 +240,14 @@ def test_r_8_3_deflection_chain_is_logged_hop_by_hop():
 
 def test_r_12_1_decisions_the_engine_takes_are_marked_forced():
     """R-12.1: a Ghost seated after every living player has no victim and can only pass:
-    the engine passes for it, and the log says so; agent decisions are not marked."""
+    the engine passes for it, and the log tells that seat so (R-12.3: only that seat);
+    agent decisions are not marked."""
     t = one_round({0: "Merchant", 1: "Tycoon", 2: "Relief"}, ghosts={3: ["Possession"]})
     (pas,) = t.of("pass", 3)
-    assert pas.forced and pas.text_for(0).endswith("(only choice)")
+    assert pas.forced and pas.text_for(3).endswith("(only choice)") and pas.forced_for(3)
+    assert pas.text_for("god").endswith("(only choice)") and pas.to_dict(3)["forced"]
+    for viewer in (0, 1, 2, None):
+        assert pas.text_for(viewer) == "player_3 passes" and not pas.to_dict(viewer)["forced"]
     # deck or Market is a real choice: the acquisitions were the agents' own
     assert [e.forced for e in t.of("acquire_deck")] == [False, False, False]
     assert not any(e.forced for e in t.events if e.kind in ("score", "damage", "resolve", "round_start"))
@@ -259,9 +263,23 @@ def test_r_9_1_and_r_11_game_over_with_placements():
     assert t.events[-1].kind == "place" and t.done
 
 
-def test_r_9_2_co_winners_share_their_place():
-    """R-9.2: both last players die at once and share the win (places 1 and 2: 1.5 each)."""
+def test_r_9_2_sudden_death_is_logged_and_the_game_goes_on():
+    """R-9.2 (default no_survivor="sudden_death"): both last players would die at once; the
+    damage is not dealt, the log says so (to every viewer alike), and the next round begins."""
     t = one_round({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    (spared,) = t.of("spared")
+    assert (spared.seat, spared.a) == (-1, 2) and not t.of("damage") and not t.of("game_over")
+    assert all(spared.text_for(v) == spared.public for v in (0, 1, 2, None)) and "Sudden death" in spared.public
+    kinds = [e.kind for e in t.events]
+    assert kinds.index("score") < kinds.index("spared") < kinds.index("first_player") < kinds.index("round_start", 1)
+    assert not t.done and t.hp == [1, 1, 0]
+
+
+def test_r_9_2_variant_share_win_co_winners_share_their_place():
+    """R-9.2 variant no_survivor="share_win": both last players die at once and share the
+    win (places 1 and 2: 1.5 each)."""
+    t = one_round({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
+                  rules={"no_survivor": "share_win"})
     (over,) = t.of("game_over")
     assert (over.a, over.b) == (1, 2)
     places = {e.seat: (e.a, e.b) for e in t.of("place")}
@@ -286,6 +304,16 @@ def _random_actions(eng: Engine, rng: np.random.Generator) -> np.ndarray:
     a = score.argmax(axis=1)
     a[~m.any(axis=1)] = -1
     return a
+
+
+def _random_game_events(eng: Engine, seed: int, rng: np.random.Generator) -> list[Event]:
+    """Every event of one game of random play from ``reset([seed])``."""
+    eng.reset([seed])
+    evs = list(eng.events(0))
+    while not eng.terminated[0]:
+        eng.step(_random_actions(eng, rng))
+        evs += eng.events(0)
+    return evs
 
 
 def _check_hp(before_hp, before_alive, after_hp, after_alive, events):
@@ -383,23 +411,20 @@ def test_events_never_name_hidden_cards_to_other_viewers():
     shadow = [c.name for c in eng.cards.shadow]
     hidden_seen = set()
     for seed in range(10):
-        eng.reset([seed])
-        evs = list(eng.events(0))
-        while not eng.terminated[0]:
-            eng.step(_random_actions(eng, rng))
-            evs += eng.events(0)
-        for e in evs:
+        for e in _random_game_events(eng, seed, rng):
             if not e.hidden:
                 assert e.public == e.private
                 continue
             hidden_seen.add(e.kind)
             assert e.kind in HIDDEN_KINDS
+            # a face-down replacement (R-7.12) names the public card it replaced, not the new one
+            public_names = {eng.cards.living[e.b].name} if e.kind == "replace" else set()
             for viewer in [None] + [q for q in range(6) if q != e.seat]:
                 text = e.text_for(viewer)
-                assert not any(name in text for name in living + shadow), (e, viewer, text)
+                assert not any(name in text for name in set(living + shadow) - public_names), (e, viewer, text)
                 assert e.to_dict(viewer)["a"] is None
             assert e.to_dict(e.seat)["a"] == e.a
-    assert hidden_seen == HIDDEN_KINDS
+    assert HIDDEN_KINDS - {"replace"} <= hidden_seen <= HIDDEN_KINDS
 
 
 def test_recorder_rounds_come_from_the_event_log():
@@ -421,3 +446,108 @@ def test_recorder_rounds_come_from_the_event_log():
         assert all(h <= h0 for h, h0 in zip(x["hp"], hp))
         hp = x["hp"]
     assert rounds[-1]["hp"] == [int(h) for h in rec.engine.state[0]["hp"][:4]]
+
+
+# ------------------------------------------------------------------ forced decisions stay private
+# R-12.1 / R-12.3: whether a decision had only one legal option is a fact about the deciding
+# seat's hidden state (a hand of one design: "player_3 plays Glass Crown (only choice)" tells
+# the table the rest of the hand). Each case below builds the same decision twice, once
+# forced (one legal option) and once chosen (the same option picked among several), and
+# checks that every other viewer reads the event identically, while the seat itself (and the
+# god view) is told which one it was.
+_REST = {"deck_top": ["Last Stand", "Closer", "Last Stand", "Last Stand", "Even Keel"]}
+_FORCED_PAIRS = {
+    # kind: (seat, forced table, chosen table); a table is (one_round kwargs)
+    "play": (1, dict(plays={0: "Proud Heir", 1: {"card": "Glass Crown", "market": 0}, 2: "Proud Heir",
+                            3: "Proud Heir"}, market=["Glass Crown", "Relief", "Relief"],
+                     hands={1: ["Glass Crown"]}, **_REST),
+             dict(plays={0: "Proud Heir", 1: {"card": "Glass Crown", "market": 0}, 2: "Proud Heir",
+                         3: "Proud Heir"}, market=["Glass Crown", "Relief", "Relief"],
+                  hands={1: ["Spite"]}, **_REST)),
+    "acquire_deck": (1, dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
+                             hands={1: []}, **_REST),
+                     dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
+                          hands={1: ["Grave Digger"]}, **_REST)),
+    "acquire_market": (1, dict(n=2, first=1, plays={0: "Proud Heir", 1: "Closer"}, hands={0: ["Proud Heir"], 1: []},
+                               market=["Closer", None, None], rest=0),
+                       dict(n=2, first=1, plays={0: "Proud Heir", 1: {"card": "Closer", "market": 0}},
+                            hands={0: ["Proud Heir"], 1: []}, market=["Closer", "Last Stand", None], rest=0)),
+    "target": (1, dict(plays={0: "Proud Heir", 1: {"card": "Spite", "target": 0}}, ghosts={2: [], 3: []}, **_REST),
+               dict(plays={0: "Proud Heir", 1: {"card": "Spite", "target": 0}, 2: "Proud Heir", 3: "Proud Heir"},
+                    **_REST)),
+    "attack": (1, dict(plays={0: "Proud Heir", 1: {"card": "Backstab", "target": 0}, 2: "Proud Heir",
+                              3: "Proud Heir"}, hp={0: 2, 1: 1, 2: 1, 3: 1}, **_REST),
+               dict(plays={0: "Proud Heir", 1: {"card": "Backstab", "target": 0}, 2: "Proud Heir",
+                           3: "Proud Heir"}, hp={0: 2, 1: 1, 2: 2, 3: 1}, **_REST)),
+    "market_discard": (1, dict(plays={0: "Proud Heir", 1: {"card": "Market Crash", "slot": 0}, 2: "Proud Heir",
+                                      3: "Proud Heir"}, market=["Relief"], rules={"market_size": 1}, **_REST),
+                       dict(plays={0: "Proud Heir", 1: {"card": "Market Crash", "slot": 0}, 2: "Proud Heir",
+                                   3: "Proud Heir"}, market=["Relief", "Relief", "Mimic"], **_REST)),
+    "market_take": (1, dict(plays={0: "Proud Heir", 1: {"card": "Black Market Deal", "slot": 0}, 2: "Proud Heir",
+                                   3: "Proud Heir"}, market=["Relief"], rules={"market_size": 1}, **_REST),
+                    dict(plays={0: "Proud Heir", 1: {"card": "Black Market Deal", "slot": 0}, 2: "Proud Heir",
+                                3: "Proud Heir"}, market=["Relief", "Relief", "Mimic"], **_REST)),
+    "replace": (1, dict(plays={0: "Proud Heir", 1: {"card": "Double Back", "market": 0, "replace": "Closer"},
+                               2: "Proud Heir", 3: "Proud Heir"}, market=["Closer", "Relief", "Relief"],
+                        hands={1: ["Double Back", "Closer"]}, **_REST),
+                dict(plays={0: "Proud Heir", 1: {"card": "Double Back", "market": 0, "replace": "Closer"},
+                            2: "Proud Heir", 3: "Proud Heir"}, market=["Closer", "Relief", "Relief"],
+                     hands={1: ["Double Back", "Grave Digger"]}, **_REST)),
+    "pass": (1, dict(first=2, plays={0: "Proud Heir", 2: "Proud Heir"}, ghosts={1: ["Possession"], 3: []}, **_REST),
+             dict(first=0, plays={0: "Proud Heir", 2: "Proud Heir"}, ghosts={1: ["Possession"], 3: []}, **_REST)),
+    "haunt": (1, dict(plays={0: "Proud Heir", 2: "Proud Heir"}, haunts={1: ("Possession", 2)},
+                      ghosts={1: ["Possession"], 3: []}, **_REST),
+              dict(plays={0: "Proud Heir", 2: "Proud Heir", 3: "Proud Heir"}, haunts={1: ("Possession", 2)},
+                   ghosts={1: ["Possession"]}, **_REST)),
+}
+
+
+def _the_decision(kwargs: dict, kind: str, seat: int) -> tuple[Event, LogTable]:
+    kw = dict(kwargs)
+    t = one_round(kw.pop("plays"), **kw)
+    (e,) = t.of(kind, seat)
+    return e, t
+
+
+@pytest.mark.parametrize("kind", sorted(_FORCED_PAIRS))
+def test_r_12_3_a_forced_decision_reads_like_a_chosen_one_to_every_other_viewer(kind):
+    """R-12.1/R-12.3, for every decision kind: forced and chosen read the same to the other
+    seats and to a spectator (text and to_dict); the deciding seat and god are told."""
+    seat, forced_kw, chosen_kw = _FORCED_PAIRS[kind]
+    forced, tf = _the_decision(forced_kw, kind, seat)
+    chosen, tc = _the_decision(chosen_kw, kind, seat)
+    assert forced.forced and not chosen.forced, "the pair must really be forced vs chosen"
+    for viewer in [None] + [q for q in range(tf.P) if q != seat]:
+        assert forced.to_dict(viewer) == chosen.to_dict(viewer), (kind, viewer)
+        assert forced.text_for(viewer) == chosen.text_for(viewer) == forced.public
+        assert not forced.forced_for(viewer)
+    for own in (seat, "god"):
+        assert forced.forced_for(own) and forced.to_dict(own)["forced"]
+        assert forced.text_for(own) == forced.private + " (only choice)"
+        assert not chosen.forced_for(own) and chosen.text_for(own) == chosen.private
+    # nothing else in either round tells another seat that a decision was forced
+    for t in (tf, tc):
+        for e in t.events:
+            for viewer in [None] + [q for q in range(t.P) if q != e.seat]:
+                assert not e.to_dict(viewer)["forced"] and "(only choice)" not in e.text_for(viewer)
+
+
+def test_r_12_3_no_viewer_learns_of_another_seats_forced_decisions_in_random_games():
+    """R-12.3 over random games: for every event and every viewer other than its seat, the
+    event as that viewer sees it is exactly the event as it would read had it been chosen."""
+    import dataclasses
+
+    rng = np.random.default_rng(5)
+    counts = {"forced": 0, "chosen": 0}
+    for players in (2, 5, 8):
+        eng = Engine(RulesConfig(num_players=players), batch_size=1)
+        for seed in range(4):
+            for e in _random_game_events(eng, seed, rng):
+                if e.kind not in ACTION_KINDS:
+                    continue
+                counts["forced" if e.forced else "chosen"] += 1
+                plain = dataclasses.replace(e, forced=False)
+                for viewer in [None] + [q for q in range(players) if q != e.seat]:
+                    assert e.to_dict(viewer) == plain.to_dict(viewer) and e.text_for(viewer) == plain.text_for(viewer)
+                assert e.to_dict(e.seat)["forced"] == e.forced
+    assert counts["forced"] > 20 and counts["chosen"] > 20

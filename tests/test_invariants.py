@@ -188,6 +188,7 @@ def rules_variants(draw):
         ghost_cap=draw(st.sampled_from([None, 1, 3, 5])),
         hand_size=draw(st.sampled_from([3, 1, 6])),
         max_rounds=draw(st.sampled_from([None, None, None, 1, 2, 3])),
+        no_survivor=draw(st.sampled_from(["sudden_death", "share_win"])),
     )
     if n == 2:
         kw["epilogue"] = draw(st.booleans())

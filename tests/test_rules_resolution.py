@@ -193,9 +193,9 @@ def test_r_7_5_earthquake_keeps_fired_triggers_pickpocket_discard_stays():
     finish(t)
 
 
-def test_r_7_5_earthquake_keeps_direct_damage_market_changes_and_deflection():
-    """R-7.5: Earthquake does not undo Backstab's HP loss or a Market Crash, and Deflection
-    still redirects (it is not a score effect).
+def test_r_7_5_earthquake_keeps_direct_damage_and_market_changes():
+    """R-7.5: Earthquake does not undo Backstab's HP loss (direct damage, not round damage)
+    or a Market Crash (not about the round's scores or damage).
     Order 0-1-2-3: Deflection (5, names 1) / Backstab on seat 2 / Market Crash slot 0 / Earthquake."""
     t = table(hands={0: ["Deflection"], 1: ["Backstab"], 2: ["Market Crash"], 3: ["Earthquake"]},
               hp={0: 2, 1: 1, 2: 2, 3: 1}, market=["Relief", "Spite", "Closer"], deck_top=["Stockpile"] * 3 + ["Mimic"])
@@ -207,8 +207,71 @@ def test_r_7_5_earthquake_keeps_direct_damage_market_changes_and_deflection():
     assert t.damage == [0, 1, 0, 0]
     assert t.hp == [2, 0, 1, 1]
     assert t.discard_names()["Relief"] == 1  # crashed
-    t2 = run({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Aftershock"})
-    assert t2.last_rule == "earthquake" and t2.damage == [0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("plays, damage", [
+    # Deflection BEFORE the rule card: seat 0 (5) is lowest and keeps its damage
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Aftershock"}, [1, 0, 0, 0]),
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Merchant", 3: "Earthquake"}, [1, 0, 0, 1]),
+    # Deflection AFTER the rule card: seat 2 (5) is lowest and keeps its damage
+    ({0: "Aftershock", 1: "Tycoon", 2: {"card": "Deflection", "target": 1}, 3: "Merchant"}, [0, 0, 1, 0]),
+    ({0: "Earthquake", 1: "Tycoon", 2: {"card": "Deflection", "target": 1}, 3: "Merchant"}, [1, 0, 1, 0]),
+])
+def test_r_7_5_no_damage_redirection_under_earthquake_before_or_after(plays, damage):
+    """R-7.5 / R-8.3: under Earthquake (or Aftershock) a Deflection redirects nothing, whether
+    it was played before or after the rule card: the damage lands where the plain numbers put
+    it, no deflect event is logged, and the same table without the rule card does redirect."""
+    t = run(plays)
+    assert t.last_rule == "earthquake" and t.damage == damage
+    quake = next(q for q, v in plays.items() if v in ("Earthquake", "Aftershock"))
+    calm = dict(plays)
+    calm[quake] = "Proud Heir"  # 7, no rule change
+    t2 = run(calm)
+    deflector = next(q for q, v in plays.items() if isinstance(v, dict))
+    assert t2.last_rule == "none" and t2.damage[deflector] == 0 and t2.damage[1] == 1
+
+
+def test_r_7_5_a_later_rule_change_brings_deflection_back():
+    """R-7.5: Earthquake then Low Tide: Low Tide overrides Earthquake, so the Deflection works
+    again. Earthquake 5 and Deflection 5 tie highest under Low Tide; seat 1's Deflection passes
+    its damage to seat 0, who takes both."""
+    t = run({0: "Earthquake", 1: {"card": "Deflection", "target": 0}, 2: "Low Tide", 3: "Last Stand"})
+    assert t.last_rule == "low_tide"
+    assert t.scores == [5, 5, 3, 3]
+    assert t.damage == [2, 0, 0, 0]
+
+
+@pytest.mark.parametrize("plays, scores", [
+    # a Living modifier played BEFORE Earthquake: Heavy Taxes would make Tycoon 6
+    ({0: "Heavy Taxes", 1: "Tycoon", 2: "Earthquake", 3: "Merchant"}, [3, 8, 5, 6]),
+    # ... and one played AFTER it: Spite on Tycoon would make it 6
+    ({0: "Earthquake", 1: "Tycoon", 2: {"card": "Spite", "target": 1}, 3: "Merchant"}, [5, 8, 4, 6]),
+    # board-wide and own modifiers after Aftershock: Relief (+2 to base <= 3), Closer (+2 last)
+    ({0: "Aftershock", 1: "Last Stand", 2: "Relief", 3: "Closer"}, [7, 3, 4, 5]),
+])
+def test_r_7_5_score_modifiers_are_off_whether_played_before_or_after(plays, scores):
+    """R-7.5: every score modifier is switched off, before or after the rule card."""
+    t = run(plays)
+    assert t.last_rule == "earthquake" and t.scores == scores
+
+
+def test_r_7_5_earthquake_keeps_draws_flushes_and_exorcisms():
+    """R-7.5: what cards did when played is not undone by a later Earthquake: Merchant's
+    draw stays in hand, Tycoon's flushed Market stays flushed, and the Possession Exorcist
+    removed stays in the Shadow discard. Order 0-4: Merchant / Ghost haunts 2 / Exorcist /
+    Tycoon / Earthquake."""
+    t = table(n=5, hands={0: ["Merchant"], 2: ["Exorcist"], 3: ["Tycoon"], 4: ["Earthquake"]},
+              ghosts={1: ["Possession", "Possession"]}, market=["Spite", "Closer", "Low Tide"],
+              deck_top=["Stockpile", "Mimic", "Last Stand", "Grave Digger", "Relief", "Relief", "Heavy Taxes",
+                        "Even Keel"])
+    t.play_round({0: "Merchant", 2: "Exorcist", 3: "Tycoon", 4: "Earthquake"}, haunts={1: ("Possession", 2)})
+    assert t.last_rule == "earthquake"
+    assert t.hand(0) == Counter({"Stockpile": 1, "Mimic": 1})  # Merchant drew Mimic
+    assert t.market_names() == ["Relief", "Relief", "Heavy Taxes"]  # flushed and refilled
+    assert {"Spite", "Closer", "Low Tide"} <= set(t.discard_names())
+    assert t.attached(2) == [] and t.shadow_discard_names()["Possession"] == 1
+    assert t.scores == [6, 0, 6, 8, 5] and t.damage == [0, 0, 0, 0, 1]
+    finish(t)
 
 
 def test_r_7_5_a_later_rule_change_overrides_earthquake():
@@ -364,16 +427,37 @@ def test_r_7_11_shadow_triggers_on_a_face_down_play_fire_at_the_play():
     finish(t)
 
 
-def test_r_7_12_a_replacement_is_face_up():
-    """R-7.12: Double Back replaced by Veiled Blade: the replacement is face-up and every
-    seat sees it."""
-    t = table(hands={0: ["Double Back", "Veiled Blade"], 1: ["Tycoon"]})
+def test_r_7_12_a_face_down_replacement_is_face_down():
+    """R-7.12 / R-7.9 / R-12.3: Double Back replaced by Veiled Blade: "resolves its full text
+    now": the replacement goes on the table face-down, the other seats see only that a card
+    was put face-down (event and observation), and it is revealed at resolution."""
+    t = table(hands={0: ["Double Back", "Veiled Blade"], 1: ["Tycoon"], 2: ["Merchant"], 3: ["Closer"]})
     t.take_deck().play("Double Back")
     t.act("card", t.lid("Veiled Blade"))
-    assert not bool(t.r["face_down"][0])
+    (rep,) = [e for e in t.eng.events(0) if e.kind == "replace"]
+    assert rep.hidden and rep.text_for(2) == "player_0 replaces Double Back (2) with a card face-down"
+    assert "Veiled Blade" in rep.text_for(0) and rep.to_dict(1)["a"] is None and rep.to_dict(1)["b"] == t.lid("Double Back")
+    assert bool(t.r["face_down"][0]) and t.played(0) == "Veiled Blade"
     v = t.view(2)
-    k = (0 - 2) % 4
-    assert v["face_down"][k][0] == 0.0 and v["played"][k][t.lid("Veiled Blade")] == 1.0
+    j = (0 - 2) % 4
+    assert v["face_down"][j][0] == 1.0 and v["played"][j].sum() == 0.0
+    t.play_round({1: "Tycoon", 2: "Merchant", 3: "Closer"})
+    assert t.scores[0] == 7
+    finish(t)
+
+
+def test_r_7_12_a_face_down_replacement_takes_effect_at_its_reveal():
+    """R-7.12 / R-7.8: Double Back replaced by Undercurrent: its Low Tide waits for the
+    reveal, so it is later than seat 2's Earthquake (played after the replacement) and wins
+    the rule slot (R-7.4): the highest score takes the damage."""
+    t = table(hands={0: ["Double Back", "Undercurrent"], 1: ["Tycoon"], 2: ["Earthquake"], 3: ["Closer"]})
+    t.take_deck().play("Double Back")
+    t.act("card", t.lid("Undercurrent"))
+    assert t.rule == "none" and bool(t.r["face_down"][0])
+    t.play_round({1: "Tycoon", 2: "Earthquake", 3: "Closer"})
+    assert t.last_rule == "low_tide"
+    assert t.damage == [0, 1, 0, 0]  # Tycoon 8 is highest
+    finish(t)
 
 
 # =================================================================================
@@ -568,10 +652,53 @@ def test_r_9_1_mid_round_death_finishes_the_turn_then_ends_without_resolution():
     assert t.rewards == [1.0, -0.5, -0.5]
 
 
-def test_r_9_2_everybody_dies_the_last_to_die_share_the_win():
-    """R-9.2 / R-11.1: seats 0 and 1 (1 HP each) tie lowest and both die; the Ghost at seat 2
-    died earlier. k = 2 co-winners of n = 3: each (n-k)/(k(n-1)) = 1/4; the Ghost -1/2."""
+def test_r_9_2_sudden_death_damage_that_would_leave_nobody_alive_is_not_dealt():
+    """R-9.2 (default): seats 0 and 1 (1 HP each) tie lowest: dealing the damage would leave
+    nobody alive, so it is not dealt; the token goes on as usual (tie: earliest, seat 0) and
+    the game goes on until one player is last alive."""
     t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.scores == [3, 3, 0]
+    assert not t.done and t.damage == [0, 0, 0] and t.hp == [1, 1, 0] and t.alive == [True, True, False]
+    assert t.first_player == 0 and t.round_num == 1 and int(t.r["spared_rounds"]) == 1
+    # the next round has a loser: seat 1 (Stockpile 2) dies, seat 0 wins alone
+    t.arrange(hands={0: ["Tycoon"], 1: ["Stockpile"]}, ghosts={2: []})
+    t.start_round(0)
+    t.play_round({0: "Tycoon", 1: "Stockpile"})
+    assert t.done and t.winners == [0] and t.rewards == pytest.approx([1.0, -0.5, -0.5])
+    finish(t)
+
+
+@pytest.mark.parametrize("plays, hp, damage", [
+    # Deflection passes seat 0's damage to seat 1: seat 0 survives, so the damage is dealt
+    ({0: {"card": "Deflection", "target": 1}, 1: "Tycoon", 2: "Proud Heir"}, {0: 1, 1: 1, 2: 1}, [0, 1, 0]),
+    # The Cull: the lowest two die, the highest survives: dealt
+    ({0: "Stockpile", 1: "Closer", 2: "The Cull"}, {0: 1, 1: 1, 2: 1}, [1, 1, 0]),
+    # two of three tie lowest at 1 HP, the third is not hurt: dealt
+    ({0: "Stockpile", 1: "Stockpile", 2: "Tycoon"}, {0: 1, 1: 1, 2: 1}, [1, 1, 0]),
+])
+def test_r_9_2_damage_that_leaves_a_survivor_is_dealt(plays, hp, damage):
+    """R-9.2: sudden death only stops damage that would leave nobody alive; when a player
+    survives the round, the damage lands (a lone survivor wins, R-9.1)."""
+    t = run(plays, n=3, hp=hp)
+    assert t.damage == damage and t.alive == [d == 0 for d in damage]
+    assert t.done == (sum(damage) == 2) and int(t.r["spared_rounds"]) == 0
+
+
+def test_r_9_2_sudden_death_also_under_the_cull_and_low_tide():
+    """R-9.2: The Cull at two living players damages both groups, Low Tide's tie damages
+    every tied player: nobody would survive, so nobody is damaged."""
+    t = run({0: "Stockpile", 1: "The Cull"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.last_rule == "cull" and t.damage == [0, 0, 0] and not t.done
+    t = run({0: "Low Tide", 1: "Low Tide"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []})
+    assert t.last_rule == "low_tide" and t.damage == [0, 0, 0] and not t.done
+
+
+def test_r_9_2_variant_share_win_everybody_dies_the_last_to_die_share_the_win():
+    """R-9.2 variant no_survivor="share_win" (the first edition) / R-11.1: seats 0 and 1
+    (1 HP each) tie lowest and both die; the Ghost at seat 2 died earlier. k = 2 co-winners
+    of n = 3: each (n-k)/(k(n-1)) = 1/4; the Ghost -1/2."""
+    t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
+            rules={"no_survivor": "share_win"})
     assert t.scores == [3, 3, 0]  # 2 + 1 Ghost each
     assert t.done and t.winners == [0, 1]
     assert t.rewards == pytest.approx([0.25, 0.25, -0.5])
@@ -637,7 +764,8 @@ def test_r_9_4_no_epilogue_without_a_single_winner(case):
         t = run({0: "Tycoon", 1: "Stockpile"}, n=2, rules={"epilogue": True, "max_rounds": 1})
         assert t.winners == [0, 1]
     else:
-        t = run({0: "Stockpile", 1: "Grave Digger"}, n=2, hp={0: 1, 1: 1}, rules={"epilogue": True})
+        t = run({0: "Stockpile", 1: "Grave Digger"}, n=2, hp={0: 1, 1: 1},
+                rules={"epilogue": True, "no_survivor": "share_win"})
         assert t.winners == [0, 1]
     assert t.done and not bool(t.r["epilogue"])
     assert t.rewards == [0.0, 0.0]
@@ -671,10 +799,11 @@ def test_r_11_2_placement_rewards_by_elimination_order():
 
 
 def test_r_11_2_placement_co_winners_share_their_places():
-    """R-11.2 / R-9.2: placement mode, 3 players: the two who die last together share places
-    1-2 (average 1.5: 1 - 2*0.5/2 = 0.5 each); the earlier Ghost is place 3 (-1)."""
+    """R-11.2 / R-9.2 (variant no_survivor="share_win"): placement mode, 3 players: the two
+    who die last together share places 1-2 (average 1.5: 1 - 2*0.5/2 = 0.5 each); the
+    earlier Ghost is place 3 (-1)."""
     t = run({0: "Grave Digger", 1: "Grave Digger"}, n=3, hp={0: 1, 1: 1}, ghosts={2: []},
-            rules={"reward_mode": "placement"})
+            rules={"reward_mode": "placement", "no_survivor": "share_win"})
     assert t.winners == [0, 1]
     assert t.rewards == pytest.approx([0.5, 0.5, -1.0])
 

@@ -410,14 +410,14 @@ def test_r_2_13_draw_stops_when_deck_and_discard_are_empty():
     finish(t)
 
 
-def test_r_2_16_and_r_4_9_market_take_is_not_an_acquisition():
-    """R-2.16 / R-4.9: Black Market Deal takes a Market card, but the acquisition stays
-    "deck": Greed's Toll (took from the Market: -3) does not fire; BMD scores 4."""
+def test_r_2_16_and_r_4_9_market_take_is_not_an_acquisition_but_a_take():
+    """R-2.16 / R-4.9: Black Market Deal takes a Market card; the acquisition stays "deck",
+    but a card was taken from the Market this turn, so Greed's Toll (-3) fires: BMD 4 - 3."""
     t = table(hands={0: ["Tycoon"], 2: ["Black Market Deal"], 3: ["Merchant"]},
               ghosts={1: ["Greed's Toll", "Greed's Toll"]}, market=["Relief", "Spite", "Closer"])
     t.play_round({0: "Tycoon", 2: {"card": "Black Market Deal", "slot": 0}, 3: "Merchant"},
                  haunts={1: ("Greed's Toll", 2)})
-    assert t.scores == [8, 0, 4, 6]
+    assert t.scores == [8, 0, 1, 6]
 
 
 def test_r_2_17_backstab_is_direct_damage_not_deflected():

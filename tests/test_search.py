@@ -245,9 +245,11 @@ def test_place_weight_is_checked_and_zero_keeps_the_reward_alone():
     with pytest.raises(ValueError, match="place_weight"):
         SearchAgent(place_weight=-1)
     states = [(o.copy(), m.copy()) for _, _, o, m in random_states(4, games=2, steps=30, seed=6, every=5)]
-    plain, placed = SearchAgent(budget=24, seed=3, place_weight=0.0), SearchAgent(budget=24, seed=3, place_weight=1.0)
     differ = 0
     for o, m in states:
+        # fresh agents per state: the same RNG state, so both play the same simulations
+        # (an earlier tie-break drawn by one of them alone would shift its RNG)
+        plain, placed = SearchAgent(budget=24, seed=3, place_weight=0.0), SearchAgent(budget=24, seed=3, place_weight=1.0)
         plain.act(o, m)
         placed.act(o, m)
         if plain.last is None or placed.last is None:

@@ -80,6 +80,9 @@ class CardInfo:
         self.shadow_ops = [[(e.op, dict(e.params)) for e in d.effect] for d in db.shadow]
         self.shadow_curse = [d.family == "curse" for d in db.shadow]
         self.face_down = [d.face_down for d in db.living]
+        #: where the card's own text takes cards from (R-4.9: Shadow triggers count it)
+        self.takes = [frozenset(({"draw": "deck", "market_take": "market"}[o] for o, _ in self.ops[d]
+                                 if o in ("draw", "market_take"))) for d in range(db.n_living)]
 
         def has(d, op):
             return any(o == op for o, _ in self.ops[d])
@@ -214,10 +217,10 @@ class RoundModel:
                     s += n * p["amount"]
                 elif op == "shadow_trigger" and p["kind"] == "score":
                     want = "market" if p["source"] == "took_market" else "deck"
-                    if src is None:
-                        s += n * p["amount"] * 0.5
-                    elif src == want:
+                    if src == want or want in self.ci.takes[d]:
                         s += n * p["amount"]
+                    elif src is None:
+                        s += n * p["amount"] * 0.5
         return s
 
     def _is_last(self, seat: SeatInfo) -> bool:
@@ -284,11 +287,12 @@ class RoundModel:
         risk = self._cache.get(rkey)
         if risk is None:
             risk = self._cache[rkey] = self.damage_prob(x, [d for _, d in ods], rule)
-        if self.ci.deflect[design] and target >= 0:
+        quake = rule == "earthquake"  # no damage is redirected under Earthquake
+        if self.ci.deflect[design] and target >= 0 and not quake:
             risk *= 0.15
         # Deflections on the table that name me pass their holder's damage to me
         for s in self.others_cards:
-            if s.alive and self.ci.deflect[s.played] and s.target == 0:
+            if not quake and s.alive and self.ci.deflect[s.played] and s.target == 0:
                 sx = self.score(s, s.played, ctx)
                 rest = [d for o, d in ods if o.rel != s.rel] + [(np.array([x]), np.array([1.0]))]
                 risk = min(1.0, risk + self.damage_prob(sx, rest, rule))

@@ -128,6 +128,8 @@ class _Cards:
         self.fd = np.asarray(db.living_face_down, bool)
         codes = [db.living_ops[d, : db.living_nops[d], 0] for d in range(DL)]
         self.replace = np.array([R.OP_REPLACE in c for c in codes])
+        # takes[d]: acquisition codes (1 deck, 2 Market) the card's own text takes from (R-4.9)
+        self.takes = np.array([(1 if R.OP_DRAW in c else 0) | (2 if R.OP_MARKET_TAKE in c else 0) for c in codes])
         # choice[phase][d]: index of design d's op that asks this phase's choice (-1 none)
         self.choice = {ph: np.array([next((k for k, x in enumerate(c) if x in ops), -1) for c in codes])
                        for ph, ops in _CHOICE_OPS.items()}
@@ -252,10 +254,14 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
     on_table[1:] |= face_down[1:]
     st["alive"][0, :P] = alive
     st["hp"][0, :P] = _rint(col("hp"), hp0)
+    # rounds sudden death spared (R-9.2) are not in the observation: the fewest the round
+    # number and the HP left allow (every other round cost at least 1 HP, R-9.3)
+    st["spared_rounds"] = max(0, round_num + int(st["hp"][0, :P].sum()) - P * hp0)
     st["hand_n"][0, :P] = hand_n
     st["shadow_n"][0, :P] = shadow_n
     st["acted"][0, :P] = acted
     st["acquired"][0, :P] = acquired
+    st["took"][0, :P] = acquired  # the acquisition's bit (R-4.9); a played card's takes come in the rollout
     st["acq_card"][0, :P] = acq_card
     st["face_down"][0, :P] = face_down
     st["played"][0, :P] = played  # other seats' face-down cards are sampled
@@ -292,7 +298,8 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
                 st["attached"][0, q, n_att] = sd
                 st["attach_event"][0, q, n_att] = ev
                 # R-4.8: the triggers of a seat that has played have fired, or not
-                if q != 0 and acted[q] and on_table[q] and acquired[q] in cc.trigger_src[sd]:
+                took = acquired[q] | (cc.takes[played[q]] if played[q] >= 0 else 0)
+                if q != 0 and acted[q] and on_table[q] and any(took & x for x in cc.trigger_src[sd]):
                     st["fired"][0, q, n_att] = True
                 n_att += 1
         st["attached_n"][0, q] = n_att

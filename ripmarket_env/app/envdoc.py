@@ -198,10 +198,12 @@ def render_env_markdown(db: CardDB | None = None) -> str:
     w("## Rewards and Termination")
     w("")
     w(f"- **Termination** ([R-9]({_rule_link('R-9 Game end')})): the game ends the moment "
-      "only one living player remains, who wins (R-9.1). If damage would leave no one "
-      "alive, the players who died last share the win (R-9.2). A `max_rounds` safety cap "
-      "(default 3 × players × start HP) ends the game as a shared draw among the living "
-      "(R-9.3); it cannot be reached in normal play, so there is no truncation.")
+      "only one living player remains, who wins (R-9.1). Round damage that would leave no "
+      "one alive is not dealt, and the game goes on (sudden death, R-9.2; variant "
+      "`no_survivor=\"share_win\"`: the players who died last share the win). A `max_rounds` "
+      "safety cap (default 3 × players × start HP) ends the game as a shared draw among the "
+      "living (R-9.3); it is a rule of the game, so it ends the game as a termination, never "
+      "a truncation.")
     w(f"- **Rewards** ([R-11]({_rule_link('R-11 Rewards (environment, not rulebook)')})): "
       "paid once, on the step that ends the game, to every seat, Ghosts included; every "
       "earlier step pays 0 (R-11.3). Default `reward_mode=\"win\"`: the winner gets +1 and "

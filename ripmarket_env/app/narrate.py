@@ -31,7 +31,7 @@ BOT_LEVELS = {
 _RULE_EFFECT = {
     "none": "the lowest score takes the damage",
     "Low Tide": "the lowest score wins: the highest score takes the damage",
-    "Earthquake": "every card scores its printed value only",
+    "Earthquake": "every card scores its printed value only, and no Deflection passes the damage",
     "The Cull": "the two lowest scores each take 1 damage",
 }
 _TRIGGERS = {code: name for name, code in TRIGGER_KINDS.items()}
@@ -63,7 +63,7 @@ def rule_card(events, db) -> str | None:
     card: dict[int, int] = {}
     found = None
     for e in events:
-        if e.kind in ("play", "replace") and not (e.kind == "play" and e.b):
+        if e.kind in ("play", "replace") and not e.hidden:
             card[e.seat] = e.a
         elif e.kind == "reveal":
             card[e.seat] = e.a
@@ -79,7 +79,7 @@ def round_story(summary, db, name: Callable[[int], str]) -> list[dict]:
     ``summary``: a ``RoundSummary``/``RoundLog``-like object (``seats``, ``events``, ``rule``
     as a label); ``name(q)`` names a seat for the viewer ("you", "player_2 (greedy)").
     Kinds: ``scores``, ``damage`` (with the reason), ``deflect``, ``hit`` (direct damage),
-    ``haunt`` (a Shadow card that helped, hurt or fizzled), ``death``; ``damage`` and ``hit``
+    ``sudden_death`` (damage not dealt since it would leave nobody alive, R-9.2), ``haunt`` (a Shadow card that helped, hurt or fizzled), ``death``; ``damage`` and ``hit``
     sentences also carry ``why``, the sentence without the seat's name.
     """
     seats = summary.seats
@@ -131,6 +131,10 @@ def round_story(summary, db, name: Callable[[int], str]) -> list[dict]:
             why = f"lowest score ({s}{', tied' if tied else ''})"
         why = f"took {e.a} damage: {why}"
         out.append({"seat": q, "kind": "damage", "why": why, "text": f"{name(q)} {why} (HP {e.b})"})
+    for e in ev:
+        if e.kind == "spared":
+            out.append({"seat": -1, "kind": "sudden_death",
+                        "text": "Sudden death: the damage would have left nobody alive, so nobody takes it"})
     # Shadow cards attached at resolution: did they trigger, and for or against the victim?
     haunter: dict[tuple[int, int], list[int]] = {}
     for e in ev:

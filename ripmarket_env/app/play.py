@@ -315,7 +315,8 @@ class GameSession:
             c = db.living[arg]
             if phase == "choose_replacement":
                 old = int(r["pend_card"])
-                text = f"Replace {card_label(db, old)} with {card_label(db, arg)}: {c.text}"
+                text = (f"Replace {card_label(db, old)} with {card_label(db, arg)}"
+                        + (" face-down" if c.face_down else "") + f": {c.text}")
             else:
                 text = f"Play {card_label(db, arg)}" + (" face-down" if c.face_down else "") + f": {c.text}"
         elif kind == "target":
@@ -564,7 +565,8 @@ class GameSession:
         }
 
     def _event_view(self, e: Event) -> dict:
-        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced, "kind": e.kind}
+        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced_for(self.seat),
+                "kind": e.kind}
 
     def recent(self) -> list[dict]:
         """What happened since your latest decision, in order: events, ``round`` markers

@@ -263,7 +263,8 @@ class LogEntry(BaseModel):
     round: int
     seat: int = Field(description="The seat the entry is about; -1 for the whole table.")
     text: str = Field(description="What happened, as your seat may see it (R-12.3).")
-    forced: bool = Field(description="Taken by the engine: the only legal option (R-12.1).")
+    forced: bool = Field(description="Your own decision, taken by the engine as the only legal option (R-12.1); "
+                                    "always false for another seat's, which reads like a chosen one (R-12.3).")
     kind: str = Field(description="An event kind of the engine's event log (ripmarket_env.games.ripmarket.events: "
                                   "play, reveal, score, damage, death, haunt, ...) or note.")
 
@@ -286,7 +287,7 @@ class RoundSeat(BaseModel):
 
 class StoryLine(BaseModel):
     seat: int = Field(description="The seat the sentence is about; -1 for the whole table.")
-    kind: str = Field(description="scores, damage, deflect, hit, haunt or death")
+    kind: str = Field(description="scores, damage, deflect, hit, sudden_death, haunt or death")
     text: str
 
 

@@ -11,6 +11,7 @@ from ripmarket_env.core.config import RulesBase
 TIE_RULES = ("all", "earliest")
 GHOST_PHASES = ("in_turn", "first")
 REWARD_MODES = ("win", "placement")
+NO_SURVIVOR = ("sudden_death", "share_win")
 
 # Indices into the compiled config array the kernels read.
 C_P = 0
@@ -23,7 +24,8 @@ C_GHOST_FIRST = 6
 C_MAX_ROUNDS = 7
 C_REWARD = 8
 C_HAND = 9
-C_LEN = 10
+C_NO_SURVIVOR = 10
+C_LEN = 11
 
 
 class ConfigError(ValueError):
@@ -45,6 +47,9 @@ class RulesConfig(RulesBase):
         max_rounds: safety cap; default 3 x players x start HP (R-9.3).
         reward_mode: "win" (R-11.1) or "placement" (R-11.2).
         hand_size: starting hand (R-1.3).
+        no_survivor: round damage that would leave nobody alive: "sudden_death" (it is not
+            dealt; the game goes on) or "share_win" (the first edition: it is dealt and
+            the players who died last share the win) (R-9.2).
     """
 
     error = ConfigError
@@ -59,6 +64,7 @@ class RulesConfig(RulesBase):
     max_rounds: int | None = None
     reward_mode: str = "win"
     hand_size: int = 3
+    no_survivor: str = "sudden_death"
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> None:
@@ -91,6 +97,8 @@ class RulesConfig(RulesBase):
             bad("reward_mode", " | ".join(REWARD_MODES))
         if not is_int(self.hand_size) or not 1 <= self.hand_size <= 6:
             bad("hand_size", "an integer from 1 to 6")
+        if self.no_survivor not in NO_SURVIVOR:
+            bad("no_survivor", " | ".join(NO_SURVIVOR))
 
     # Resolved values -----------------------------------------------------------
     @property
@@ -129,4 +137,5 @@ class RulesConfig(RulesBase):
         arr[C_MAX_ROUNDS] = self.rounds_cap
         arr[C_REWARD] = REWARD_MODES.index(self.reward_mode)
         arr[C_HAND] = self.hand_size
+        arr[C_NO_SURVIVOR] = NO_SURVIVOR.index(self.no_survivor)
         return arr

@@ -17,7 +17,8 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
  2  acquire_deck     seat         card (hidden)            -
  3  acquire_market   seat         card                     Market slot
  4  play             seat         card (hidden if b)       1 if played face-down
- 5  replace          seat         new card                 replaced card
+ 5  replace          seat         new card (hidden if      replaced card
+                                  face-down)
  6  target           seat         target seat              card
  7  attack           seat         victim seat              card (direct damage next)
  8  hit              victim       HP lost                  HP after (direct damage)
@@ -44,10 +45,12 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
 29  resolve          -1           round number             1 in the epilogue
 30  game_over        -1           reason (END_REASONS)     number of winners
 31  place            seat         2 x place                1 for a winner
+32  spared           -1           players spared           - (sudden death, R-9.2)
 === ================ ============ ======================== ==========================
 
-Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play and a
-Shadow card drawn are known to their seat only; ``Event.text_for(viewer)`` names them
+Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play (or
+face-down replacement) and a Shadow card drawn are known to their seat only, and so is whether a decision was forced
+(``forced_for(viewer)``: one legal option is a fact about the seat's hand); ``Event.text_for(viewer)`` names them
 only for that seat (or ``viewer="god"``) and says "a card" / "a card face-down" / "a
 Shadow card" to every other viewer. A face-down card is named for everyone by its
 ``reveal`` event; a Shadow card is named when it is attached (public, R-5.6).
@@ -68,6 +71,7 @@ EVENT_KINDS: dict[int, str] = {
     13: "rule", 14: "exorcise", 15: "trigger", 16: "discard", 17: "skip", 18: "shadow_draw",
     19: "pass", 20: "haunt", 21: "reveal", 22: "score", 23: "no_score", 24: "deflect", 25: "damage",
     26: "death", 27: "first_player", 28: "round_start", 29: "resolve", 30: "game_over", 31: "place",
+    32: "spared",
 }
 EVENT_CODES: dict[str, int] = {name: code for code, name in EVENT_KINDS.items()}
 END_REASONS = {0: "last_alive", 1: "all_died", 2: "max_rounds"}
@@ -104,22 +108,34 @@ class Event:
     public: str
     private: str
 
+    def _own(self, viewer: int | str | None) -> bool:
+        """``viewer`` may know what only this event's seat knows (its seat, or the god view)."""
+        return viewer == "god" or (viewer is not None and not isinstance(viewer, str) and viewer == self.seat)
+
+    def forced_for(self, viewer: int | str | None = None) -> bool:
+        """Whether ``viewer`` learns that the engine took this decision alone (R-12.1, R-12.3).
+
+        Whether a decision had one legal option is derived from the deciding seat's hidden
+        state (a hand of one design, a Shadow hand), so only that seat and the god view are
+        told; every other viewer sees a forced decision exactly like a chosen one."""
+        return self.forced and self._own(viewer)
+
     def text_for(self, viewer: int | str | None = None) -> str:
         """The event in words as ``viewer`` sees it: a seat, ``None`` (a spectator) or
         ``"god"`` (everything)."""
-        text = self.private if viewer == "god" or (viewer is not None and viewer == self.seat) else self.public
-        return text + " (only choice)" if self.forced else text
+        text = self.private if self._own(viewer) else self.public
+        return text + " (only choice)" if self.forced_for(viewer) else text
 
     def visible_to(self, viewer: int | str | None) -> tuple[int | None, int | None]:
         """``(a, b)`` as ``viewer`` may know them (``None`` for a hidden value)."""
-        if self.hidden and not (viewer == "god" or (viewer is not None and viewer == self.seat)):
-            return None, (self.b if self.kind == "play" else None)
+        if self.hidden and not self._own(viewer):
+            return None, (self.b if self.kind in ("play", "replace") else None)
         return self.a, self.b
 
     def to_dict(self, viewer: int | str | None = None) -> dict:
         a, b = self.visible_to(viewer)
         return {"kind": self.kind, "seat": self.seat, "a": a, "b": b, "round": self.round,
-                "forced": self.forced, "text": self.text_for(viewer)}
+                "forced": self.forced_for(viewer), "text": self.text_for(viewer)}
 
 
 def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
@@ -141,6 +157,9 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
             return f"{who} plays a card face-down", f"{who} plays {card(a)} face-down", True
         return (f"{who} plays {card(a)}",) * 2 + (False,)
     if kind == "replace":
+        if db.living[a].face_down:  # R-7.12: a face-down replacement is hidden until its reveal
+            return (f"{who} replaces {card(b)} with a card face-down",
+                    f"{who} replaces {card(b)} with {card(a)} face-down", True)
         t = f"{who} replaces {card(b)} with {card(a)}"
     elif kind == "target":
         t = f"{who} targets {seat_name(a)} with {card(b)}"
@@ -186,6 +205,9 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
         t = f"{who} takes {a} damage (HP {b})"
     elif kind == "death":
         t = f"{who} dies and becomes a Ghost"
+    elif kind == "spared":
+        t = (f"Sudden death: the round's damage would leave nobody alive, so it is not dealt; "
+             f"the {a} living players play on")
     elif kind == "first_player":
         t = f"{who} takes the First Player token"
     elif kind == "round_start":
@@ -195,7 +217,8 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
         t = f"Round {a} resolves" + (" (epilogue, display only)" if b else "")
     elif kind == "game_over":
         t = {0: "Game over: one living player remains",
-             1: "Game over: nobody is left alive; the players who died last share the win",
+             1: "Game over: nobody is left alive; the players who died last share the win "
+                "(variant no_survivor=share_win)",
              2: "Game over: the round limit is reached; the living share a draw"}.get(a, "Game over")
     elif kind == "place":
         place = _ordinal(a // 2) if a % 2 == 0 else f"{a / 2:g} (shared)"
@@ -343,7 +366,7 @@ class GameLog:
             out.append(("event", ev))
             if k in ("play", "replace"):
                 self.card[q] = ev.a
-                self.face_down[q] = k == "play" and bool(ev.b)
+                self.face_down[q] = ev.hidden  # a face-down play or replacement
                 self.target[q] = None
             elif k == "target":
                 self.target[q] = ev.a

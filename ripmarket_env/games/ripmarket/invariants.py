@@ -22,12 +22,13 @@ Invariants checked (state):
   R-5.2, R-5.4), in the action ranges of the decision's kind.
 - R-3.1/R-3.4 the turn order is a permutation of the seats and the actor is the seat
   whose turn it is; R-5.5/R-8.6 a Ghost never holds the First Player token.
-- R-9.3 and R-2.5: every resolved round costs at least one HP, so
-  ``round + total HP <= players x start HP`` and the ``max_rounds`` cap is never reached
-  when it exceeds that bound.
-- R-9.1/R-9.2 a finished game has winners (the last living player, or those who died
-  last); R-11.1/R-11.2 rewards follow the reward mode and sum to zero; R-11.3 no reward
-  is paid before the end.
+- R-9.3 and R-2.5: every resolved round costs at least one HP except a round sudden death
+  spared (R-9.2, counted in ``spared_rounds``), so ``round + total HP <= players x start
+  HP + spared_rounds`` and the ``max_rounds`` cap is never reached when it exceeds that
+  bound.
+- R-9.1/R-9.2 a finished game has winners (the last living player, or, with
+  ``no_survivor="share_win"`` only, those who died last); R-11.1/R-11.2 rewards follow
+  the reward mode and sum to zero; R-11.3 no reward is paid before the end.
 
 Invariants checked (transition, with ``prev``):
 
@@ -238,11 +239,15 @@ def check_record(r, db, rules, prev=None) -> list[str]:
         v.append("R-1.3: a living player holds Shadow cards")
 
     # ---------------------------------------------------------------- bound
-    bound = P * hp0
+    # every resolved round deals damage, except those sudden death spared
+    spared = int(r["spared_rounds"])
+    if spared and rules.no_survivor != "sudden_death":
+        v.append(f"R-9.2: {spared} rounds spared by sudden death under no_survivor={rules.no_survivor!r}")
+    bound = P * hp0 + spared
     total_hp = int(hpP.sum())
     if rnd + total_hp > bound:
         v.append(
-            f"R-9.3: round {rnd} with total HP {total_hp} exceeds players x start HP = {bound} "
+            f"R-9.3: round {rnd} with total HP {total_hp} exceeds players x start HP + spared rounds = {bound} "
             "(a resolved round dealt no damage)"
         )
     if rules.rounds_cap > bound and rnd >= rules.rounds_cap:
@@ -338,6 +343,8 @@ def _check_finished(r, rules, v, mask, alive, nl) -> None:
     capped = int(r["round_num"]) >= rules.rounds_cap
     if nl >= 2 and not capped:
         v.append(f"R-9.1: the game ended with {nl} living players before max_rounds")
+    if nl == 0 and rules.no_survivor == "sudden_death":
+        v.append("R-9.2: nobody is left alive, which sudden death prevents")
     if nl >= 1:
         if not np.array_equal(win, alive[:P]):
             v.append("R-9.1/R-9.3: the winners are not exactly the living players")

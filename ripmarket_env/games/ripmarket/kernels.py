@@ -44,6 +44,7 @@ from ripmarket_env.games.ripmarket.config import (
     C_HP,
     C_MARKET,
     C_MAX_ROUNDS,
+    C_NO_SURVIVOR,
     C_P,
     C_REWARD,
     C_TIE,
@@ -106,6 +107,7 @@ EV_ROUND_START = 28
 EV_RESOLVE = 29
 EV_GAME_OVER = 30
 EV_PLACE = 31
+EV_SPARED = 32
 
 END_LAST_ALIVE = 0
 END_ALL_DIED = 1
@@ -420,6 +422,7 @@ def cleanup(r, T, c):
             r.fired[p, i] = False
         r.attached_n[p] = 0
         r.acquired[p] = 0
+        r.took[p] = 0
         r.acq_card[p] = -1
         r.acted[p] = False
     r.rule = 0
@@ -505,6 +508,7 @@ def op_draw(r, p, n):
     for _ in range(n):
         d = draw_to_hand(r, p)
         if d >= 0:
+            r.took[p] = r.took[p] | ACQ_DECK  # a card taken from the Living Deck
             ev_push(r, EV_DRAW, p, d, 0)
 
 
@@ -530,6 +534,7 @@ def op_market_discard(r, p, k):
 @njit(**JIT)
 def op_market_take(r, p, k):
     ev_push(r, EV_MARKET_TAKE, p, r.market[k], k)
+    r.took[p] = r.took[p] | ACQ_MARKET  # a card taken from the Market
     to_hand(r, p, r.market[k])
     refill_slot(r, k)
 
@@ -628,6 +633,7 @@ def turn_start(r, T, c):
     r.acted[p] = True
     if r.alive[p]:
         r.acquired[p] = 0
+        r.took[p] = 0
         can_acquire = r.deck_n > 0 or r.discard_n > 0
         if not can_acquire:
             for k in range(c[C_MARKET]):
@@ -657,8 +663,10 @@ def fire_shadow_triggers(r, T, c, p):
             kind = T.shadow_ops[sd, k, 1]
             amount = T.shadow_ops[sd, k, 2]
             src = T.shadow_ops[sd, k, 3]
-            hit = (src == TS_MARKET and r.acquired[p] == ACQ_MARKET) or (
-                src == TS_DECK and r.acquired[p] == ACQ_DECK
+            # any card taken this turn from the source, by the acquisition or by
+            # the played card's own text (draw, market_take), before the trigger fires
+            hit = (src == TS_MARKET and (r.took[p] & ACQ_MARKET) != 0) or (
+                src == TS_DECK and (r.took[p] & ACQ_DECK) != 0
             )
             if hit:
                 r.fired[p, i] = True
@@ -726,15 +734,15 @@ def run_ops(r, T, c):
 
 
 @njit(**JIT)
-def put_on_table(r, T, c, p, d, face_up):
-    if not face_up:  # a replacement is logged by apply_action
+def put_on_table(r, T, c, p, d, replacement):
+    if not replacement:  # a replacement is logged by apply_action
         ev_push(r, EV_PLAY, p, d, 1 if T.face_down[d] else 0)
     r.played[p] = d
     r.event += 1
     r.play_event[p] = r.event
     r.target[p] = -1
-    if T.face_down[d] and not face_up:
-        r.face_down[p] = True  # its text waits for the reveal
+    if T.face_down[d]:  # a face-down card (a replacement too) waits for the reveal
+        r.face_down[p] = True
         finish_play(r, T, c)
     else:
         r.face_down[p] = False
@@ -834,6 +842,7 @@ def apply_action(r, T, c, a):
             d = draw_to_hand(r, p)
             ev_push(r, EV_ACQUIRE_DECK, p, d, 0)
             r.acquired[p] = ACQ_DECK
+            r.took[p] = r.took[p] | ACQ_DECK
         else:
             k = a - A_MARKET0
             ev_push(r, EV_ACQUIRE_MARKET, p, r.market[k], k)
@@ -841,6 +850,7 @@ def apply_action(r, T, c, a):
             to_hand(r, p, r.market[k])
             refill_slot(r, k)
             r.acquired[p] = ACQ_MARKET
+            r.took[p] = r.took[p] | ACQ_MARKET
         r.phase = PH_PLAY
     elif ph == PH_PLAY:
         d = a - a_play0()
@@ -853,7 +863,7 @@ def apply_action(r, T, c, a):
         from_hand(r, p, d)
         to_discard(r, r.played[p])
         r.replaced = True
-        put_on_table(r, T, c, p, d, True)  # a replacement is face-up
+        put_on_table(r, T, c, p, d, True)  # face-down if the card says so
     elif ph == PH_TARGET:
         q = (p + a - a_target0(DL) + 1) % P
         d = r.pend_card
@@ -1067,13 +1077,14 @@ def resolve_round(r, T, c):
             if hit[q] != hit2[q]:
                 r.shadow_swings += 1
                 break
-    # 4. Deflection.
+    # 4. Deflection; under Earthquake no damage is redirected.
+    quake = rule == RULE_EARTHQUAKE
     for i in range(P):
         q = r.order[i]
         if hit[q] == 0:
             continue
         holder = q
-        while True:
+        while not quake:
             d = r.played[holder]
             t = r.target[holder]
             if (d >= 0 and not spent[holder] and r.alive[holder] and t >= 0 and r.alive[t]
@@ -1084,6 +1095,21 @@ def resolve_round(r, T, c):
             else:
                 break
         dmg[holder] += 1
+    # sudden death (default): damage that would leave nobody alive is not dealt.
+    if c[C_NO_SURVIVOR] == 0:
+        spared = 0
+        survivor = False
+        for q in range(P):
+            if r.alive[q]:
+                if r.hp[q] - dmg[q] > 0:
+                    survivor = True
+                else:
+                    spared += 1
+        if not survivor and spared > 0:
+            for q in range(P):
+                dmg[q] = 0
+            r.spared_rounds += 1
+            ev_push(r, EV_SPARED, -1, spared, 0)
     # 5. Damage at once; deaths in turn order from the First Player.
     for q in range(P):
         h = r.hp[q] - dmg[q]
@@ -1101,7 +1127,7 @@ def resolve_round(r, T, c):
                 first_death = False
             die(r, c, q)
             died[q] = 1
-    # 6. Game end.
+    # 6. Game end (R-9.1, R-9.2; nobody left alive only with no_survivor="share_win").
     nl = living_count(r, c)
     if nl <= 1:
         for q in range(P):
@@ -1195,6 +1221,7 @@ def reset_game(r, T, c, seed64):
     r.attach_event[:] = 0
     r.fired[:] = False
     r.acquired[:] = 0
+    r.took[:] = 0
     r.acq_card[:] = -1
     r.acted[:] = False
     r.rule = 0
@@ -1218,6 +1245,7 @@ def reset_game(r, T, c, seed64):
     r.last_competed[:] = False
     r.last_rule = 0
     r.shadow_swings = 0
+    r.spared_rounds = 0
     r.steps = 0
     r.ev[:] = 0  # a fresh game's state is byte-identical whatever the row held before
     r.ev_n = 0

@@ -78,6 +78,9 @@ def describe_action(engine, action: int, g: int = 0, public: bool = False) -> st
         if phase == "choose_replacement":
             old = int(r["pend_card"])
             old_txt = card_label(db, old) if old >= 0 else "the card"
+            if bool(db.living_face_down[arg]):  # a face-down replacement
+                return (f"{who} replaces {old_txt} with a card face-down" if public
+                        else f"{who} replaces {old_txt} with {card_label(db, arg)} face-down")
             return f"{who} replaces {old_txt} with {card_label(db, arg)}"
         if bool(db.living_face_down[arg]):
             return f"{who} plays a card face-down" if public else f"{who} plays {card_label(db, arg)} face-down"

@@ -71,6 +71,7 @@ _FIELDS = (
     ("attach_event", "bpa", np.int16, 0),
     ("fired", "bpa", np.bool_, False),
     ("acquired", "bp", np.int8, 0),
+    ("took", "bp", np.int8, 0),  # this turn's takes: bit 1 Living Deck, bit 2 Market
     ("acted", "bp", np.bool_, False),
     ("acq_card", "bp", np.int8, -1),
     ("rule", "b", np.int8, 0),
@@ -101,6 +102,7 @@ _FIELDS = (
     ("last_competed", "bp", np.bool_, False),
     ("last_rule", "b", np.int8, 0),
     ("shadow_swings", "b", np.int16, 0),
+    ("spared_rounds", "b", np.int16, 0),  # rounds whose damage sudden death did not deal
     ("steps", "b", np.int32, 0),
     ("work", "bwp", np.int64, 0),  # scratch rows for round resolution
     # Event log of the latest step (events.py): rows (kind, seat, a, b), ev_n of them;
