@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tests.test_browser import ARGS, CHROMIUM, SIZES, check_layout, require_chromium, server_url  # noqa: F401
+from tests.test_browser import ARGS, CHROMIUM, SIZES, check_card_tip, check_layout, require_chromium, server_url  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -86,18 +86,8 @@ def _play(browser, server_url: str, size: str, players: int, mode: str, seed: in
         if tips < 4:
             cards = page.locator("#map .bm-card.has-tip, #hand .bm-hand-card").all()
             card = rng.choice(cards)
-            name = card.get_attribute("data-tip-name")
-            if phone:
-                card.tap()
-            else:
-                card.hover()
-            page.wait_for_function("!document.getElementById('tip').hidden")
-            text = page.locator("#tip").inner_text()
-            assert name in text and card.get_attribute("data-tip-text") in text
+            check_card_tip(page, card, phone, f"{size}, decision {decisions}, after showing a card")
             tips += 1
-            page.keyboard.press("Escape")
-            page.mouse.move(2, 2)
-            check_layout(page, f"{size}, decision {decisions}, after showing a card")
         choices = page.locator("#choices button.choice")
         n = choices.count()
         assert n >= 2  # BM-12.3: a decision with one option is taken by the engine

@@ -50,14 +50,6 @@ def test_rllib_env_turns_ghosts_and_end_of_game_rewards():
         env.step({other: 0})
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    import ray
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield ray
-    ray.shutdown()
-
-
 def test_rllib_ppo_with_action_masking(local_ray):
     """RLlib's new API stack: PPO with its own action-masking RLModule, one shared policy,
     two training iterations. An unmasked action would raise in the env (illegal_action

@@ -3,17 +3,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-import ray  # noqa: E402  (the ecosystem extra, installed by make test)
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
-
 
 def _strip(games):
     return [{k: v for k, v in g.items() if k != "elapsed"} for g in games]

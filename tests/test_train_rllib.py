@@ -118,15 +118,6 @@ def test_learner_weights_map_onto_the_checkpoint_policy(tmp_path):
 
 
 # ----------------------------------------------------------------------------- a run
-@pytest.fixture(scope="module")
-def local_ray():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield ray
-    ray.shutdown()
-
-
 def test_snapshots_survive_the_weight_sync(local_ray):
     """A snapshot stays in its frozen module on the env runner through the next
     iterations' weight syncs (which carry the trained learner only); the older one moves on."""

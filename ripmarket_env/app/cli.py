@@ -112,35 +112,23 @@ def cards(
 def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
     from ripmarket_env.games.blackmarket.cards import CardDataError, load, reference_markdown
 
-    try:
-        db = load(file)
-    except CardDataError as exc:
-        fail(str(exc))
-    text = reference_markdown(db)
-    if write is not None:
-        try:
-            write.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {write}: {exc}")
-        typer.echo(f"wrote {write}", err=True)
-        return
-    if markdown:
-        typer.echo(text, nl=False)
-        return
-    from rich.console import Console
-    from rich.markdown import Markdown
-
-    Console().print(Markdown(text))
+    _cards_reference(load, reference_markdown, CardDataError, markdown, write, file)
 
 
 def _rune_market_cards(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
     from ripmarket_env.games.runemarket.cards import CardDataError, load_cards, render_markdown
 
+    _cards_reference(load_cards, render_markdown, CardDataError, markdown, write, file)
+
+
+def _cards_reference(load, to_markdown, error, markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    """A sibling game's card reference: ``load(file)`` (refused with ``error``'s one line),
+    then written to ``write``, printed as Markdown, or shown by rich."""
     try:
-        db = load_cards(file)
-    except CardDataError as exc:
+        db = load(file)
+    except error as exc:
         fail(str(exc))
-    text = render_markdown(db)
+    text = to_markdown(db)
     if write is not None:
         try:
             write.write_text(text, encoding="utf-8")
