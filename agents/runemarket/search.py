@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent, register
-from agents.determinized import best_by_rollouts
+from agents.base import register
+from agents.determinized import DeterminizedSearch
 from agents.runemarket import _search_kernels as SK
 from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.games.runemarket import Engine, RulesConfig
@@ -190,8 +190,13 @@ def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Gene
     return eng
 
 
-class SearchAgent(BaseAgent):
+class SearchAgent(DeterminizedSearch):
     name = "rm-search"
+    min_samples = 2
+    steps_per_turn = 64
+    no_legal = "rm-search: no legal action in the mask"
+    _reconstruct = staticmethod(reconstruct)
+    _rollouts = staticmethod(SK.rollouts)
 
     def __init__(self, budget: int = 256, eps: float = 0.1, rules: RulesConfig | None = None,
                  seed: int | None = None):
@@ -203,33 +208,19 @@ class SearchAgent(BaseAgent):
         self.rng = np.random.default_rng(seed)
         self.last: dict = {}
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
     def _rules(self, obs) -> RulesConfig:
         if self.rules is not None:
             return self.rules
         return RulesConfig(num_players=_onehot(_get(obs, "num_players")) + 2)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask).astype(bool)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("rm-search: no legal action in the mask")
-        if legal.size == 1:
-            return int(legal[0])
-        obs = np.asarray(observation, dtype=np.float32)
-        rules = self._rules(obs)
-        per = max(2, self.budget // legal.size)
-        base = reconstruct(obs, rules, per, self.rng)
+    def _disagrees(self, base, rules, observation, action_mask):
         got = base.state["mask"].astype(bool)
+        mask = np.asarray(action_mask).astype(bool)
         if not (got == mask).all():
             bad = np.flatnonzero((got != mask).any(axis=0)).tolist()
             raise ReconstructionError(f"rm-search: the rebuilt game's legal actions differ from the observed mask "
                                       f"at actions {bad}; are the rules {rules} the game's?")
-        action, self.last = best_by_rollouts(base, legal, SK.rollouts, self.rng, self.eps, rules.turns_cap * 64)
-        return action
+        return None
 
 
 register("rm-search", SearchAgent, "The Rune Market: determinized Monte-Carlo search with compiled greedy rollouts; "
