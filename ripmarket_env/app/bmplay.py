@@ -16,6 +16,7 @@ from collections.abc import Callable
 def play_terminal(players: int, seat: int, mode: str, names: list[str], seed: int,
                   read: Callable[[str], str] = input, write: Callable[[str], None] = print, save=None) -> list[float]:
     from ripmarket_env.app.play_bm import BlackMarketSession
+    from ripmarket_env.app.seat_session import ask_choice
 
     s = BlackMarketSession(players, seat, mode, names, seed=seed)
 
@@ -31,15 +32,8 @@ def play_terminal(players: int, seat: int, mode: str, names: list[str], seed: in
         write("")
         write(s.table_text())
         write(s.prompt())
-        choices = s.choices()
-        for c in choices:
-            write(f"  {c.number:2d}. {c.text}")
-        while True:
-            ans = read(f"your choice (1-{len(choices)}): ").strip()
-            if ans.isdigit() and 1 <= int(ans) <= len(choices):
-                break
-            write(f"please type a number from 1 to {len(choices)}")
-        s.act(choices[int(ans) - 1].action)
+        s.act(ask_choice(s.choices(), read, write, "your choice (1-{n}): ",
+                         "please type a number from 1 to {n}"))
     show_moves()
     write(s.table_text())
     if save is not None:

@@ -113,9 +113,6 @@ class BlackMarketSession(SeatSession):
         self.replay(steps, SetupError, on_yours=self._mark_yours)
         self.run_bots()
 
-    def _mark_yours(self) -> None:
-        self._mark = len(self.moves)
-
     def label(self, q: int) -> str:
         return "you" if q == self.seat else f"player {q} ({self.controllers[q]})"
 

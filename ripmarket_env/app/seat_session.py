@@ -7,12 +7,14 @@ engine), ``self.seat`` (the person's seat) and ``self.bots`` (seat -> agent), an
 decision begin. ``SeatSession`` then gives the game's state as the session reads it, the
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
-Used by Black Market's session (``play_bm``).
+Used by the sessions of Black Market (``play_bm``), The Rune Market (``play_rune``) and
+R.I.P. Market (``play.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``).
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,11 +23,17 @@ MAX_BOT_STEPS = 100_000
 SECRET_SEED_BITS = 128
 
 
-def kernel_lock():
-    """The server's lock around every call into numba kernels (``app.play.KERNEL_LOCK``:
-    numba's threading layer may not be thread-safe), shared by every game's sessions."""
-    from ripmarket_env.app.play import KERNEL_LOCK
+# numba's parallel kernels may run on a threading layer that is not thread-safe (the
+# "workqueue" layer when neither OpenMP nor TBB is present): every call into the engine
+# kernels, and every bot decision (a bot may call kernels of its own), takes this lock.
+# The calls are short (microseconds to milliseconds), so games still interleave freely.
+# ``app.play.KERNEL_LOCK`` is this same lock.
+KERNEL_LOCK = threading.RLock()
 
+
+def kernel_lock():
+    """The server's lock around every call into numba kernels (``KERNEL_LOCK``), shared by
+    every game's sessions."""
     return KERNEL_LOCK
 
 
@@ -60,7 +68,8 @@ class SeatSession:
 
     @property
     def decision_number(self) -> int:
-        """The number of the pending decision (decisions taken so far, every seat's)."""
+        """The number of the pending decision (decisions taken so far, every seat's): an
+        answer names it, so a repeated or stale answer can be told apart and refused."""
         return self.recorder.num_steps
 
     @property
@@ -70,6 +79,15 @@ class SeatSession:
 
     def legal_actions(self) -> list[int]:
         return self.engine.legal_actions(0)
+
+    def _log_size(self) -> int:
+        """How long the session's log is (``moves`` unless a subclass keeps another):
+        ``_mark`` indexes it."""
+        return len(self.moves)
+
+    def _mark_yours(self) -> None:
+        """What follows the person's decision starts here (``act`` and ``replay`` mark it)."""
+        self._mark = self._log_size()
 
     def replay(self, steps: Sequence[int], error=ValueError, on_yours=None) -> None:
         """Take ``steps`` in order (no bot is asked); ``error`` (naming the step) if one is
@@ -90,7 +108,7 @@ class SeatSession:
             raise GameOverError("the game is over; no more decisions")
         if not self.your_turn:
             raise NotYourTurnError(f"{self.label(self.actor)} decides now, not you")
-        mark = len(self.moves)
+        mark = self._log_size()
         self._step(int(action))  # IllegalActionError (state untouched) if not legal
         self._mark = mark
         self.run_bots()
@@ -107,6 +125,20 @@ class SeatSession:
                 a = int(self.bots[q].act(obs, mask))
             self._step(a)
         raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions in a row")  # pragma: no cover
+
+
+def ask_choice(choices, ask, out, question: str, refusal: str) -> int:
+    """The terminal's question: the numbered ``choices`` (``out``), then ``ask(question)``
+    until the answer is one of their numbers (``out(refusal)`` after any other answer); the
+    chosen action. ``{n}`` in ``question`` and ``refusal`` is the number of choices, ``{raw}``
+    in ``refusal`` the answer."""
+    for c in choices:
+        out(f"  {c.number:>2}. {c.text}")
+    while True:
+        raw = ask(question.format(n=len(choices))).strip()
+        if raw.isdigit() and 1 <= int(raw) <= len(choices):
+            return choices[int(raw) - 1].action
+        out(refusal.format(n=len(choices), raw=raw))
 
 
 def seat_controllers(players: int, seat, opponents: Sequence[str], known: Sequence[str], error=ValueError,

@@ -34,14 +34,12 @@ from ripmarket_env.app.play_bm import (
     DEFAULT_OPPONENTS,
     PLAYER_COUNTS,
     BlackMarketSession,
-    GameOverError,
-    NotYourTurnError,
     SetupError,
     bot_level,
 )
+from ripmarket_env.app.server.answer import answer_decision
 from ripmarket_env.app.server.fields import IntIn
 from ripmarket_env.app.server.store import KeyedGames, Store, token_digest
-from ripmarket_env.core.engine import IllegalActionError
 
 GAME = "black-market"
 Token = Annotated[str, Header(alias="X-Seat-Token", min_length=1, max_length=64,
@@ -297,18 +295,7 @@ def add_black_market_routes(app: FastAPI, api_error, static_dir, limits, in_bot_
                                      f"(GET /api/black-market/games/{game_id}/record for its record)")
             with g.lock:
                 s = g.session
-                if s is None or s.over:
-                    raise api_error(409, "the game is over; no more actions are accepted")
-                if body.decision_number != s.decision_number:
-                    raise api_error(409, f"decision_number {body.decision_number} is not the pending decision "
-                                         f"{s.decision_number}; GET the game and answer its decision_number. "
-                                         "The game was not changed.")
-                allowed = "; ".join(f"{c.action} ({c.text})" for c in s.choices())
-                try:
-                    s.act(body.action)
-                except (IllegalActionError, NotYourTurnError, GameOverError):
-                    raise api_error(409, f"action {body.action} is not legal now (decision: {s.phase}); legal "
-                                         f"actions: {allowed}. The game was not changed.") from None
+                answer_decision(s, body.decision_number, body.action, api_error)
                 now = games.clock()
                 out = _view(game_id, s)
                 g.data.update(steps=s.steps, last_action=now)

@@ -35,15 +35,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ripmarket_env.app.play_rune import (
     DEFAULT_OPPONENTS,
-    GameOverError,
-    NotYourTurnError,
     RuneMarketSession,
     SetupError,
 )
 from ripmarket_env.app.play import KERNEL_LOCK
+from ripmarket_env.app.server.answer import answer_decision
 from ripmarket_env.app.server.fields import IntIn
 from ripmarket_env.app.server.store import RuneGames, RuneRow, Store, token_digest
-from ripmarket_env.core.engine import IllegalActionError
 from ripmarket_env.games.runemarket.config import C_MKT
 
 Token = Annotated[str, Header(alias="X-Seat-Token", min_length=1, max_length=64)]
@@ -362,18 +360,7 @@ def add_rune_routes(app: FastAPI, api_error, static_dir, limits, in_bot_thread, 
             with g.lock, KERNEL_LOCK:
                 restore(game_id, g)
                 s = g.session
-                if s.over:
-                    raise api_error(409, "the game is over; no more actions are accepted")
-                if body.decision_number != s.recorder.num_steps:
-                    raise api_error(409, f"decision_number {body.decision_number} is not the pending decision "
-                                         f"{s.recorder.num_steps}; GET the game and answer its decision_number. "
-                                         "The game was not changed.")
-                allowed = "; ".join(f"{c.action} ({c.text})" for c in s.choices())
-                try:
-                    s.act(body.action)
-                except (IllegalActionError, NotYourTurnError, GameOverError):
-                    raise api_error(409, f"action {body.action} is not legal now (decision: {s.phase}); legal "
-                                         f"actions: {allowed}. The game was not changed.") from None
+                answer_decision(s, body.decision_number, body.action, api_error)
                 now = clock()  # an answered decision keeps the game alive
                 saved.save(game_id, s.steps, now, s.over)
                 g.row.steps, g.row.last_action, g.row.status = s.steps, now, "over" if s.over else "live"
