@@ -17,9 +17,9 @@ def answer_decision(s, decision_number: int, action: int, api_error) -> None:
         raise api_error(409, f"decision_number {decision_number} is not the pending decision "
                              f"{s.decision_number}; GET the game and answer its decision_number. "
                              "The game was not changed.")
-    allowed = "; ".join(f"{c.action} ({c.text})" for c in s.choices())
     try:
         s.act(action)
-    except (IllegalActionError, NotYourTurnError, GameOverError):
+    except (IllegalActionError, NotYourTurnError, GameOverError):  # refused with the game unchanged
+        allowed = "; ".join(f"{c.action} ({c.text})" for c in s.choices())
         raise api_error(409, f"action {action} is not legal now (decision: {s.phase}); legal "
                              f"actions: {allowed}. The game was not changed.") from None
