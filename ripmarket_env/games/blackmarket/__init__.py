@@ -7,9 +7,7 @@ The rules page is docs/games/black-market/RULES.md (rule IDs BM-x.y); the game's
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
 from ripmarket_env.games.blackmarket import kernels as _K
 from ripmarket_env.games.blackmarket import records as _records
 from ripmarket_env.games.blackmarket.cards import CardDataError
@@ -30,47 +28,6 @@ def _max_decisions(rules: RulesConfig) -> int:
     return rules.turns_cap * _DECISIONS_PER_TURN
 
 
-def _render_text(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.blackmarket.render import render_text
-
-    return render_text(engine, g, viewer=viewer, god=god)
-
-
-def _render_rgb(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.blackmarket.render import render_rgb
-
-    return render_rgb(engine, g, viewer=viewer, god=god)
-
-
-def _check_invariants(engine, g=0, prev=None):
-    from ripmarket_env.games.blackmarket.invariants import check_game
-
-    return check_game(engine, g, prev=prev)
-
-
-def _scramble_hidden(engine, g, viewer, rng):
-    from ripmarket_env.games.blackmarket.invariants import scramble_hidden
-
-    return scramble_hidden(engine, g, viewer, rng)
-
-
-def _outcome(engine):
-    from ripmarket_env.games.blackmarket.outcome import outcome
-
-    return outcome(engine)
-
-
-def _sides(rules):
-    from ripmarket_env.games.blackmarket.outcome import sides
-
-    return sides(rules)
-
-
-def _doc() -> str:
-    path = Path(__file__).with_name("README.md")
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
-
-
 SPEC = GameSpec(
     id="black-market",
     title="Black Market",
@@ -89,16 +46,12 @@ SPEC = GameSpec(
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: engine.obs_layout.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cards, engine.rules),
-    action_names=lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
     max_decisions=_max_decisions,
-    render_text=_render_text,
-    render_rgb=_render_rgb,
-    check_invariants=_check_invariants,
-    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="",
-    doc=_doc(),
-    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa"), "outcome": _outcome, "sides": _sides},
+    **game_hooks(__name__, __file__),
+    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa"),
+            "outcome": lazy_hook(f"{__name__}.outcome", "outcome"), "sides": lazy_hook(f"{__name__}.outcome", "sides")},
 )
 
 RulesConfig.spec = SPEC
