@@ -125,6 +125,24 @@ def save_checkpoint(model, path: str | Path, metadata: dict) -> Path:
     return path
 
 
+def save_policy_checkpoint(policy, path: str | Path, metadata: dict) -> Path:
+    """Write a policy network alone (a ``MaskableActorCriticPolicy``) as a checkpoint that
+    ``load_policy`` reads: its weights (``policy.pth``) and the metadata, atomically; no
+    SB3 ``data`` member, no optimizer (it plays; it does not resume SB3 training)."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    torch.save(policy.state_dict(), buf)
+    tmp = path.with_name(path.name + ".tmp.zip")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(WEIGHTS_NAME, buf.getvalue())
+        z.writestr(META_NAME, json.dumps(metadata, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+    return path
+
+
 # ----------------------------------------------------------------------------- load
 def _open(path: Path) -> zipfile.ZipFile:
     if not path.is_file():

@@ -8,25 +8,18 @@ wins, losses, draws of ``a``, the win rate and its Wilson 95% interval, the aver
 length in turns and the games that reached the ``max_turns`` cap, and per game ``a``'s outcome (1 win,
 0.5 draw, 0 loss) and whether ``a``'s side (ffa: seat) took the first turn. All games of a match
 run as one engine batch through the zoo's arena loop (``eval.arena.play``).
+
+Tournaments and ratings of several agents are the main runner's
+(``ripmarket tournament --game black-market``, ``eval.tournament``); this module is the
+two-agent match the trained bots' figures and tests use.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from eval.ratings import wilson_interval as wilson  # the zoo's Wilson interval (eval.bm_balance uses it too)
 from ripmarket_env.games.blackmarket import RulesConfig
-
-
-def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def play(agents_of_seat: list[list], rules: RulesConfig, seeds: list[int]):

@@ -16,6 +16,15 @@ cancel), and its variance is multiplied by the product of its seats' variance ra
 rating the seats one after another. With one seat per agent this is exactly OpenSkill's
 own update. ``ordinal`` is the conservative estimate mu - 3 sigma.
 
+Teams. A game whose record has ``teams`` (the side of each seat: Black Market's team
+mode) is rated with OpenSkill's team support: one team per side, holding one entrant per
+seat of that side (each at its agent's current rating), ranked by the side's place
+(``model.rate([[r0, r2], [r1, r3]], ranks=...)``). OpenSkill rates a team by the sum of
+its members, so the sides stay the same size even when one agent holds two seats of a
+side; each entrant's update is folded into its agent as above. Teammates never count
+against each other: the head-to-head and ``versus`` figures skip pairs of seats on one
+side.
+
 Order. A sequential update weighs later games more, so one pass depends on the order of
 the games: on a 2,004-game tournament an agent's ordinal moved by up to 6 points between
 shuffled orders, against a sigma of 1.8. ``rate_games_averaged`` (what reports use) rates
@@ -26,7 +35,8 @@ adds the spread of mu across orders to the mean variance
 
 Win rate. Per seat-game: a seat's game is a win when the seat is among the winners
 (a shared win of R-9.2, or the living of a ``max_rounds`` draw, counts as a win; shared
-wins are also counted separately). The 95% interval is Wilson's score interval.
+wins are also counted separately). In team games a win is shared when both sides won (a
+tie), not because a side has several seats. The 95% interval is Wilson's score interval.
 
 Placement. Mean of the seat's ``placement`` (1 = first; tied seats get the average of the
 places they span, as in R-11.2), together with the mean reward (``Engine.rewards()``).
@@ -71,21 +81,26 @@ def make_model():
 def rate_games(games: Sequence[dict], agent_names: Sequence[str], model=None) -> dict[str, dict[str, float]]:
     """OpenSkill ratings ``{name: {"mu", "sigma", "ordinal"}}`` after all ``games``.
 
-    Each game needs ``lineup`` (agent name per seat) and ``place`` (per seat, equal for ties).
+    Each game needs ``lineup`` (agent name per seat) and ``place`` (per seat, equal for ties);
+    with ``teams`` (side per seat) each side is one OpenSkill team (module docstring).
     """
     model = model if model is not None else make_model()
     ratings = {n: model.rating(name=n) for n in agent_names}
     for g in games:
         lineup = list(g["lineup"])
         place = [int(x) for x in g["place"]]
-        teams = [[model.rating(mu=ratings[a].mu, sigma=ratings[a].sigma, name=a)] for a in lineup]
-        new = model.rate(teams, ranks=place)
+        groups = team_groups(g)
+        teams = [[model.rating(mu=ratings[lineup[s]].mu, sigma=ratings[lineup[s]].sigma, name=lineup[s])
+                  for s in grp] for grp in groups]
+        new = model.rate(teams, ranks=[min(place[s] for s in grp) for grp in groups])
         dmu: dict[str, float] = {}
         vfac: dict[str, float] = {}
-        for a, team in zip(lineup, new):
-            old = ratings[a]
-            dmu[a] = dmu.get(a, 0.0) + (team[0].mu - old.mu)
-            vfac[a] = vfac.get(a, 1.0) * (team[0].sigma ** 2 / old.sigma ** 2)
+        for grp, team in zip(groups, new):
+            for s, member in zip(grp, team):
+                a = lineup[s]
+                old = ratings[a]
+                dmu[a] = dmu.get(a, 0.0) + (member.mu - old.mu)
+                vfac[a] = vfac.get(a, 1.0) * (member.sigma ** 2 / old.sigma ** 2)
         for a in dmu:
             old = ratings[a]
             ratings[a] = model.rating(mu=old.mu + dmu[a], sigma=old.sigma * math.sqrt(vfac[a]), name=a)
@@ -93,6 +108,26 @@ def rate_games(games: Sequence[dict], agent_names: Sequence[str], model=None) ->
         n: {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.mu - 3.0 * r.sigma)}
         for n, r in ratings.items()
     }
+
+
+def team_groups(game: dict) -> list[list[int]]:
+    """The seats of each OpenSkill team of a game record: one list per side (in side order)
+    when it has ``teams``, else every seat alone."""
+    teams = game.get("teams")
+    if teams is None:
+        return [[s] for s in range(len(game["lineup"]))]
+    return [[s for s, t in enumerate(teams) if t == side] for side in sorted(set(teams))]
+
+
+def winning_teams(game: dict) -> int:
+    """How many teams (sides, or seats without sides) of a game record won: more than one
+    is a shared win (a tie of the sides in team mode)."""
+    return sum(1 for grp in team_groups(game) if any(game["winners"][s] for s in grp))
+
+
+def _teammates(game: dict, s: int, t: int) -> bool:
+    teams = game.get("teams")
+    return teams is not None and teams[s] == teams[t]
 
 
 ORDERS = 16
@@ -127,7 +162,7 @@ def head_to_head(games: Sequence[dict], agent_names: Sequence[str]) -> tuple[np.
         for s in range(P):
             for t in range(P):
                 i, j = seats[s], seats[t]
-                if s == t or i == j:
+                if s == t or i == j or _teammates(g, s, t):
                     continue
                 pairs[i, j] += 1
                 if pl[s] < pl[t]:
@@ -148,7 +183,7 @@ def agent_stats(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, 
         for n in agent_names
     }
     for g in games:
-        k = sum(1 for w in g["winners"] if w)
+        k = winning_teams(g)
         for a in set(g["lineup"]):
             stats[a]["games_present"] += 1
         for s, a in enumerate(g["lineup"]):
@@ -203,7 +238,7 @@ def summarize(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, An
             "rounds_histogram": {str(int(k)): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
             "steps_mean": float(steps.mean()) if steps.size else float("nan"),
         },
-        "shared_win_games": int(sum(1 for g in games if sum(g["winners"]) > 1)),
+        "shared_win_games": int(sum(1 for g in games if winning_teams(g) > 1)),
         "leader_vs_runner_up": versus(games, leaderboard[0], leaderboard[1]) if len(leaderboard) > 1 else None,
     }
 
@@ -227,7 +262,7 @@ def versus(games: Sequence[dict], a: str, b: str) -> dict[str, Any]:
             if n != a:
                 continue
             for t, m in enumerate(g["lineup"]):
-                if m != b:
+                if m != b or _teammates(g, s, t):
                     continue
                 pairs += 1
                 ahead += 1.0 if pl[s] < pl[t] else (0.5 if pl[s] == pl[t] else 0.0)

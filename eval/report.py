@@ -135,6 +135,10 @@ def _title(game: str) -> str:
         return game
 
 
+def _seats(teams, side: int) -> str:
+    return ", ".join(str(s) for s, t in enumerate(teams) if t == side)
+
+
 def _write_markdown(result, path: Path) -> Path:
     st = result.settings
     s = result.summary
@@ -151,12 +155,18 @@ def _write_markdown(result, path: Path) -> Path:
            "new deal started by the previous game's winner"] if st.get("match_games", 1) > 1 else []),
         f"- seed: {st['seed']}; chunks: {st['chunks']} of up to {st['chunk_sets']} sets; workers: {st['workers']}",
         f"- rules overrides: {st['rules'] or 'none (rulebook defaults)'}",
+        *([f"- teams: seats {_seats(st['teams'], 0)} against seats {_seats(st['teams'], 1)}; "
+           "the rotation keeps each team together and swaps the sides"] if st.get("teams") else []),
         *([f"- agent settings: {st['agent_kwargs']}"] if st.get("agent_kwargs") else []),
         f"- run time: {result.elapsed:.1f} s",
         "",
         "Each deal is replayed with the lineup rotated through every seat (duplicate set). Ratings: "
-        "OpenSkill Plackett-Luce from each game's finishing order (ties share a rank; each seat is its "
-        "own team at its agent's current rating), averaged over 16 shuffled game orders, sigma including "
+        + ("OpenSkill Plackett-Luce with team support: each game is one result between the two sides, each "
+           "side an OpenSkill team of its seats (each at its agent's current rating), the winners' side "
+           "ranked first (a tie shares the rank)" if st.get("teams") else
+           "OpenSkill Plackett-Luce from each game's finishing order (ties share a rank; each seat is its "
+           "own team at its agent's current rating)")
+        + ", averaged over 16 shuffled game orders, sigma including "
         "the spread of mu across orders. Win rate per seat-game with a Wilson 95% interval.",
         "",
         "## Leaderboard",
@@ -172,7 +182,8 @@ def _write_markdown(result, path: Path) -> Path:
         "",
         "## Head-to-head",
         "",
-        "P(row agent finishes ahead of column agent | both at the table); ties count one half.",
+        "P(row agent finishes ahead of column agent | both at the table); ties count one half"
+        + ("; seats on one side (teammates) are not compared." if st.get("teams") else "."),
         "",
         "| | " + " | ".join(names) + " |",
         "|---|" + "|".join("---" for _ in names) + "|",

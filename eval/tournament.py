@@ -36,7 +36,14 @@ per seat), ``order`` (finishing order: a list of groups of seats, best first; se
 group finished together), ``place`` (per seat, 1 + number of seats strictly ahead),
 ``placement`` (per seat, the average of the places its group spans, as in R-11.2),
 ``winners`` (per seat), ``rounds`` (``state["round_num"]`` at the end), ``steps``
-(decisions taken) and ``rewards`` (per seat, ``Engine.rewards()``).
+(decisions taken) and ``rewards`` (per seat, ``Engine.rewards()``); in a game of sides
+(``spec.extras["sides"](rules)``: Black Market's team mode) also ``teams``, the side of
+each seat, so the ratings rate the sides as OpenSkill teams (``eval.ratings``).
+
+Team games. The lineup rotation keeps every team together: rotating by ``r`` seats moves
+each entry ``r`` seats on, so entries on seats of one side (q mod 2 at an even player
+count) stay on one side, and the sides swap at odd ``r``. Teams are drawn like any
+lineup: a side may pair different agents or copies of one.
 
 Finishing order (R-9, R-11.2): the winners (co-winners of R-9.2 and the living of a
 ``max_rounds`` draw included) share the first place; every other seat is ordered by its
@@ -188,6 +195,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             seeds.append(int(deals[k]))
             meta.append((int(s), r))
     rules = SPEC.make_rules(P, **dict(task.get("rules") or {}))
+    teams = sides_of(SPEC, rules)
     match = max(1, int(task.get("match_games") or 1))
     cards = None
     if task.get("cards"):
@@ -228,6 +236,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
                 "steps": int(res.steps[g]),
                 "rewards": [round(float(x), 6) for x in np.asarray(res.rewards[g], dtype=np.float64)],
             }
+            if teams is not None:
+                rec["teams"] = list(teams)
             if match > 1:
                 rec["match_game"] = m
                 rec["first_player"] = int(st["first_player"][g])
@@ -240,12 +250,24 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
 
 def game_length(spec, engine) -> np.ndarray:
     """Each game's length in rounds: R.I.P. Market's ``round_num``; a game with turns
-    (``total_turns``, The Rune Market) counts one round per turn of every seat, rounded up."""
+    (``total_turns``, The Rune Market; ``turn``, Black Market) counts one round per turn
+    of every seat, rounded up."""
     st = engine.state
     if "round_num" in st.dtype.names:
         return np.asarray(st["round_num"], dtype=np.int64)
     P = engine.num_players
-    return (np.asarray(st["total_turns"], dtype=np.int64) + P - 1) // P
+    if "total_turns" in st.dtype.names:
+        turns = np.asarray(st["total_turns"], dtype=np.int64)
+    else:  # Black Market: ``turn`` is the current turn's index; a game at the cap ended after it
+        turns = np.asarray(st["turn"], dtype=np.int64) + (np.asarray(st["end_reason"]) != 2)  # 2: END_CAP
+    return (turns + P - 1) // P
+
+
+def sides_of(spec, rules) -> list[int] | None:
+    """The side of each seat when the game and its rules play in sides (Black Market's
+    team mode, ``spec.extras["sides"]``); None for every-seat-for-itself games."""
+    hook = (spec.extras or {}).get("sides")
+    return None if hook is None else hook(rules)
 
 
 def _resolve(path: str):
@@ -277,6 +299,9 @@ def validate(agent_names: Sequence[str], players: int, games: int, game: str = "
         raise ValueError(f"agent {dup[0]!r} is listed twice; list each agent once (seats repeat agents as needed)")
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not lo <= players <= hi:
         raise ValueError(f"players must be an integer from {lo} to {hi} for {spec.title}, got {players!r}")
+    counts = (spec.extras or {}).get("player_counts")
+    if counts and players not in counts:
+        raise ValueError(f"players must be one of {', '.join(map(str, counts))} for {spec.title}, got {players!r}")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     return names
@@ -318,7 +343,8 @@ def run_tournament(
     (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
     ``ray_address``: play the chunks as Ray tasks instead of local worker processes
     (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
-    ``game``: the registry id of the game (``ripmarket``, ``rune-market``). ``match_games``:
+    ``game``: the registry id of the game (``ripmarket``, ``rune-market``, ``black-market``:
+    its ``rules={"mode": "teams"}`` rates the sides as teams, ``"ffa"`` every seat alone). ``match_games``:
     every table of a duplicate set plays a match of this many games with the same lineup;
     after the first (the set's deal) each game is a new deal started by the previous
     game's winner (match play; the game's reset option ``first_player``).
@@ -343,7 +369,7 @@ def run_tournament(
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    spec.make_rules(players, **dict(rules or {}))  # a bad rules override fails here, not in a worker
+    teams = sides_of(spec, spec.make_rules(players, **dict(rules or {})))  # a bad rules override fails here
     cards_digest = None
     if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
         from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, load_cards
@@ -399,6 +425,8 @@ def run_tournament(
     }
     if match_games > 1:
         settings["match_games"] = match_games
+    if teams is not None:
+        settings["teams"] = list(teams)
     if cards is not None:
         settings["cards"] = {"file": cards, "digest": cards_digest}
     if agent_kwargs:

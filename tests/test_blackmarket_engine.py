@@ -82,7 +82,7 @@ def test_bm_13_random_play_kernel_batch_invariants():
     eng = Engine(RulesConfig(num_players=4), 64)
     eng.reset(list(range(64)))
     rng = np.arange(64, dtype=np.int64)
-    fin = K.random_play_serial(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, 400, rng)
+    fin = eng.drivers.random_play(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, 400, rng)
     assert fin.sum() > 0
     for g in range(64):
         assert check_game(eng, g) == []
@@ -129,7 +129,7 @@ def test_soak_black_market_100k_games():
             rng = np.arange(2048, dtype=np.int64) + 7919 * P
             games = 0
             while games < 17000:
-                games += int(K.random_play(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, 500, rng).sum())
+                games += int(eng.drivers.random_play(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, 500, rng).sum())
                 for g in range(0, 2048, 97):
                     assert check_game(eng, g) == []
             total += games

@@ -103,6 +103,22 @@ def check_layout(page, where: str) -> None:
         assert box["y"] >= 0 and box["y"] + box["height"] <= inner_h + 0.5, f"{where}: {sel} is outside the window {box}"
 
 
+def check_card_tip(page, card, phone: bool, where: str, force: bool = False) -> None:
+    """Tap (phone) or hover (mouse) ``card``: the tip names it and shows its text; Escape
+    closes it and the layout still fits (``where`` names the moment in a failure)."""
+    name = card.get_attribute("data-tip-name")
+    if phone:
+        card.tap(force=force)
+    else:
+        card.hover(force=force)
+    page.wait_for_function("!document.getElementById('tip').hidden")
+    tip = page.locator("#tip").inner_text()
+    assert name in tip and card.get_attribute("data-tip-text") in tip
+    page.keyboard.press("Escape")
+    page.mouse.move(2, 2)
+    check_layout(page, where)
+
+
 def test_play_a_whole_game_with_the_mouse_at_desktop_size(server_url, tmp_path):
     require_chromium()
     from playwright.sync_api import sync_playwright
@@ -188,18 +204,8 @@ def play_game(browser, server_url: str, tmp_path: Path, size: str) -> None:
         rng.shuffle(cards)
         card = next((c for c in cards if c.evaluate(UNCOVERED)), None)  # a person scrolls to see the rest
         if tips < 6 and card is not None:
-            name = card.get_attribute("data-tip-name")
-            if phone:
-                card.tap(force=True)
-            else:
-                card.hover(force=True)
-            page.wait_for_function("!document.getElementById('tip').hidden")
-            tip = page.locator("#tip").inner_text()
-            assert name in tip and card.get_attribute("data-tip-text") in tip
+            check_card_tip(page, card, phone, f"{size}, decision {clicks}, after showing a card", force=True)
             tips += 1
-            page.keyboard.press("Escape")
-            page.mouse.move(2, 2)
-            check_layout(page, f"{size}, decision {clicks}, after showing a card")
         choices = page.locator("#choices button.choice")
         n = choices.count()
         assert n >= 2  # one-option decisions are taken by the engine

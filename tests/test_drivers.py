@@ -32,8 +32,21 @@ def _played(players=5, batch=40, seed=3):
     return eng
 
 
-def test_threaded_drivers_play_the_same_games_as_serial_ones():
-    a, b = _played(), _played()
+@pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
+def test_threaded_drivers_play_the_same_games_as_serial_ones(game):
+    """Every game's Engine runs the core's drivers (BM-12.1 for Black Market)."""
+    from ripmarket_env.core.drivers import BatchKernels
+    from ripmarket_env.games import get
+
+    spec = get(game)
+
+    def played():
+        eng = spec.make_engine(spec.make_rules(4), batch_size=40)
+        eng.reset(list(range(3, 43)))
+        return eng
+
+    a, b = played(), played()
+    assert isinstance(a.drivers, BatchKernels) and spec.batch is a.drivers and spec.fast is a.drivers
     d = a.drivers
     S_a, T_a, S_b, T_b = _k(a.state), _k(a.tables), _k(b.state), _k(b.tables)
     rng = np.random.default_rng(0)

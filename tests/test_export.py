@@ -1,32 +1,131 @@
-"""Torch-only exports of the shipped checkpoints: torch.jit.load alone plays the same
-moves as the zoo's agent (agents/export.py)."""
+"""Torch-only exports of the shipped checkpoints (agents/export.py): every shipped export
+is current (made from the checkpoint beside it) and torch.jit.load alone plays the same
+moves as the zoo's agent; the docs' few lines play a game as RLlib opponents."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
+import torch
+from typer.testing import CliRunner
 
-import torch  # noqa: E402
+import agents
+from agents.export import SHIPPED, FORMAT, export_agent, read_meta, stale_exports
+from ripmarket_env.envs.vector import vec_env_classes
+from ripmarket_env.games import get
+
+REPO = Path(__file__).resolve().parents[1]
+#: Rules of the sampled games per shipped export (the seats it was trained for).
+RULES = {"ppo-6p": {"num_players": 6}, "zoo-bc": {"num_players": 6}, "rm-ppo-4p": {"num_players": 4},
+         "bm-ppo-2p": {"num_players": 2}, "bm-ppo-4p-teams": {"num_players": 4, "mode": "teams"}}
 
 
-def test_exported_ppo_6p_plays_as_the_agent(tmp_path):
-    import agents
-    from agents.export import export_policy
-    from ripmarket_env.vector_env import RipMarketVecEnv
-
-    bot = agents.make("ppo-6p")
-    venv = RipMarketVecEnv(num_envs=64, num_players=6, seed=0)
+def sampled_batches(game: str, rules: dict, steps: int = 4, n: int = 48):
+    """(obs, int8 masks) of the learner seats of ``n`` games over ``steps`` random moves."""
+    venv = vec_env_classes(get(game))[0](num_envs=n, rules=rules, learner_seat="random", seed=11)
     obs = venv.reset()
-    path = export_policy(bot, tmp_path / "ppo-6p.ts", venv.observation_space.shape[0], venv.action_space.n)
-    policy = torch.jit.load(str(path))  # a user's few lines: torch only
     rng = np.random.default_rng(0)
-    for _ in range(5):
+    for _ in range(steps):
         masks = venv.action_masks()
-        with torch.no_grad():
-            logits = policy(torch.from_numpy(obs.copy()), torch.from_numpy(masks))
-        exported = logits.argmax(-1).numpy()
-        np.testing.assert_array_equal(exported, bot.act_batch(obs, masks))
-        assert all(masks[i, a] == 1 for i, a in enumerate(exported))
-        assert torch.isinf(logits[torch.from_numpy(masks) == 0]).all()
-        keys = rng.random(masks.shape); keys[masks == 0] = -1
+        yield obs.copy(), masks
+        keys = rng.random(masks.shape)
+        keys[masks == 0] = -1
         obs, *_ = venv.step(keys.argmax(1))
+
+
+def test_every_shipped_export_is_current():
+    assert stale_exports() == []
+    names = {s.path.stem for s in SHIPPED}
+    assert names == set(RULES)
+    for s in SHIPPED:
+        meta = read_meta(s.path)
+        assert meta["format"] == FORMAT and meta["game"] == s.game and meta["source"] == s.source.name
+
+
+@pytest.mark.parametrize("shipped", SHIPPED, ids=lambda s: s.path.stem)
+def test_shipped_export_plays_as_the_agent(shipped):
+    policy = torch.jit.load(str(shipped.path))  # torch only
+    meta = read_meta(shipped.path)
+    styles = meta.get("styles")
+    bots = ([(i, agents.make(f"{st}-bc")) for i, st in enumerate(styles)] if styles
+            else [(None, agents.make(shipped.name, game=shipped.game))])
+    for obs, masks in sampled_batches(shipped.game, RULES[shipped.path.stem]):
+        assert obs.shape[1] == meta["obs_size"] and masks.shape[1] == meta["num_actions"]
+        for style, bot in bots:
+            with torch.no_grad():
+                args = (torch.from_numpy(obs), torch.from_numpy(masks))
+                logits = policy(*args) if style is None else policy(*args, style)
+            exported = logits.argmax(-1).numpy()
+            np.testing.assert_array_equal(exported, bot.act_batch(obs, masks))
+            assert (masks[np.arange(len(masks)), exported] == 1).all()
+            assert torch.isinf(logits[torch.from_numpy(masks) == 0]).all()
+    if styles:  # style -1 (or left out) is the default style, greedy
+        obs, masks = next(sampled_batches(shipped.game, RULES["zoo-bc"], steps=1))
+        a = torch.from_numpy(obs), torch.from_numpy(masks)
+        assert torch.equal(policy(*a), policy(*a, 0)) and torch.equal(policy(*a, -1), policy(*a, 0))
+        with pytest.raises(Exception, match="style"):
+            policy(*a, len(styles))
+
+
+def test_a_retrained_checkpoint_makes_its_export_stale(tmp_path, monkeypatch):
+    import agents.export as E
+
+    src = tmp_path / "ppo-6p.zip"
+    src.write_bytes(SHIPPED[0].source.read_bytes() + b"\0")  # another file
+    fake = E.Shipped("ppo-6p", "ripmarket", src, SHIPPED[0].path)
+    monkeypatch.setattr(E, "SHIPPED", (fake,))
+    assert E.stale_exports() == ["ppo-6p.ts was not made from the current ppo-6p.zip"]
+    monkeypatch.setattr(E, "SHIPPED", (E.Shipped("ppo-6p", "ripmarket", src, tmp_path / "ppo-6p.ts"),))
+    assert E.stale_exports() == ["ppo-6p.ts is missing"]
+
+
+def test_docs_snippet_plays_rllib_opponents(monkeypatch):
+    """The few lines of docs/SCALE_OUT.md, as written, play every seat of an RLlib
+    MultiAgentEnv game to its end with legal moves only (the env raises on an illegal one)."""
+    text = (REPO / "docs" / "SCALE_OUT.md").read_text(encoding="utf-8")
+    code = re.search(r"<!-- snippet: torch-opponent -->\n```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(REPO)
+    ns: dict = {}
+    exec(compile(code, "SCALE_OUT.md", "exec"), ns)
+    import ripmarket_env
+
+    env = ripmarket_env.rllib_env()({"num_players": 6})
+    obs, _ = env.reset(seed=3)
+    seat_style = {a: (None if i % 2 == 0 else i % 5) for i, a in enumerate(env.possible_agents)}
+    for _ in range(2000):
+        (agent, o), = obs.items()
+        obs, rewards, terms, _, _ = env.step({agent: ns["opponent"](o["observations"], o["action_mask"],
+                                                                    seat_style[agent])})
+        if terms["__all__"]:
+            break
+    assert terms["__all__"] and abs(sum(rewards.values())) < 1e-6
+
+
+def test_export_cli(tmp_path):
+    from ripmarket_env.app.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["export", "--check"])
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "bm.ts"
+    r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert read_meta(out)["agent"] == "bm-ppo-2p" and read_meta(out)["num_actions"] == 69
+    r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
+    assert r.exit_code == 2 and "exists" in r.output and "--force" in r.output
+    r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.ts")])
+    assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.ts").exists()
+    r = runner.invoke(app, ["export", "ppo-6p", "--shipped"])
+    assert r.exit_code == 2 and "one of: AGENT, --shipped or --check" in r.output
+
+
+def test_export_of_a_checkpoint_file_records_its_fingerprint(tmp_path):
+    from agents.export import file_sha256
+    from agents.policy import load_agent
+
+    src = SHIPPED[2].source  # rm-ppo-4p.zip
+    path = export_agent(load_agent(src), tmp_path / "rm.ts", game="rune-market", source=src)
+    assert read_meta(path)["source_sha256"] == file_sha256(src)

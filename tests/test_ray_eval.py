@@ -3,17 +3,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-import ray  # noqa: E402  (the ecosystem extra, installed by make test)
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
-
 
 def _strip(games):
     return [{k: v for k, v in g.items() if k != "elapsed"} for g in games]
@@ -38,3 +27,16 @@ def test_evaluate_on_ray_equals_local_processes(local_ray):
     local = evaluate("greedy", 4, games, ["random", "survivor"], seed=3, workers=2, progress=False)
     remote = evaluate("greedy", 4, games, ["random", "survivor"], seed=3, progress=False, ray_address="auto")
     assert remote == local and local["games"] == games
+
+
+def test_black_market_team_tournament_on_ray_equals_local_processes(local_ray):
+    from eval.tournament import run_tournament
+
+    args = (["bm-rusher", "bm-denier", "random"], 4, 48, 6)
+    kw = dict(progress=False, chunk_sets=4, game="black-market", rules={"mode": "teams"})
+    local = run_tournament(*args, workers=2, **kw)
+    remote = run_tournament(*args, ray_address="auto", **kw)
+    assert local.settings["chunks"] == remote.settings["chunks"] == 3 and remote.settings["backend"] == "ray"
+    assert remote.settings["teams"] == [0, 1, 0, 1]
+    assert _strip(remote.games) == _strip(local.games)
+    assert remote.summary == local.summary

@@ -62,3 +62,212 @@ def test_bad_requests_change_nothing():
     assert r.status_code == 422 and "seat" in r.json()["detail"]
     assert c.get("/rune").status_code == 200 and "The Rune Market" in c.get("/rune").text
     assert 'href="/rune"' in c.get("/").text  # the game is picked at set-up
+
+
+def _play(c, gid, h, v, n, rng):
+    """Answer ``n`` decisions with random legal choices; the last view."""
+    for _ in range(n):
+        ch = v["choices"][rng.integers(len(v["choices"]))]
+        v = c.post(f"/api/rune/games/{gid}/actions", headers=h,
+                   json={"action": ch["action"], "decision_number": v["decision_number"]}).json()
+    return v
+
+
+def test_a_restarted_server_resumes_the_game_with_the_same_token_and_state(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    now = [1000.0]
+    c1 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    v = c1.post("/api/rune/games", json={"players": 4, "seat": 1, "seed": 3}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    v = _play(c1, gid, h, v, 5, np.random.default_rng(1))
+    before = c1.get(f"/api/rune/games/{gid}", headers=h).json()
+    assert before["decision_number"] > 5  # the bots' decisions count too
+    c2 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")  # the restart
+    after = c2.get(f"/api/rune/games/{gid}", headers=h).json()
+    assert after == before  # same decision number, table, choices, prompt and recent events
+    assert c2.get(f"/api/rune/games/{gid}", headers={"X-Seat-Token": "nope"}).status_code == 403
+    stale = c2.post(f"/api/rune/games/{gid}/actions", headers=h,
+                    json={"action": after["choices"][0]["action"], "decision_number": after["decision_number"] - 1})
+    assert stale.status_code == 409
+    rng = np.random.default_rng(2)
+    v = after
+    while not v["over"]:
+        v = _play(c2, gid, h, v, 1, rng)
+    assert v["result"]["winners"]
+    c3 = TestClient(create_app(db=db, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c3.get(f"/api/rune/games/{gid}", headers=h).json()["result"] == v["result"]  # finished games too
+
+
+def test_expiry_holds_across_a_restart(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    now = [1000.0]
+    c1 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    v = c1.post("/api/rune/games", json={"players": 2, "seat": 0, "seed": 4, "opponents": ["rm-banker"]}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    now[0] += 61
+    c2 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c2.get(f"/api/rune/games/{gid}", headers=h).status_code == 404
+    c3 = TestClient(create_app(db=db, idle_seconds=60, clock=lambda: now[0]), base_url="http://127.0.0.1")
+    assert c3.get(f"/api/rune/games/{gid}", headers=h).status_code == 404  # it left the store
+
+
+def test_a_corrupt_stored_game_gets_a_clear_error_and_the_server_goes_on(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "games.sqlite3"
+    c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    made = [c1.post("/api/rune/games", json={"players": 3, "seat": 0, "seed": s}).json() for s in (1, 2, 3)]
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE rune_games SET steps = '[1, 2' WHERE game_id = ?", (made[0]["game_id"],))
+        con.execute("UPDATE rune_games SET steps = '[49, 49, 49]' WHERE game_id = ?", (made[1]["game_id"],))
+    c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")  # starts despite the bad rows
+    for g, needle in ((made[0], "unreadable"), (made[1], "do not re-play")):
+        r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+        assert r.status_code == 410 and needle in r.json()["detail"] and "POST /api/rune/games" in r.json()["detail"]
+        r = c2.post(f"/api/rune/games/{g['game_id']}/actions", headers={"X-Seat-Token": g["seat_token"]},
+                    json={"action": 0, "decision_number": 0})
+        assert r.status_code == 410
+    good = made[2]
+    r = c2.get(f"/api/rune/games/{good['game_id']}", headers={"X-Seat-Token": good["seat_token"]})
+    assert r.status_code == 200 and r.json()["decision_number"] == good["decision_number"]
+    assert c2.post("/api/rune/games", json={"players": 2, "seat": 0, "seed": 9}).status_code == 201
+
+
+def test_the_board_data_shows_the_table_and_only_your_hand():
+    """RM-8.4: the structured table names every public fact; the other hands only by size."""
+    c = _client()
+    v = c.post("/api/rune/games", json={"players": 4, "seat": 2, "seed": 11}).json()
+    gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+    v = _play(c, gid, h, v, 12, np.random.default_rng(4))
+    b = v["board"]
+    assert [s["seat"] for s in b["seats"]] == [0, 1, 2, 3] and [s["you"] for s in b["seats"]] == [0, 0, 1, 0]
+    assert all(set(s) >= {"score", "hand_size", "shelters", "loose", "level"} for s in b["seats"])
+    assert all("hand" not in s for s in b["seats"])  # no seat carries its cards
+    assert len(b["hand"]) == b["seats"][2]["hand_size"] and all(c_["text"] for c_ in b["hand"])
+    table = v["table"]
+    for s in b["seats"]:
+        line = next(ln for ln in table.splitlines() if ln[1:].startswith(f"P{s['seat']}:"))
+        assert line[1:].startswith(f"P{s['seat']}: {s['score']} Runes") and f"hand {s['hand_size']} " in line
+        for sh in s["shelters"]:
+            if sh["present"]:
+                assert f"{sh['colour'].capitalize()} Shelter [{sh['runes']} inside]" in line
+    runes_on_tables = sum(s["score"] for s in b["seats"])
+    assert b["market"]["red"] + b["market"]["blue"] + runes_on_tables == 20  # every Rune is somewhere once
+    assert b["seats"][1]["level"].startswith("Easy") and b["seats"][2]["level"] == ""
+    mine = v["table"].split("    hand: ")[1].splitlines()[0]
+    assert sorted(mine.replace(" x", "*").split(", ")) == sorted(
+        f"{n}*{k}" if k > 1 else n for n, k in
+        {c_["name"]: sum(x["name"] == c_["name"] for x in b["hand"]) for c_ in b["hand"]}.items()) or not b["hand"]
+    while not v["over"]:
+        v = _play(c, gid, h, v, 1, np.random.default_rng(5))
+    st = v["result"]["standings"]
+    assert [e["place"] for e in st] == sorted(e["place"] for e in st) and st[0]["place"] == 1
+    assert {e["seat"] for e in st if e["winner"]} == set(v["result"]["winners"])
+    assert [e["score"] for e in st] == sorted((e["score"] for e in st), reverse=True)
+
+
+def test_every_rune_market_bot_has_a_difficulty_label():
+    import agents
+    from ripmarket_env.app.server.rune import BOT_LEVELS
+
+    assert set(BOT_LEVELS) == set(agents.names("rune-market"))
+    assert all(level.split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for level in BOT_LEVELS.values())
+
+
+def test_a_stored_game_with_impossible_settings_answers_410(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "games.sqlite3"
+    c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    g = c1.post("/api/rune/games", json={"players": 3, "seat": 0, "seed": 1}).json()
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE rune_games SET players = 9, seed = '-4' WHERE game_id = ?", (g["game_id"],))
+    c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
+    r = c2.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 410 and "players=9 is not allowed" in r.json()["detail"]
+
+
+def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
+    """Issue 18: the view's ``moves`` tell what each seat did since your decision, one
+    sentence a move (purchases with the cards paid, attacks with their block or not,
+    thefts, Bandits, interest); RM-5.2, RM-5.9, RM-8.4: another seat's drawn or stolen
+    card is never named to you, a "no block" is explained only to its defender, and a
+    bot's single-option move reads like any other."""
+    import re
+
+    c = _client()
+    seen: list[dict] = []
+    for seed in (3, 8):
+        v = c.post("/api/rune/games", json={"players": 4, "seat": 1, "seed": seed,
+                                            "opponents": ["rm-raider", "rm-banker", "rm-bandit"]}).json()
+        gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+        rng = np.random.default_rng(seed)
+        while True:
+            assert set(v["moves"][0]) == {"seat", "who", "kind", "text", "minor"} if v["moves"] else True
+            seen += v["moves"]
+            if v["over"]:
+                break
+            v = _play(c, gid, h, v, 1, rng)
+    texts = [m["text"] for m in seen]
+    bots = [m for m in seen if m["seat"] not in (1, -1)]
+    assert all(m["who"] == f"P{m['seat']} ({'rm-raider rm-banker rm-bandit'.split()[[0, 2, 3].index(m['seat'])]})"
+               for m in bots)
+    assert any(re.search(r"buys a (Red|Blue) Rune with Number \d+( \+ Number \d+)* \(\d+\)$", t) for t in texts)
+    assert any(re.search(r"attacks .* with a Number \d+; .* blocks it, showing a Number \d+$", t) for t in texts)
+    assert any(re.search(r"attacks .* with a Number \d+; .* does not block, so .* steals ", t) for t in texts)
+    assert any(m["kind"] == "theft" and "plays a Theft Card on" in m["text"] for m in bots)
+    assert any(m["kind"] == "interest" and "of interest" in m["text"] for m in seen)
+    assert any(m["kind"] == "bandit" and "Bandit" in m["text"] for m in bots)
+    assert not any("only choice" in t for t in texts)
+    card = r"(Number \d+|a Theft Card|a (Red|Blue) Shelter)"
+    for t in texts:
+        for clause in t.split("; "):  # a named hand card: only yours, or a theft you were part of
+            if re.search(rf"(draws|draw) .*{card}", clause):
+                assert clause.startswith("you draw"), clause
+            if re.search(rf"steals? {card}", clause):
+                assert "you" in clause.split(" steal")[0] or clause.endswith("from you"), clause
+        if "no card high enough" in t:
+            assert "you do not block (no card high enough)" in t, t
+
+
+def test_status_names_every_games_parts_and_a_game_loads_what_it_needs():
+    """Issue 18: ``GET /api/status`` lists the warm-up's parts of the three games (the
+    engines and the slow bots: rm-search, rm-ppo-4p, bm-search, bm-ppo-2p); a server made
+    without warm-up loads nothing at start, and a new Rune Market or Black Market game
+    loads its own engine through the warm-up, so the status counts it ready."""
+    c = _client()
+    s = c.get("/api/status").json()
+    parts = {p["name"]: p for p in s["parts"]}
+    assert {"engine", "rune-market engine", "black-market engine", "rm-search", "rm-ppo-4p", "bm-search",
+            "bm-ppo-2p"} <= set(parts)
+    assert parts["rm-search"]["what"] == "The Rune Market's rm-search bot" and parts["rm-ppo-4p"]["game"] == "rune-market"
+    assert parts["black-market engine"]["what"] == "Black Market's rules engine"
+    assert not any(p["ready"] for p in s["parts"]) and s["done"] == 0 and s["total"] == len(s["parts"])
+    assert c.post("/api/rune/games", json={"players": 2, "seat": 0, "opponents": ["random"]}).status_code == 201
+    s = c.get("/api/status", params={"game": "rune-market"}).json()
+    ready = {p["name"] for p in s["parts"] if p["ready"]}
+    assert ready == {"rune-market engine"} and s["ready"] and s["done"] == 1
+    assert not c.get("/api/status", params={"game": "rune-market", "bots": "rm-search"}).json()["ready"]
+    assert not c.get("/api/status", params={"game": "black-market"}).json()["ready"]
+    assert c.post("/api/black-market/games", json={"players": 2, "seat": 0, "opponents": ["random"]}).status_code == 201
+    assert c.get("/api/status", params={"game": "black-market"}).json()["ready"]
+    assert c.get("/api/black-market/status").json()["ready"]
+    r = c.get("/api/status", params={"game": "chess"})
+    assert r.status_code == 422 and "'ripmarket', 'rune-market' or 'black-market'" in r.json()["detail"]
+
+
+def test_ripmarket_serve_warms_every_game_up_at_start(monkeypatch, tmp_path):
+    """``ripmarket serve`` builds the app with ``warm_up=True`` (so the engines and the slow
+    bots of the three games load at start); the server itself is not run here."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    import ripmarket_env.app.server.app as server_app
+    from ripmarket_env.app.cli import app
+
+    made: list[dict] = []
+    monkeypatch.setattr(server_app, "create_app", lambda **kw: made.append(kw) or "the app")
+    monkeypatch.setattr(uvicorn, "run", lambda web, **kw: made.append({"ran": web, **kw}))
+    r = CliRunner().invoke(app, ["serve", "--port", "0", "--db", str(tmp_path / "s.sqlite3")])
+    assert r.exit_code == 0, r.output
+    assert made[0]["warm_up"] is True and made[1]["ran"] == "the app" and made[1]["host"] == "127.0.0.1"

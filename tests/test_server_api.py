@@ -791,8 +791,8 @@ def test_view_explains_rounds_moves_and_the_result(client):
 def test_status_says_what_is_loading_and_warm_up_finishes():
     with TestClient(create_app(max_games=2), base_url=BASE) as c:
         s = c.get("/api/status").json()
-        assert set(s) == {"ready", "stage", "done", "total", "elapsed", "error"}
-        assert s["total"] >= 1 and s["stage"] is None and s["error"] is None
+        assert set(s) == {"ready", "stage", "done", "total", "elapsed", "error", "parts"}
+        assert s["total"] == len(s["parts"]) >= 1 and s["stage"] is None and s["error"] is None
         new_game(c, players=3, opponents=["greedy"])
         assert c.get("/api/status").json()["ready"] is True
         warm = c.app.state.warmup
@@ -807,7 +807,11 @@ def test_status_says_what_is_loading_and_warm_up_finishes():
             time.sleep(0.05)
         end = c.get("/api/status").json()
         assert end["ready"] and end["done"] == end["total"] and end["stage"] is None and end["error"] is None
-        assert all(("Loading the" in x and "bot" in x) or "rules engine" in x for x in seen)
+        assert all(p["ready"] for p in end["parts"])
+        games = {"R.I.P. Market", "The Rune Market", "Black Market"}
+        assert all(any(f" {g}'s " in x for g in games) and ("bot (" in x or "rules engine" in x)
+                   for x in seen), seen
+        assert {p["game"] for p in end["parts"]} == {"ripmarket", "rune-market", "black-market"}
 
 
 def test_rune_market_games_keep_the_servers_limits():

@@ -592,3 +592,131 @@ def test_vector_action_space_samples_legal_actions_with_int8_masks():
         a = env.action_space.sample()
         assert masks[np.arange(16), a].all()
         env.step(a)
+
+
+# ---------------------------------------------------------------------------------------
+# illegal_action="terminate" (for algorithms without masking)
+# ---------------------------------------------------------------------------------------
+def _illegal_of(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask == 0)[0])
+
+
+@pytest.mark.parametrize("opponents", ["random", "first_legal"])
+def test_terminate_ends_only_the_offending_games_and_redeals_them(opponents):
+    """An illegal action ends that game there (reward illegal_reward, done, terminal
+    observation = the observation it answered) and deals its next episode; the other games
+    step exactly as a raise-mode twin stepping the same actions."""
+    opp = FirstLegal() if opponents == "first_legal" else None
+    kw = dict(num_envs=5, num_players=6, seed=21, learner_seat="random", opponents=opp)
+    venv = RipMarketVecEnv(illegal_action="terminate", illegal_reward=-2.5, **kw)
+    twin = RipMarketVecEnv(**kw)
+    assert venv.batch.compiled_opponents == (opponents == "random")
+    venv.reset(), twin.reset()
+    rng = np.random.default_rng(5)
+    for _ in range(3):  # move every game away from its first decision
+        acts = random_actions(venv.action_masks(), rng)
+        venv.step(acts), twin.step(acts)
+    masks = venv.action_masks()
+    before_obs = venv.batch.obs.copy()
+    acts = random_actions(masks, rng)
+    twin_acts = acts.copy()
+    acts[1], acts[3] = _illegal_of(masks[1]), 999  # outside the legal set, outside the action range
+    obs, rewards, dones, infos = venv.step(acts)
+    tobs, trewards, tdones, _ = twin.step(twin_acts)
+    assert venv.batch.illegal.tolist() == [1, 3]
+    for g in (1, 3):
+        assert rewards[g] == -2.5 and dones[g]
+        assert infos[g]["illegal_action"] is True
+        np.testing.assert_array_equal(infos[g]["terminal_observation"], before_obs[g])
+        assert venv.batch.episode[g] == 2  # episode 1 of this game's stream is dealt
+        assert venv.engine.seeds[g] == int(episode_seed(21, [g], [1])[0])
+        assert not venv.engine.state["done"][g]
+    for g in (0, 2, 4):
+        assert "illegal_action" not in infos[g]
+        np.testing.assert_array_equal(obs[g], tobs[g])
+        assert rewards[g] == trewards[g] and dones[g] == tdones[g]
+    # The forfeited games go on as fresh deals: the next step is legal and plays on.
+    obs, rewards, dones, infos = venv.step(random_actions(venv.action_masks(), rng))
+    assert venv.batch.illegal.size == 0 and not any("illegal_action" in i for i in infos)
+
+
+def test_terminate_is_deterministic():
+    """Same seed, same actions (illegal ones included): the same trajectories; the forfeited
+    game goes on with episode 1 of its own stream."""
+    runs = []
+    for _ in range(2):
+        venv = RipMarketVecEnv(num_envs=3, num_players=4, seed=8, illegal_action="terminate")
+        venv.reset()
+        rng = np.random.default_rng(1)
+        out = []
+        for t in range(6):
+            acts = random_actions(venv.action_masks(), rng)
+            if t == 2:
+                acts[0] = -7
+            obs, rewards, dones, _ = venv.step(acts)
+            out.append((obs.copy(), rewards, dones))
+            if t == 2:
+                assert dones[0] and rewards[0] == -1.0
+                assert venv.engine.seeds[0] == int(episode_seed(8, [0], [1])[0])
+        runs.append(out)
+    for (o1, r1, d1), (o2, r2, d2) in zip(*runs):
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
+
+
+def test_terminate_still_rejects_a_malformed_batch_and_changes_nothing():
+    venv = RipMarketVecEnv(num_envs=3, num_players=4, seed=3, illegal_action="terminate")
+    venv.reset()
+    before = venv.engine.state.copy()
+    with pytest.raises(ValueError, match="one action per game"):
+        venv.step([0, 1])
+    with pytest.raises(ValueError, match="integers"):
+        venv.step([0.5, 1.0, 2.0])
+    assert same_state(venv.engine.state, before)
+
+
+def test_illegal_action_value_is_checked():
+    with pytest.raises(ValueError, match="illegal_action='ignore' is not allowed; allowed: 'raise', 'terminate'"):
+        RipMarketVecEnv(num_envs=2, illegal_action="ignore")
+    with pytest.raises(ValueError, match="allowed: 'raise', 'terminate'"):
+        RipMarketGymVectorEnv(num_envs=2, illegal_action=None)
+
+
+def test_gymnasium_vector_env_terminate_reports_the_forfeits():
+    env = RipMarketGymVectorEnv(num_envs=4, num_players=4, seed=6, illegal_action="terminate")
+    obs, info = env.reset(seed=6)
+    assert info["illegal_action"].dtype == bool and not info["illegal_action"].any()
+    last = obs.copy()
+    acts = np.array([middle_legal(m) for m in info["action_mask"]])
+    acts[2] = _illegal_of(info["action_mask"][2])
+    obs, rewards, term, trunc, info = env.step(acts)
+    assert info["illegal_action"].tolist() == [False, False, True, False]
+    assert term[2] and rewards[2] == -1.0 and not trunc.any()
+    assert info["_final_obs"][2] and info["final_info"]["reward"][2] == -1.0
+    np.testing.assert_array_equal(info["final_obs"][2], last[2])
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"][2].any()
+
+
+@pytest.mark.parametrize("game", ["black-market", "rune-market"])
+def test_terminate_in_every_game_of_the_zoo(game):
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games import get
+
+    VecEnvCls, _ = vec_env_classes(get(game))
+    venv = VecEnvCls(num_envs=3, seed=4, illegal_action="terminate")
+    venv.reset()
+    masks = venv.action_masks()
+    acts = np.array([middle_legal(m) for m in masks])
+    acts[1] = venv.batch.num_actions  # out of range
+    last = venv.batch.obs[1].copy()
+    _, rewards, dones, infos = venv.step(acts)
+    assert dones[1] and rewards[1] == -1.0 and infos[1]["illegal_action"]
+    np.testing.assert_array_equal(infos[1]["terminal_observation"], last)
+    assert venv.batch.episode[1] == 2
+    raising = VecEnvCls(num_envs=3, seed=4)
+    raising.reset()
+    before = raising.engine.state.copy()
+    with pytest.raises(IllegalActionError):
+        raising.step(acts)
+    assert same_state(raising.engine.state, before)

@@ -7,6 +7,22 @@ Phase 2: against the heuristics of ``opponents``: every opponent decision is mad
 of them drawn at random (``RandomMix``), so a game mixes styles. The learner's seat
 is random per episode (both sides, first player or not). Writes the checkpoint ``out``
 and ``<out>.json`` (game, shapes, config, steps) for ``agents.blackmarket.policy``.
+
+Optional keys (a later stage of a recipe):
+
+* ``init``: a checkpoint to continue from (its weights and optimizer; no warm-up phase),
+  with this config's learning rate, entropy and rollout sizes.
+* ``opponent_per_game: true``: each game of the batch plays one opponent for a whole game
+  instead of a new draw per decision; ``opponent_weights`` gives each opponent's share of
+  the games. An opponent named ``snapshot`` is a frozen, sampling copy of the learner,
+  refreshed at every selection. ``teammate`` (team mode, with ``opponent_per_game``): who
+  plays the learner's teammates, ``self`` (the learner's current policy, sampling) or an
+  agent's name; without it they are drawn from the opponents like the other seats.
+* ``select``: ``{against, seed, games, every}``: every ``every`` chunks the deterministic
+  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` on
+  deal seed ``seed``; ``out`` is the best policy so far on that seed (the starting one
+  included), and ``<out>.log.jsonl`` gets one line per selection. Keep the evaluation
+  seed of the shipped figures apart from ``seed`` and ``select.seed``.
 """
 
 from __future__ import annotations
@@ -46,6 +62,34 @@ class RandomMix:
         pass
 
 
+class PerGameOpponents:
+    """Each game row of a ``LearnerBatch`` plays one opponent of ``pool`` for the whole game
+    (rows split by ``weights``, in a seeded random order). With a ``teammate`` (team mode),
+    the learner's teammates (an even number of seats away) are that agent instead."""
+
+    def __init__(self, pool, weights, num_envs: int, seed: int = 0, teammate=None):
+        w = np.asarray(weights if weights is not None else [1] * len(pool), float)
+        counts = np.floor(w / w.sum() * num_envs).astype(int)
+        counts[np.argmax(w)] += num_envs - counts.sum()
+        self.pool = pool + ([teammate] if teammate is not None else [])
+        self.row = np.random.default_rng(seed).permutation(np.repeat(np.arange(len(pool)), counts))
+        self.teammate = len(pool) if teammate is not None else -1
+
+    def install(self, batch) -> None:
+        def opponent_actions(idx, rel, obs, masks):
+            out = np.empty(len(idx), np.int64)
+            who = self.row[idx]
+            if self.teammate >= 0:  # rel + 1 seats after the learner: even means the same side
+                who = np.where((rel + 1) % 2 == 0, self.teammate, who)
+            for i, ag in enumerate(self.pool):
+                sel = np.flatnonzero(who == i)
+                if len(sel):
+                    out[sel] = ag.act_batch(obs[sel], masks[sel])
+            return out
+
+        batch._opponent_actions = opponent_actions
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", type=Path, required=True)
@@ -67,31 +111,133 @@ def main(argv=None) -> None:
     common = dict(num_envs=cfg["num_envs"], num_players=P, learner_seat="random", numba_threads=1)
     rules = {"num_players": P, "mode": cfg["mode"]}
     env = BlackMarketVecEnv(seed=cfg["seed"], rules=rules, **common)
-    model = MaskablePPO("MlpPolicy", env, n_steps=cfg["n_steps"], batch_size=cfg["batch_size"],
-                        n_epochs=cfg["n_epochs"], learning_rate=cfg["learning_rate"], gamma=cfg["gamma"],
-                        gae_lambda=cfg["gae_lambda"], ent_coef=cfg["ent_coef"], seed=cfg["seed"],
-                        policy_kwargs={"net_arch": list(cfg["net_arch"])}, device="cpu", verbose=0)
+    hyper = dict(n_steps=cfg["n_steps"], batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"],
+                 learning_rate=cfg["learning_rate"], gamma=cfg["gamma"], gae_lambda=cfg["gae_lambda"],
+                 ent_coef=cfg["ent_coef"])
+    init = cfg.get("init")
+    if init:
+        from agents.blackmarket.policy import read_meta
+
+        init_meta = read_meta(Path(init))
+        if (init_meta["num_players"], init_meta["mode"]) != (P, cfg["mode"]):
+            raise SystemExit(f"init {init}: made for {init_meta['num_players']} players ({init_meta['mode']}), "
+                             f"this config trains {P} ({cfg['mode']})")
+        model = MaskablePPO.load(init, env=env, device="cpu", custom_objects=hyper)
+        model.learning_rate = cfg["learning_rate"]
+        model._setup_lr_schedule()
+        base_steps = int(init_meta["steps"])  # the loaded model counts on from them
+    else:
+        model = MaskablePPO("MlpPolicy", env, seed=cfg["seed"], policy_kwargs={"net_arch": list(cfg["net_arch"])},
+                            device="cpu", verbose=0, **hyper)
+        base_steps = 0
+    out = Path(cfg["out"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    prior = {"steps": base_steps, "stages": []} if not init else {
+        "steps": base_steps, "stages": init_meta.get("stages", [{"config": init_meta.get("config"),
+                                                                 "command": init_meta.get("command"),
+                                                                 "steps": base_steps}])}
+    command = f"python -m train.blackmarket_ppo --config {args.config}"
+
+    def save(path: Path) -> None:
+        steps = int(model.num_timesteps)
+        model.save(str(path))
+        stage = {"config": cfg, "command": command, "steps": steps}
+        meta = {"game": "black-market", "num_players": P, "mode": cfg["mode"],
+                "obs_size": int(env.observation_space.shape[0]), "num_actions": NUM_ACTIONS, "steps": steps,
+                "minutes": minutes, "config": cfg, "command": command}
+        if init:
+            meta["stages"] = prior["stages"] + [stage]
+        if best["score"] is not None:
+            meta["selection"] = {"against": sel["against"], "seed": sel["seed"], "games": sel["games"],
+                                 "win_rate": best["score"]}
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+
+    sel = cfg.get("select")
+    best = {"score": None}
+    snapshot_agents: list = []
+    log = out.with_suffix(".log.jsonl")
+
+    def frozen_copy():
+        pol = type(model.policy)(model.observation_space, model.action_space, model.lr_schedule,
+                                 **model.policy_kwargs)
+        pol.load_state_dict(model.policy.state_dict())
+        pol.set_training_mode(False)
+        return pol
+
+    def select(chunk_no: int) -> None:
+        from agents.policy import PolicyAgent
+        from eval.bm_match import match
+
+        model.policy.set_training_mode(False)
+        me = PolicyAgent(model.policy, deterministic=True, name="learner")
+        r = match(me, agents.make(sel["against"], game="black-market", seed=7), games=sel["games"],
+                  num_players=P, mode=cfg["mode"], seed=sel["seed"])
+        for snap in snapshot_agents:
+            snap.policy, snap._sparse = frozen_copy(), None
+        improved = best["score"] is None or r["win_rate"] > best["score"]
+        if improved:
+            best["score"] = r["win_rate"]
+            save(out)
+        line = {"chunk": chunk_no, "steps": int(model.num_timesteps), "seconds": round(time.time() - t0),
+                "win_rate": r["win_rate"], "ci95": r["ci95"], "best": best["score"], "saved": improved}
+        with log.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        print(f"select vs {sel['against']} on seed {sel['seed']}: {r['win_rate']:.3f} "
+              f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] best {best['score']:.3f}", flush=True)
+
+    def opponent_pool():
+        from agents.policy import PolicyAgent
+
+        pool = []
+        for i, n in enumerate(cfg["opponents"]):
+            if n == "snapshot":
+                snap = PolicyAgent(frozen_copy(), deterministic=False, seed=100 + i, name="snapshot")
+                snapshot_agents.append(snap)
+                pool.append(snap)
+            else:
+                pool.append(agents.make(n, game="black-market", seed=i))
+        return pool
+
     t0 = time.time()
     budget = minutes * 60
     chunk = cfg["num_envs"] * cfg["n_steps"] * 4
     phase = 1
+    if sel and init:
+        select(0)
+    chunks = 0
     while time.time() - t0 < budget:
-        if phase == 1 and time.time() - t0 > budget * cfg["warmup_fraction"]:
+        if phase == 1 and (init or time.time() - t0 > budget * cfg["warmup_fraction"]):
             phase = 2
-            opp = RandomMix([agents.make(n, game="black-market", seed=i) for i, n in enumerate(cfg["opponents"])],
-                             seed=cfg["seed"])
-            env = BlackMarketVecEnv(seed=cfg["seed"] + 1, rules=rules, opponents=opp, **common)
+            if cfg.get("opponent_per_game"):
+                mate = None
+                if cfg.get("teammate") == "self":  # the learner's own current policy, sampling
+                    from agents.policy import PolicyAgent
+
+                    mate = PolicyAgent(model.policy, deterministic=False, seed=cfg["seed"], name="self")
+                elif cfg.get("teammate"):
+                    mate = agents.make(cfg["teammate"], game="black-market", seed=99)
+                mix = PerGameOpponents(opponent_pool(), cfg.get("opponent_weights"), cfg["num_envs"], cfg["seed"],
+                                       teammate=mate)
+                env = BlackMarketVecEnv(seed=cfg["seed"] + 1, rules=rules, opponents=mix.pool[0],
+                                        compiled_opponents=False, **common)
+                mix.install(env.batch)
+            else:
+                opp = RandomMix(opponent_pool(), seed=cfg["seed"])
+                env = BlackMarketVecEnv(seed=cfg["seed"] + 1, rules=rules, opponents=opp, **common)
             model.set_env(env)
+        model.policy.set_training_mode(True)
         model.learn(chunk, reset_num_timesteps=False)
+        chunks += 1
         print(f"{time.time() - t0:7.0f}s phase {phase} steps {model.num_timesteps}", flush=True)
-    out = Path(cfg["out"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(out))
-    meta = {"game": "black-market", "num_players": P, "mode": cfg["mode"], "obs_size": int(env.observation_space.shape[0]),
-            "num_actions": NUM_ACTIONS, "steps": int(model.num_timesteps), "minutes": minutes,
-            "config": cfg, "command": f"python -m train.blackmarket_ppo --config {args.config}"}
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"wrote {out} after {model.num_timesteps} steps")
+        if sel and chunks % sel["every"] == 0:
+            select(chunks)
+    if sel:
+        if chunks % sel["every"]:
+            select(chunks)
+        print(f"wrote {out}: best {best['score']:.3f} on the selection seed")
+    else:
+        save(out)
+        print(f"wrote {out} after {model.num_timesteps} steps")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from agents.policy_config import MAX_LAYER, MAX_LAYERS, POLICY_ARCHS, PolicyConf
 
 REWARD_MODES = ("win", "placement")
 LEAGUE_KINDS = ("self", "zoo", "random")
+BACKENDS = ("sb3", "rllib")
 
 
 class ConfigError(ValueError):
@@ -125,7 +126,26 @@ class PretrainConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """``backend: rllib`` only (``train.rllib_backend``; docs/TRAINING.md, RLlib backend)."""
+
+    num_env_runners: int = 0
+    """Ray actors sampling games (0: the driver samples, one process; each runner is a
+    Ray task with a CPU of its own, on any node of the cluster)."""
+    num_envs_per_env_runner: int = 1
+    """AEC games each env runner steps side by side."""
+    num_learners: int = 0
+    """Ray actors running the PPO update (0: in the driver)."""
+
+
+@dataclass
 class TrainConfig:
+    backend: str = "sb3"
+    """Trainer: "sb3" (MaskablePPO on the batched vector env, ``train.selfplay``) or
+    "rllib" (RLlib's multi-agent PPO, new API stack, over the AEC env through
+    ``ripmarket_env.rllib_env()``; ``train.rllib_backend``). Both read the same PPO keys,
+    ``policy.net_arch`` and ``league``; rllib needs ``policy.arch: mlp`` and takes neither
+    ``init_from``, ``pretrain`` nor ``league.refresh_every``."""
     exp_name: str = "ppo"
     """Experiment name (the ``exp`` part of the run name ``env__exp__seed__time``)."""
     env_id: str = "ripmarket"
@@ -184,6 +204,8 @@ class TrainConfig:
     """Games of the final evaluation against the zoo; 0 = skip."""
     progress: bool = True
     """Show a rich progress bar."""
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    """``backend: rllib``: where RLlib runs the sampling and updates (see RLlibConfig)."""
 
     # ------------------------------------------------------------------ derived
     def run_name(self, now: float | None = None) -> str:
@@ -258,7 +280,13 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     pol = data.pop("policy", None)
     lea = data.pop("league", None)
     pre = data.pop("pretrain", None)
-    pol, lea, pre = ({} if x is None else x for x in (pol, lea, pre))
+    rll = data.pop("rllib", None)
+    pol, lea, pre, rll = ({} if x is None else x for x in (pol, lea, pre, rll))
+    _check_keys(rll, RLlibConfig, "rllib.")
+    for k in ("num_env_runners", "num_learners"):
+        _int(rll, k, 0, 1024, where="rllib.")
+    _int(rll, "num_envs_per_env_runner", 1, 1024, where="rllib.")
+    _choice(data, "backend", BACKENDS)
     policy = check_policy(pol, ConfigError)
     _check_keys(lea, LeagueConfig, "league.")
     _check_keys(pre, PretrainConfig, "pretrain.")
@@ -332,7 +360,15 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _float(lea, "latest_share", 0.0, 1.0, "league.")
     _bool(lea, "deterministic_opponents", "league.")
 
-    cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre))
+    cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre),
+                      rllib=RLlibConfig(**rll))
+    if cfg.backend == "rllib":
+        if cfg.policy.arch != "mlp":
+            raise _bad("policy.arch", cfg.policy.arch, "mlp with backend rllib (RLlib's own MLP: net_arch)")
+        for key, value, off in (("init_from", cfg.init_from, ""), ("pretrain.games", cfg.pretrain.games, 0),
+                                ("league.refresh_every", cfg.league.refresh_every, 0)):
+            if value != off:
+                raise _bad(key, value, f"{off!r} with backend rllib (backend sb3 has it)")
     if cfg.n_envs * cfg.n_steps > MAX_ROLLOUT:
         raise ConfigError(f"n_envs * n_steps = {cfg.n_envs:,} * {cfg.n_steps:,} is too large a rollout; "
                           f"allowed: at most {MAX_ROLLOUT:,} steps (the buffer keeps one observation per step)")

@@ -7,7 +7,9 @@ size, torch threads) for a few rollouts, with what only matters for learning lef
 no warm start or ``init_from`` (the learner starts untrained), no evaluations,
 checkpoints or zoo refreshes, and a snapshot every rollout so that the pool of frozen
 learners is full after its first ``pool_size`` rollouts, as in the second half of a run.
-The figure is ``training_steps_per_s`` of the run summary (docs/TRAINING.md, Throughput)."""
+The figure is ``training_steps_per_s`` of the run summary (docs/TRAINING.md, Throughput).
+``--backend rllib`` (or ``backend: rllib`` in the config) measures RLlib's PPO on the same
+config (``train.rllib_backend``; docs/TRAINING.md, RLlib backend)."""
 
 from __future__ import annotations
 
@@ -19,45 +21,56 @@ from typing import Any
 from train.config import config_from_dict, load_config
 
 
-def bench_config(config: str | Path, rollouts: int):
+def bench_config(config: str | Path, rollouts: int, backend: str | None = None):
     """The training config of ``config`` trimmed for a throughput measurement of ``rollouts``
-    rollouts (see the module docstring)."""
+    rollouts (see the module docstring); ``backend`` overrides the config's."""
     cfg = load_config(config)
     per = cfg.n_envs * cfg.n_steps
     d = cfg.to_dict()
+    if backend is not None:
+        d["backend"] = backend
     d.update(total_timesteps=per * rollouts, eval_every=0, checkpoint_every=0, final_eval_games=0, init_from="")
     d["pretrain"]["games"] = 0
     d["league"].update(refresh_every=0, snapshot_every=per)
     return config_from_dict(d)
 
 
-def train_bench(config: str | Path, rollouts: int = 12, console=None) -> dict[str, Any]:
-    """Run ``bench_config(config, rollouts)`` in a temporary folder; the figures as a dict."""
-    from train.selfplay import train
-
-    cfg = bench_config(config, rollouts)
+def train_bench(config: str | Path, rollouts: int = 12, console=None, backend: str | None = None) -> dict[str, Any]:
+    """Run ``bench_config(config, rollouts, backend)`` in a temporary folder; the figures as
+    a dict. Backend rllib: a rollout is one RLlib iteration (``n_envs * n_steps`` learner
+    decisions), the figure learner steps per second of ``algo.train()`` (the Ray and
+    algorithm setup left out), without the env / policy / update split."""
+    cfg = bench_config(config, rollouts, backend)
     t = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ripmarket-bench-") as tmp:
-        s = train(cfg, tmp, console=console)
+        if cfg.backend == "rllib":
+            from train.rllib_backend import train as train_rllib
+
+            s = train_rllib(cfg, tmp, console=console)
+        else:
+            from train.selfplay import train
+
+            s = train(cfg, tmp, console=console)
     steps = s["steps"]
     us = 1e6 / steps
+    split = {k: (s[f"time_{k}_s"] * us if f"time_{k}_s" in s else None) for k in ("env", "policy", "update")}
     return {
-        "config": str(config), "num_players": cfg.num_players, "arch": cfg.policy.arch,
+        "config": str(config), "backend": cfg.backend, "num_players": cfg.num_players, "arch": cfg.policy.arch,
         "n_envs": cfg.n_envs, "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs,
         "league_mix": dict(cfg.league.mix), "pool_size": cfg.league.pool_size, "rollouts": rollouts,
         "steps": steps, "training_steps_per_s": s["training_steps_per_s"],
-        "env_us_per_step": s["time_env_s"] * us, "policy_us_per_step": s["time_policy_s"] * us,
-        "update_us_per_step": s["time_update_s"] * us, "wall_s": time.perf_counter() - t,
+        "env_us_per_step": split["env"], "policy_us_per_step": split["policy"],
+        "update_us_per_step": split["update"], "wall_s": time.perf_counter() - t,
     }
 
 
 def render_rich(r: dict[str, Any]):
     from rich.table import Table
 
-    t = Table(title=f"Training throughput: {r['config']} ({r['steps']:,} learner steps, {r['rollouts']} rollouts "
-                    f"of {r['n_envs']:,} x {r['n_steps']})")
+    t = Table(title=f"Training throughput: {r['config']}, backend {r.get('backend', 'sb3')} ({r['steps']:,} learner "
+                    f"steps, {r['rollouts']} rollouts of {r['n_envs']:,} x {r['n_steps']})")
     for c in ("learner steps/s", "env µs/step", "policy µs/step", "update µs/step"):
         t.add_column(c, justify="right")
-    t.add_row(f"{r['training_steps_per_s']:,.0f}", f"{r['env_us_per_step']:.1f}", f"{r['policy_us_per_step']:.1f}",
-              f"{r['update_us_per_step']:.1f}")
+    us = [("-" if r[k] is None else f"{r[k]:.1f}") for k in ("env_us_per_step", "policy_us_per_step", "update_us_per_step")]
+    t.add_row(f"{r['training_steps_per_s']:,.1f}", *us)
     return t

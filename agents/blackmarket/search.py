@@ -32,9 +32,10 @@ from ripmarket_env.games.blackmarket.cards import default_cards
 from ripmarket_env.games.blackmarket.observation import layout
 from ripmarket_env.games.blackmarket.state import PH_CHOOSE_NUMBER
 
-from agents.base import BaseAgent, register
+from agents.base import register
 from agents.blackmarket import _search_kernels as SK
 from agents.blackmarket.heuristics import Rusher
+from agents.determinized import DeterminizedSearch
 
 _DB = default_cards()
 _LAY = layout(_DB)
@@ -141,8 +142,12 @@ def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Gene
     return eng
 
 
-class SearchAgent(BaseAgent):
+class SearchAgent(DeterminizedSearch):
     name = "bm-search"
+    min_samples = 4
+    steps_per_turn = 12
+    _reconstruct = staticmethod(reconstruct)
+    _rollouts = staticmethod(SK.rollouts)
 
     def __init__(self, budget: int = 256, eps: float = 0.1, rules: RulesConfig | None = None, seed: int | None = None):
         self.budget = int(budget)
@@ -152,39 +157,17 @@ class SearchAgent(BaseAgent):
         self.last: dict = {}
         self._fallback = Rusher(seed=seed)
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
     def _rules(self, obs) -> RulesConfig:
         if self.rules is not None:
             return self.rules
         P = 2 + 2 * int(np.argmax(_get(obs, "num_players")))
         return RulesConfig(num_players=P, mode="teams" if _get(obs, "teams")[0] > 0.5 else "ffa")
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask")
-        if legal.size == 1:
-            return int(legal[0])
-        obs = np.asarray(observation, dtype=np.float32)
-        rules = self._rules(obs)
-        per = max(4, self.budget // legal.size)
-        base = reconstruct(obs, rules, per, self.rng)
-        if not all(np.array_equal(base.legal_mask()[g], np.asarray(action_mask, bool)) for g in range(per)):
-            self.last = {"fallback": True}
-            return self._fallback.act(observation, action_mask)
-        eng = Engine(rules, per * legal.size)
-        eng.state[:] = np.repeat(base.state, legal.size)
-        first = np.tile(legal, per).astype(np.int64)
-        seeds = self.rng.integers(1 << 62, size=len(first)).astype(np.uint64)
-        out = np.zeros(len(first), np.float32)
-        SK.rollouts(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, first, 0, seeds, self.eps,
-                    rules.turns_cap * 12, out)
-        means = out.reshape(per, legal.size).mean(axis=0)
-        self.last = {"actions": legal.tolist(), "values": means.tolist(), "simulations": per}
-        return int(legal[int(np.argmax(means + self.rng.random(legal.size) * 1e-6))])
+    def _disagrees(self, base, rules, observation, action_mask):
+        if all(np.array_equal(base.legal_mask()[g], np.asarray(action_mask, bool)) for g in range(base.batch_size)):
+            return None
+        self.last = {"fallback": True}
+        return self._fallback.act(observation, action_mask)
 
 
 register("bm-search", SearchAgent, "Black Market: determinized Monte-Carlo search with compiled greedy rollouts.",

@@ -1,7 +1,7 @@
 """``ripmarket bench --game black-market``: Black Market's speed figures.
 
 * engine: agent steps per second of uniformly random legal play in the compiled kernel
-  (``kernels.random_play``: every step a random legal action, a finished game dealt
+  (the core driver ``random_play`` over the game's kernels: every step a random legal action, a finished game dealt
   again), without observations, per player count and batch size;
 * AEC: agent steps per second of ``ripmarket_env.make("black-market")`` (PettingZoo
   wrappers on) and of the raw env against PettingZoo's ``texas_holdem_v4`` in the same
@@ -23,13 +23,11 @@ AEC_RATIO_TARGET = 3.0
 def bench_engine(players: int, batch: int, seconds: float) -> dict:
     from ripmarket_env.core.engine import kernel_view
     from ripmarket_env.games.blackmarket import Engine, RulesConfig
-    from ripmarket_env.games.blackmarket import kernels as K
-
     eng = Engine(RulesConfig(num_players=players), batch)
     eng.reset(list(range(batch)))
     S, TB, c = kernel_view(eng.state), kernel_view(eng.tables), eng.cfg
     rng = np.arange(batch, dtype=np.int64) + 12345
-    fn = K.random_play if batch >= 32 else K.random_play_serial
+    fn = eng.drivers.random_play
     per = max(1, int(200_000 // batch))
     fn(S, TB, c, 5, rng)  # compile / warm up
     steps = games = 0

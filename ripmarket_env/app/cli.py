@@ -112,35 +112,23 @@ def cards(
 def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
     from ripmarket_env.games.blackmarket.cards import CardDataError, load, reference_markdown
 
-    try:
-        db = load(file)
-    except CardDataError as exc:
-        fail(str(exc))
-    text = reference_markdown(db)
-    if write is not None:
-        try:
-            write.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {write}: {exc}")
-        typer.echo(f"wrote {write}", err=True)
-        return
-    if markdown:
-        typer.echo(text, nl=False)
-        return
-    from rich.console import Console
-    from rich.markdown import Markdown
-
-    Console().print(Markdown(text))
+    _cards_reference(load, reference_markdown, CardDataError, markdown, write, file)
 
 
 def _rune_market_cards(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
     from ripmarket_env.games.runemarket.cards import CardDataError, load_cards, render_markdown
 
+    _cards_reference(load_cards, render_markdown, CardDataError, markdown, write, file)
+
+
+def _cards_reference(load, to_markdown, error, markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
+    """A sibling game's card reference: ``load(file)`` (refused with ``error``'s one line),
+    then written to ``write``, printed as Markdown, or shown by rich."""
     try:
-        db = load_cards(file)
-    except CardDataError as exc:
+        db = load(file)
+    except error as exc:
         fail(str(exc))
-    text = render_markdown(db)
+    text = to_markdown(db)
     if write is not None:
         try:
             write.write_text(text, encoding="utf-8")
@@ -162,8 +150,8 @@ app.command("cards")(cards)
 
 def tournament(
     agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy); `ripmarket agents --game G` lists a game's."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (a round robin of pairs, --players 2, 4 or 6, --mode teams) or rune-market."),
+    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6, Black Market 2, 4 or 6)."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6; --mode teams or ffa) or rune-market."),
     match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous winner (games whose reset takes a first player: rune-market)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
@@ -181,12 +169,12 @@ def tournament(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
-    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams (a side per agent)."),
+    mode: Optional[str] = typer.Option(
+        None, "--mode", metavar="MODE",
+        help="Black Market only: teams (default; the two sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
+    ),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
-    if game == "black-market":
-        _tournament_black_market(agents_, players, games, seed, out, mode)
-        return
     from eval.report import print_table
     from eval.tournament import agent_registry, run_tournament, validate
     from ripmarket_env.games import get, ids
@@ -215,6 +203,19 @@ def tournament(
         fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
     if cards_file is not None and game != "ripmarket":
         fail(f"--cards is R.I.P. Market's card file; {spec.title} plays its packaged cards")
+    modes = (spec.extras or {}).get("modes")
+    if mode is not None and not modes:
+        fail(f"--mode is Black Market's; {spec.title} has no modes")
+    if modes and (mode or modes[0]) not in modes:
+        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    counts = (spec.extras or {}).get("player_counts")
+    if counts and players not in counts:
+        fail(f"--players {players} is not allowed for {game}; allowed: {', '.join(map(str, counts[:-1]))} or {counts[-1]}")
+    rules = {"mode": mode or modes[0]} if modes else None
+    try:
+        spec.make_rules(players, **(rules or {}))
+    except ValueError as exc:
+        fail(f"--players {players} --mode {mode}: {exc}")
     try:
         validate(names, players, games, game)
     except ValueError as exc:
@@ -226,7 +227,7 @@ def tournament(
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
         agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address, game=game,
-        match_games=match,
+        match_games=match, rules=rules,
     )
     print_table(result)
 
@@ -316,12 +317,13 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; rune-market: 2,4,6, each 2-6)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; black-market: 2,4,6; rune-market: 2,4,6, each 2-6)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: Optional[str] = typer.Option(
         None, "--agents", metavar="LIST",
         help="Registered agent names, comma-separated: the players whose games are analysed "
-        "(default greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit).",
+        "(default greedy,survivor,shark,hoarder,trickster; black-market: bm-rusher,bm-denier,bm-builder; "
+        "rune-market: rm-banker,rm-raider,rm-bandit).",
     ),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket (card balance), black-market (first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6) or rune-market (first-seat advantage, game length, card kinds, Bandits and thefts)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
@@ -339,7 +341,7 @@ def balance(
     if ctx.invoked_subcommand is not None:
         return
     if game == "black-market":
-        _balance_black_market(players or "4,6,8", games, agents_ or "greedy,survivor,shark,hoarder,trickster", seed, out)
+        _balance_black_market(players, games, agents_, seed, out)
         return
     if game == "rune-market":
         _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet)
@@ -371,18 +373,17 @@ def balance(
     typer.echo(f"report: {out / 'balance.md'}")
 
 
-def _balance_black_market(players: str, games: int, agents_: str, seed: int, out: Path) -> None:
+def _balance_black_market(players: str | None, games: int, agents_: str | None, seed: int, out: Path) -> None:
     import json
 
     import agents as zoo
     from eval.bm_balance import markdown, run
 
-    counts = _int_list("2,4,6" if players == "4,6,8" else players, "--players", 2, 6)
+    counts = _int_list("2,4,6" if players is None else players, "--players", 0)
     if any(p not in (2, 4, 6) for p in counts):
         fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
-    names = [n.strip() for n in agents_.split(",") if n.strip()]
-    if agents_ == "greedy,survivor,shark,hoarder,trickster":
-        names = ["bm-rusher", "bm-denier", "bm-builder"]
+    names = ["bm-rusher", "bm-denier", "bm-builder"] if agents_ is None else [
+        n.strip() for n in agents_.split(",") if n.strip()]
     known = zoo.names("black-market")
     for n in names:
         if n not in known:
@@ -519,6 +520,7 @@ def bench(
         Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
+    backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
@@ -533,7 +535,7 @@ def bench(
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
     if suite == "train":
-        _bench_train(config, rollouts, as_json, out)
+        _bench_train(config, rollouts, as_json, out, backend)
         return
     from ripmarket_env.games import get, ids
 
@@ -582,34 +584,6 @@ def bench(
             console.print(B.render_rich(report))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
-
-
-def _tournament_black_market(agents_: str, players: int, games: int, seed: int, out: Path, mode: str) -> None:
-    import json
-
-    import agents as zoo
-    from eval.bm_leaderboard import leaderboard, markdown
-
-    if mode != "teams":
-        fail(f"--mode {mode!r} is not allowed for the Black Market tournament; allowed: teams")
-    if players not in (2, 4, 6):
-        fail(f"--players {players} is not allowed for black-market; allowed: 2, 4 or 6")
-    names = [n.strip() for n in agents_.split(",") if n.strip()]
-    known = zoo.names("black-market")
-    bad = [n for n in names if n not in known]
-    if len(names) < 2 or bad:
-        fail(f"--agents: give two or more of {', '.join(known)}" + (f" (unknown: {bad[0]!r})" if bad else ""))
-    check_int("--games", games, 2)
-    if out.exists() and not out.is_dir():
-        fail(f"--out {out} exists and is not a directory")
-    board = leaderboard(names, games, seed, modes=((players, mode),))
-    out.mkdir(parents=True, exist_ok=True)
-    text = markdown(board, f"ripmarket tournament --game black-market --mode {mode} --players {players} "
-                           f"--agents {','.join(names)} --games {games} --seed {seed}")
-    (out / "report.md").write_text(text, encoding="utf-8")
-    (out / "results.json").write_text(json.dumps(board, indent=1, default=float), encoding="utf-8")
-    typer.echo(text)
-    typer.echo(f"report: {out / 'report.md'}")
 
 
 def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
@@ -688,10 +662,12 @@ def _write_report(text: str, out: Optional[Path], err) -> None:
     err.print(f"wrote {out}")
 
 
-def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]) -> None:
+def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None) -> None:
     """``bench --suite train``: ``train.throughput.train_bench`` on ``config``."""
     if rollouts < 1:
         fail(f"--rollouts {rollouts} is not allowed; give at least 1")
+    if backend is not None and backend not in ("sb3", "rllib"):
+        fail(f"--backend {backend!r} is not allowed; allowed: sb3, rllib")
     try:
         from train.config import ConfigError
         from train.throughput import render_rich, train_bench
@@ -703,7 +679,7 @@ def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]
 
     err = Console(stderr=True)
     try:
-        result = train_bench(config, rollouts, console=err)
+        result = train_bench(config, rollouts, console=err, backend=backend)
     except ConfigError as exc:
         fail(str(exc))
     report = {"suite": "train", "environment": B.environment(), "train": result}
@@ -1018,9 +994,15 @@ def train(
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
-    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code. backend sb3 only."),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
+        help="backend rllib: the Ray cluster to train on ('auto': the cluster this machine joined with ray start, "
+        "or its address); default: a Ray instance started for this run (docs/SCALE_OUT.md).",
+    ),
 ) -> None:
-    """Self-play training: MaskablePPO on the batched vector env against an opponent league."""
+    """Self-play training against an opponent league: MaskablePPO on the batched vector env
+    (backend: sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib)."""
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
@@ -1038,12 +1020,17 @@ def train(
                 d["seed"] = seed
             cfg = config_from_dict(d)
         if resume is not None:
+            if cfg.backend != "sb3":
+                raise ConfigError(f"--resume takes a checkpoint of backend sb3; {config} has backend {cfg.backend}")
             check_resume(cfg, resume)  # before any run folder is made
     except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
 
     console = Console(stderr=True)
+    if cfg.backend == "rllib":
+        _train_rllib(cfg, out, ray_address, console)
+        return
     try:
         summary = run_training(cfg, out, console=console, resume=resume)
     except CheckpointError as exc:
@@ -1053,6 +1040,13 @@ def train(
                   f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
                   f"update {summary['time_update_s']:.0f} s)")
     console.print(f"checkpoint: {summary['checkpoint']}")
+    _print_final_eval(console, summary)
+
+
+app.command("train")(train)
+
+
+def _print_final_eval(console, summary: dict) -> None:
     fe = summary.get("final_eval")
     if fe:
         lo, hi = fe["wilson95"]
@@ -1060,7 +1054,22 @@ def train(
                       f"(95% Wilson {lo:.1%}..{hi:.1%})")
 
 
-app.command("train")(train)
+def _train_rllib(cfg, out: Path, ray_address: Optional[str], console) -> None:
+    try:
+        from train.rllib_backend import train as run_rllib
+    except ImportError as exc:  # pragma: no cover - the ecosystem extra
+        fail(f"backend rllib needs the ecosystem extra ({exc}); install it with: pip install -e '.[ecosystem]'")
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        fail(f"backend rllib needs ray[rllib] ({exc}); install it with: pip install -e '.[ecosystem]'")
+    summary = run_rllib(cfg, out, console=console, ray_address=None if ray_address == "local" else ray_address)
+    console.print(f"run {summary['run_name']} (rllib): {summary['steps']:,} learner steps in {summary['wall_s']:.0f} s "
+                  f"({summary['training_steps_per_s']:,.1f} learner steps/s in {summary['iterations']} iterations; "
+                  f"setup {summary['build_s']:.0f} s)")
+    console.print(f"checkpoint: {summary['checkpoint']} (plays as an agent: ripmarket evaluate {summary['checkpoint']})")
+    console.print(f"tensorboard: {summary['tensorboard']}")
+    _print_final_eval(console, summary)
 
 
 
@@ -1128,6 +1137,53 @@ def distill(
 
 
 app.command("distill")(distill)
+
+
+def export(
+    agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
+    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The agent's game (ripmarket, black-market, rune-market)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the TorchScript file (default: AGENT.ts in the current directory)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
+    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.ts, agents/blackmarket/checkpoints/*.ts)."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 if a shipped export is missing or was made from another checkpoint."),
+) -> None:
+    """Export a trained agent as a torch-only policy (TorchScript): any trainer plays it with torch alone."""
+    try:
+        from agents import export as E
+    except ImportError as exc:
+        fail(f"exporting needs the train extra ({exc}); install it with: pip install -e '.[train]'")
+    if sum((agent is not None, shipped, check)) != 1:
+        fail("give one of: AGENT, --shipped or --check")
+    if check:
+        stale = E.stale_exports()
+        if stale:
+            fail("; ".join(stale) + ": run `ripmarket export --shipped`", code=1)
+        typer.echo(f"{len(E.SHIPPED)} shipped exports are up to date", err=True)
+        return
+    if shipped:
+        for p in E.export_shipped():
+            typer.echo(f"wrote {p}", err=True)
+        return
+    from ripmarket_env.games import ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    target = out if out is not None else Path(f"{Path(agent).stem}.ts")
+    if target.exists() and not force:
+        fail(f"{target} exists; choose another --out or add --force to overwrite it")
+    from eval.evaluate import make_agent
+
+    try:
+        bot = make_agent(agent, game=game)
+        source = Path(agent) if Path(agent).suffix == ".zip" else None
+        path = E.export_agent(bot, target, game=game, source=source)
+    except Exception as exc:  # unknown names, unusable checkpoints, agents without a network
+        fail(f"cannot export {agent}: {exc}")
+    meta = E.read_meta(path)
+    typer.echo(f"wrote {path}: obs ({meta['obs_size']},) float32, mask ({meta['num_actions']},) 0/1 -> logits", err=True)
+
+
+app.command("export")(export)
 
 
 def evaluate(

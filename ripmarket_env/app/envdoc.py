@@ -213,6 +213,33 @@ def render_env_markdown(db: CardDB | None = None) -> str:
     w("- `Engine.step` returns the rewards paid by that step; `Engine.rewards()` holds the "
       "final rewards once a game is terminated.")
     w("")
+    w("## Illegal actions")
+    w("")
+    w("The engine rejects an illegal action with `IllegalActionError` (a `ValueError`) naming "
+      "the game, the action and the legal actions, and changes nothing (R-12.2). The envs add "
+      "`illegal_action=\"raise\" | \"terminate\"` (with `illegal_reward`, default -1) for "
+      "algorithms without action masking; any other value is refused at construction.")
+    w("")
+    w("| env | `\"raise\"` (default) | `\"terminate\"` |")
+    w("|---|---|---|")
+    for k, r, t in (
+        ("AEC (`raw_env`)", "raises; the game is unchanged",
+         "the game ends there: the offender gets `illegal_reward`, every other seat 0"),
+        ("AEC (`env()`, PettingZoo wrappers)", "terminates (PettingZoo's `TerminateIllegalWrapper`)",
+         "the same"),
+        ("Gym (`RipMarket-v0`)", "raises; the game is unchanged",
+         "the episode ends (`terminated=True`, reward `illegal_reward`, `info[\"illegal_action\"]` True), "
+         "the game is not stepped"),
+        ("Vector (`RipMarketVecEnv`, `make_vec`)", "raises; no game of the batch changes",
+         "only the offending games end (reward `illegal_reward`, done, terminal observation = the "
+         "observation the action answered) and are dealt again; the others step as usual. SB3: "
+         "`infos[i][\"illegal_action\"]` True; Gymnasium: `info[\"illegal_action\"]` `(num_envs,)` bool"),
+    ):
+        w(_row(k, r, t))
+    w("")
+    w("Out-of-range integers count as illegal actions. In the vector envs a malformed batch "
+      "(non-integer actions, the wrong shape) raises `ValueError` in both modes and changes nothing.")
+    w("")
     w("## Engine API")
     w("")
     w("`ripmarket_env.engine.Engine(rules=RulesConfig(...), batch_size=B)` holds B games "

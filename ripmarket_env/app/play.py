@@ -22,9 +22,7 @@ every entry is shown as your seat may see it (R-12.3).
 
 from __future__ import annotations
 
-import secrets
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,12 @@ from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET, ConfigError, Ru
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from ripmarket_env.games.ripmarket.events import Event, RoundLog
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
+from ripmarket_env.app.seat_session import (  # noqa: F401 - SECRET_SEED_BITS: this module's name too
+    KERNEL_LOCK,
+    SECRET_SEED_BITS,
+    SeatSession,
+    game_seed,
+)
 from ripmarket_env.app.narrate import bot_level, round_story, rule_card, rule_text, standings
 from ripmarket_env.envs.record import Recorder
 from ripmarket_env.games.ripmarket.render import (
@@ -60,16 +64,12 @@ __all__ = [
 
 MAX_BOT_STEPS = 100_000
 
-#: Bits of the seed a game gets when none is chosen (``secrets.randbits``): far more than
-#: can be searched, and drawn from the OS's cryptographic source, so the deal cannot be
-#: predicted from it or worked out in advance.
-SECRET_SEED_BITS = 128
+#: SECRET_SEED_BITS (seat_session's, used by ``game_seed``): the bits of the seed a game gets
+#: when none is chosen (``secrets.randbits``): far more than can be searched, and drawn from
+#: the OS's cryptographic source, so the deal cannot be predicted from it or worked out in advance.
 
-# numba's parallel kernels may run on a threading layer that is not thread-safe (the
-# "workqueue" layer when neither OpenMP nor TBB is present): every call into the engine
-# kernels, and every bot decision (a bot may call kernels of its own), takes this lock.
-# The calls are short (microseconds to milliseconds), so games still interleave freely.
-KERNEL_LOCK = threading.RLock()
+# KERNEL_LOCK (seat_session's): every call into the engine kernels, and every bot decision,
+# takes this lock (numba's threading layer may not be thread-safe).
 
 
 class SetupError(ValueError):
@@ -172,7 +172,7 @@ class RoundSummary:
         return cls(log.round, rule_label(log.rule), log.epilogue, log.first_player, seats, list(log.events))
 
 
-class GameSession:
+class GameSession(SeatSession):
     """One game: a person at ``seat`` and bots (registry names) in every other seat.
 
     ``opponents`` is cycled over the other seats in seat order. ``rules`` holds
@@ -194,12 +194,7 @@ class GameSession:
         self.controllers = assign_opponents(players, seat, opponents, agent_registry().names())
         self.players = int(players)
         self.seat = int(seat)
-        chosen = seed is not None
-        if seed is None:
-            seed = secrets.randbits(SECRET_SEED_BITS)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise SetupError(f"seed={seed!r} is not allowed; allowed: a non-negative integer (or none)")
-        self.seed = int(seed)
+        self.seed, chosen = game_seed(seed, SetupError)
         self.practice = bool(chosen if practice is None else practice)
         fields = dict(rules or {})
         if "num_players" in fields and fields["num_players"] != self.players:
@@ -230,49 +225,15 @@ class GameSession:
         self._mark = 0  # where in the feed the bots' turns since your latest decision begin
         self._stories: list[list[dict]] = []
         self._take_log()  # what the reset did (decisions taken before the first real one)
-        for i, a in enumerate(steps):
-            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or int(a) not in self.legal_actions():
-                raise SetupError(f"steps[{i}]={a!r} is not a legal action of this game at step {i}; "
-                                 f"legal: {self.legal_actions()}")
-            if self.actor == self.seat:  # as act() does: what follows your decision is "recent"
-                self._mark = len(self.feed)
-            self._step(int(a))
+        # as act() does: what follows your decision is "recent"
+        self.replay(steps, SetupError, on_yours=self._mark_yours)
         self.run_bots()
 
     # ------------------------------------------------------------------ state
-    @property
-    def state(self):
-        return self.engine.state[0]
-
-    @property
-    def over(self) -> bool:
-        return bool(self.state["done"])
-
-    @property
-    def actor(self) -> int:
-        return -1 if self.over else int(self.state["actor"])
-
-    @property
-    def your_turn(self) -> bool:
-        return not self.over and self.actor == self.seat
-
-    @property
-    def decision_number(self) -> int:
-        """The number of the next decision (decisions taken so far, every seat's): an
-        answer names it, so a repeated or stale answer can be told apart and refused."""
-        return self.recorder.num_steps
-
-    @property
-    def steps(self) -> list[int]:
-        """Every seat's actions so far, in order (``GameSession(..., steps=...)`` re-plays them)."""
-        return [line["action"] for line in self.recorder.lines if "step" in line]
-
+    # state, over, actor, your_turn, decision_number, steps, legal_actions: SeatSession's
     @property
     def phase(self) -> str:
         return PHASE_NAMES[min(int(self.state["phase"]), len(PHASE_NAMES) - 1)]
-
-    def legal_actions(self) -> list[int]:
-        return self.engine.legal_actions(0)
 
     def name(self, q: int) -> str:
         return seat_name(q)
@@ -393,6 +354,9 @@ class GameSession:
         self.events.append(ev)
         self._round_events.append(ev)
         self.feed.append(("event", ev))
+
+    def _log_size(self) -> int:
+        return len(self.feed)  # SeatSession's _mark indexes the feed
 
     def _step(self, action: int) -> None:
         with KERNEL_LOCK:

@@ -19,31 +19,30 @@ Every decision goes through a ``Recorder``: a finished game can be saved and rep
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.app.seat_session import (  # noqa: F401 - MAX_BOT_STEPS, SECRET_SEED_BITS: this module's names too
+    MAX_BOT_STEPS,
+    SECRET_SEED_BITS,
+    GameOverError,
+    NotYourTurnError,
+    SeatSession,
+    ask_choice,
+    game_seed,
+    seat_controllers,
+)
 from ripmarket_env.envs.record import Recorder
 
 GAME = "rune-market"
 DEFAULT_OPPONENTS = ("rm-banker", "rm-raider", "rm-bandit")
-MAX_BOT_STEPS = 100_000
-SECRET_SEED_BITS = 128
 
 
 class SetupError(ValueError):
     """Bad game settings (players, seat, opponents, seed, rules)."""
-
-
-class NotYourTurnError(RuntimeError):
-    """An action given while another seat decides (the state is unchanged)."""
-
-
-class GameOverError(RuntimeError):
-    """An action given after the game ended."""
 
 
 @dataclass(frozen=True)
@@ -68,40 +67,26 @@ def check_setup(players: int, seat: int, opponents: Sequence[str]) -> list[str]:
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or \
             not spec.min_players <= players <= spec.max_players:
         raise SetupError(f"players={players!r} is not allowed; allowed: {spec.min_players} to {spec.max_players}")
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
-        raise SetupError(f"seat={seat!r} is not allowed; allowed: 0 to {players - 1}")
-    known = agents.names(GAME)
-    names = [str(n) for n in opponents]
-    if not names:
-        raise SetupError(f"opponents: give at least one bot; allowed: {', '.join(known)}")
-    bad = [n for n in names if n not in known]
-    if bad:
-        raise SetupError(f"opponents: unknown bot {bad[0]!r} for The Rune Market; allowed: {', '.join(known)}")
-    out, k = [], 0
-    for q in range(players):
-        if q == seat:
-            out.append("you")
-        else:
-            out.append(names[k % len(names)])
-            k += 1
-    return out
+    return seat_controllers(players, seat, opponents, agents.names(GAME), SetupError, "The Rune Market")
 
 
-class RuneMarketSession:
-    """One game of The Rune Market: a person at ``seat`` and bots in every other seat."""
+class RuneMarketSession(SeatSession):
+    """One game of The Rune Market: a person at ``seat`` and bots in every other seat.
+    ``SeatSession`` gives its state, ``act``, the bots' play and the re-play of ``steps``."""
 
     def __init__(self, players: int, seat: int, opponents: Sequence[str] = DEFAULT_OPPONENTS,
-                 seed: int | None = None, rules: dict | None = None):
+                 seed: int | None = None, rules: dict | None = None, steps: Sequence[int] = (),
+                 practice: bool | None = None):
+        """``steps`` re-plays every seat's actions of a game already under way (``steps``
+        of a session) before the bots take over, no bot being asked: how the server brings
+        a game back after a restart; ``SetupError`` names the first one that is not legal.
+        ``practice``: the flag of the game being brought back (default: a seed was given)."""
         import agents
 
         self.controllers = check_setup(players, seat, opponents)
         self.players, self.seat = int(players), int(seat)
-        self.practice = seed is not None
-        if seed is None:
-            seed = secrets.randbits(SECRET_SEED_BITS)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise SetupError(f"seed={seed!r} is not allowed; allowed: a non-negative integer (or none)")
-        self.seed = int(seed)
+        self.seed, chosen = game_seed(seed, SetupError)
+        self.practice = bool(chosen if practice is None else practice)
         spec = _spec()
         fields = dict(rules or {})
         fields.pop("num_players", None)
@@ -116,38 +101,21 @@ class RuneMarketSession:
         self.bots = {q: agents.make_seeded(name, 1_000 * (self.seed % 2**40) + q, game=GAME)
                      for q, name in enumerate(self.controllers) if q != self.seat}
         self.log: list[str] = []  # every event as your seat may see it
+        self.events: list = []  # the same events as the engine's Event objects (self.log[i] is events[i]'s text)
         self._mark = 0  # where in the log the events since your latest decision begin
         self._take_events()
+        # as act() does: what follows your decision is "recent"
+        self.replay(steps, SetupError, on_yours=self._mark_yours)
         self.run_bots()
 
+    def _log_size(self) -> int:
+        return len(self.log)
+
     # ------------------------------------------------------------------ state
-    @property
-    def state(self):
-        return self.engine.state[0]
-
-    @property
-    def over(self) -> bool:
-        return bool(self.state["done"])
-
-    @property
-    def actor(self) -> int:
-        return -1 if self.over else int(self.state["actor"])
-
-    @property
-    def your_turn(self) -> bool:
-        return not self.over and self.actor == self.seat
-
-    @property
-    def phase(self) -> str:
-        return "game_over" if self.over else self.engine.phase()[0]
-
     @property
     def blocking(self) -> bool:
         """You are asked whether to block an attack (RM-5.7), during another seat's turn."""
         return self.your_turn and self.phase == "defend"
-
-    def legal_actions(self) -> list[int]:
-        return self.engine.legal_actions(0)
 
     def label(self, q: int) -> str:
         return "you" if q == self.seat else f"P{q} ({self.controllers[q]})"
@@ -179,39 +147,25 @@ class RuneMarketSession:
 
         return f"Your decision ({phase_text(self.engine, 0).split(': ', 1)[-1]})"
 
-    def act(self, action: int) -> None:
-        """Your decision; then the bots play until your next one or the end. An action that
-        is not legal now raises (``IllegalActionError``, ``NotYourTurnError`` or
-        ``GameOverError``) and changes nothing."""
-        if self.over:
-            raise GameOverError("the game is over; no more decisions")
-        if not self.your_turn:
-            raise NotYourTurnError(f"{self.label(self.actor)} decides now, not you")
-        mark = len(self.log)
-        self.recorder.step(int(action))  # IllegalActionError (state untouched) if not legal
-        self._mark = mark
+    def _step(self, a: int) -> None:
+        self.recorder.step(a)  # IllegalActionError (state untouched) if not legal
         self._take_events()
-        self.run_bots()
-
-    def run_bots(self) -> None:
-        """The bots' decisions until your seat must decide (a block included) or the end."""
-        for _ in range(MAX_BOT_STEPS):
-            if self.over or self.actor == self.seat:
-                return
-            q = self.actor
-            obs = self.engine.observe(np.array([q]))[0]
-            mask = self.engine.legal_mask()[0].copy()
-            self.recorder.step(int(self.bots[q].act(obs, mask)))
-            self._take_events()
-        raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions in a row")  # pragma: no cover
 
     def _take_events(self) -> None:
         for e in self.engine.events(0):
             self.log.append(e.text_for(self.seat))
+            self.events.append(e)
 
     def recent(self) -> list[str]:
         """The events since your latest decision (yours first), as your seat sees them."""
         return self.log[self._mark:]
+
+    def recent_moves(self) -> list[dict]:
+        """The same events grouped into moves, each told in one sentence as your seat may
+        know it (``rune_story.moves``): what the web page plays back one at a time."""
+        from ripmarket_env.app.rune_story import moves
+
+        return moves(self.events[self._mark:], self.seat, self.label, self.engine.cards, self.rules.runes_per_item)
 
     # ------------------------------------------------------------------ views
     def table_text(self) -> str:
@@ -250,15 +204,8 @@ def play_terminal(players: int, seat: int, opponents: Sequence[str] = DEFAULT_OP
         else:
             out(s.table_text())
             out(s.prompt())
-        choices = s.choices()
-        for c in choices:
-            out(f"  {c.number:>2}. {c.text}")
-        while True:
-            raw = ask(f"choice 1-{len(choices)}: ").strip()
-            if raw.isdigit() and 1 <= int(raw) <= len(choices):
-                break
-            out(f"'{raw}' is not a choice; type a number from 1 to {len(choices)}")
-        s.act(choices[int(raw) - 1].action)
+        s.act(ask_choice(s.choices(), ask, out, "choice 1-{n}: ",
+                         "'{raw}' is not a choice; type a number from 1 to {n}"))
     for line in s.recent():
         out(f"  - {line}")
     out(s.table_text())

@@ -583,6 +583,20 @@ class _Builder:
         return _Bound(disp, self.fns())
 
 
+def drivers_once(store: dict, owner, state_dtype, tables_dtype, kernels) -> BatchKernels:
+    """A game's ``compile_drivers`` bundle for one state layout, built once in ``store``
+    (the game's module-level dict). ``kernels()`` gives the four kernels (called on the
+    first use of a layout, so a game imports its encoder late); ``owner`` is the game's
+    module-level ``drivers_for(state_dtype, tables_dtype)``, which a pickled engine calls
+    to find this bundle again in the process that loads it."""
+    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
+    drv = store.get(key)
+    if drv is None:
+        drv = store[key] = compile_drivers(key[0], key[1], *kernels())
+        drv._recipe = (owner, key)
+    return drv
+
+
 def compile_drivers(state_dtype, tables_dtype, reset_game, step_game, encode_obs, seat_bits) -> BatchKernels:
     """The core's batch drivers for one game, from the game's state and tables dtypes
     (one record each, as ``numba.from_dtype`` reads them) and its four per-row kernels

@@ -15,7 +15,8 @@ Every game of the zoo keeps its state as one structured numpy array with a row p
 
 A game subclasses ``Engine`` and supplies the kernels through four hooks
 (``_reset_rows``, ``_step_rows``, ``_encode``, ``_decode_events``) plus
-``describe_action``; see ``ripmarket_env/games/ripmarket/engine.py``.
+``describe_action``; see ``ripmarket_env/games/ripmarket/engine.py``. The first three
+run the game's batch drivers (``drivers``, core/drivers.py) unless the game overrides them.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class Engine:
 
     Subclasses set ``state`` (the structured array), ``batch_size``, ``num_players``,
     ``num_actions``, ``obs_size``, ``phase_names`` and ``seeds`` (an object array of the
-    seeds given to ``reset``) in their constructor, and implement the hooks below.
+    seeds given to ``reset``) in their constructor, and implement the hooks below; the row
+    hooks' defaults also read ``drivers``, ``tables``, ``cfg`` and ``_offs`` (the
+    observation layout's offsets).
     """
 
     state: np.ndarray
@@ -104,14 +107,38 @@ class Engine:
     over_phase: str = "game_over"
 
     # ------------------------------------------------------------------ hooks
-    def _reset_rows(self, idx: np.ndarray, seeds64: np.ndarray) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @staticmethod
+    def check_args(rules, batch_size, rules_class: type, what: str):
+        """A constructor's ``(rules, batch_size)``: ``rules`` (None: the default
+        ``rules_class()``) must be a ``rules_class``, named ``what`` in the error;
+        ``batch_size`` an integer of at least 1."""
+        if rules is None:
+            rules = rules_class()
+        if not isinstance(rules, rules_class):
+            raise TypeError(f"rules must be {what}, got {type(rules).__name__}")
+        batch_size = as_int(batch_size, "batch_size", "an integer of at least 1")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        return rules, batch_size
 
-    def _step_rows(self, actions: np.ndarray) -> None:  # pragma: no cover
-        raise NotImplementedError
+    # The row hooks below run the game's batch drivers (``self.drivers``, core/drivers.py)
+    # over ``self.state``, ``self.tables`` and ``self.cfg``: serial loops for small
+    # batches, the parallel ones from ``SERIAL_BELOW`` rows on.
+    def _reset_rows(self, idx: np.ndarray, seeds64: np.ndarray) -> None:
+        d = self.drivers
+        (d.reset_serial if len(idx) < SERIAL_BELOW else d.reset_batch)(
+            kernel_view(self.state), kernel_view(self.tables), self.cfg,
+            np.ascontiguousarray(idx, dtype=np.int64), seeds64)
 
-    def _encode(self, viewers: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-        raise NotImplementedError
+    def _step_rows(self, actions: np.ndarray) -> None:
+        d = self.drivers
+        (d.step_serial if self.batch_size < SERIAL_BELOW else d.step_batch)(
+            kernel_view(self.state), kernel_view(self.tables), self.cfg, actions)
+
+    def _encode(self, viewers: np.ndarray, out: np.ndarray) -> None:
+        d = self.drivers
+        (d.encode_serial if self.batch_size < SERIAL_BELOW else d.encode_batch)(
+            kernel_view(self.state), kernel_view(self.tables), self.cfg, viewers, self._offs, out)
 
     def _decode_events(self, game: int) -> list:  # pragma: no cover
         raise NotImplementedError

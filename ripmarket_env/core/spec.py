@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ripmarket_env.core.drivers import BatchKernels, FastPath  # noqa: F401  (the spec's kernel bundles)
 
 
@@ -26,6 +28,28 @@ class Piece:
     scope: str = ""
     """Where the piece sits, e.g. "global" or "seat" (repeated per seat block)."""
     doc: str = ""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A flat observation's pieces placed: ``"global"`` pieces at ``offsets[name]``, then
+    ``seat_size``-long seat blocks from ``seat_start`` (seat pieces: ``offsets`` inside
+    a block); ``size`` floats in all."""
+
+    pieces: tuple[Piece, ...]
+    offsets: dict
+    seat_start: int
+    seat_size: int
+    size: int
+
+    def offset_array(self) -> np.ndarray:
+        """The encoders' offsets: each piece's offset, in order, then seat_start and seat_size."""
+        return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
+
+    def slice(self, name: str, seat: int = 0) -> slice:
+        p = next(x for x in self.pieces if x.name == name)
+        o = self.offsets[name] if p.scope == "global" else self.seat_start + seat * self.seat_size + self.offsets[name]
+        return slice(o, o + p.size)
 
 
 @dataclass(frozen=True)
@@ -113,3 +137,36 @@ class GameSpec:
 
     def make_engine(self, rules=None, batch_size: int = 1, **kwargs):
         return self.engine_class(rules if rules is not None else self.rules_class(), batch_size, **kwargs)
+
+
+@dataclass(frozen=True)
+class lazy_hook:  # noqa: N801  (used like a function: a hook)
+    """A hook that imports ``module`` when first called and calls its ``name`` (a game's
+    renders and invariants load only when used); it pickles by the two names."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args, **kwargs):
+        from importlib import import_module
+
+        return getattr(import_module(self.module), self.name)(*args, **kwargs)
+
+
+def game_hooks(package: str, package_file: str) -> dict:
+    """The ``GameSpec`` fields every game package fills the same way, as keyword arguments:
+    ``render_text``/``render_rgb`` from ``<package>.render``, ``check_invariants`` (its
+    ``check_game``) and ``scramble_hidden`` from ``<package>.invariants``, both loaded on
+    first use; ``action_names`` from the engine's ``describe_action``; ``doc``, the
+    ``README.md`` beside ``package_file`` (empty if there is none)."""
+    from pathlib import Path
+
+    readme = Path(package_file).with_name("README.md")
+    return {
+        "render_text": lazy_hook(f"{package}.render", "render_text"),
+        "render_rgb": lazy_hook(f"{package}.render", "render_rgb"),
+        "check_invariants": lazy_hook(f"{package}.invariants", "check_game"),
+        "scramble_hidden": lazy_hook(f"{package}.invariants", "scramble_hidden"),
+        "action_names": lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
+        "doc": readme.read_text(encoding="utf-8") if readme.is_file() else "",
+    }

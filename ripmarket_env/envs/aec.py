@@ -313,11 +313,14 @@ class GameAECEnv(AECEnv, EzPickle):
                     info["phase"] = self._phase_names[pid]
                     info["legal_moves"] = []
             self._infos_flags = flags
+            self._infos_pid = int(pid)
         else:
             infos = self.infos
             pid = int(pid)
-            for info in infos.values():
-                info["phase_id"] = pid
+            if pid != self._infos_pid:  # most steps keep the phase: nothing to write
+                for info in infos.values():
+                    info["phase_id"] = pid
+                self._infos_pid = pid
             if verbose:
                 name = self._phase_names[pid]
                 for info in infos.values():

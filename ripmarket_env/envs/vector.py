@@ -60,9 +60,18 @@ the next step). Copy it if you keep it longer. Rewards and dones are fresh array
 Masks: ``action_masks()``, ``env_method("action_masks")`` and ``info["action_mask"]`` are
 int8 0/1 (as the AEC and gym envs'); ``batch.masks`` holds the same as bool.
 
-Illegal learner actions raise ``ripmarket_env.engine.IllegalActionError`` (a ValueError)
-naming the game, the action and its legal actions; nothing is stepped (the vector envs
-have no ``illegal_action="terminate"``: a batch learner always has the masks).
+Illegal learner actions (as the AEC and gym envs): ``illegal_action="raise"`` (the default)
+raises ``ripmarket_env.engine.IllegalActionError`` (a ValueError) naming the game, the
+action and its legal actions; nothing is stepped, no game of the batch changes, and the
+env can keep stepping. ``illegal_action="terminate"`` (for algorithms without action
+masking): each game whose action is outside its learner's legal set (an out-of-range
+integer too) ends there, not stepped: its reward is ``illegal_reward`` (-1 by default),
+its done flag is set, its terminal observation is the learner's last observation (the one
+the illegal action answered), and it is dealt again as any finished game; the other games
+step as usual. ``batch.illegal`` holds the games forfeited by the last step; the SB3 face
+sets ``infos[i]["illegal_action"] = True`` for them, the Gymnasium face's
+``info["illegal_action"]`` is a ``(num_envs,)`` bool array. A malformed batch (wrong shape,
+non-integer actions) raises ``ValueError`` in both modes.
 
 Threads: ``numba_threads=1`` (the default) runs serial kernels; any other value runs
 the parallel ones (the compiled path: one ``prange`` over the games) on at most that many
@@ -91,6 +100,7 @@ from ripmarket_env.core import seeds as CS
 from ripmarket_env.core.agent import RandomAgent, act_each
 from ripmarket_env.core.engine import Engine, IllegalActionError, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.envs.aec import check_illegal_action
 from ripmarket_env.envs.gym import check_learner_seat, observation_space_for, reseed_agents, resolve_opponents
 
 _M64 = (1 << 64) - 1
@@ -213,13 +223,19 @@ class LearnerBatch:
         spec: GameSpec,
         agent_resolver=None,
         decide=None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
     ):
         """``spec``: the game; ``agent_resolver(name)`` builds opponents given by name;
         ``decide(agents, who, obs, masks)`` decides rows for several agents at once (default
         ``core.agent.act_each``: one ``act_batch`` per agent; the zoo's
-        ``agents.act_grouped`` fuses network agents)."""
+        ``agents.act_grouped`` fuses network agents); ``illegal_action``: ``"raise"`` or
+        ``"terminate"`` (module docstring), ``illegal_reward`` the forfeiting game's reward."""
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.illegal_reward = float(illegal_reward)
+        self.illegal = np.zeros(0, np.int64)  # the games the last step forfeited (terminate mode)
         self.game = spec
         self.decide = decide if decide is not None else act_each
         self.num_envs = B = int(num_envs)
@@ -419,6 +435,19 @@ class LearnerBatch:
         np.copyto(self.masks, self._mask_view)
 
     def check_actions(self, actions) -> np.ndarray:
+        """``actions`` as one int64 action per game, every one legal, else ``IllegalActionError``
+        (a malformed batch: ``ValueError``); nothing is changed."""
+        a = self._action_array(actions)
+        g = _first_illegal_choice(self.masks, a)
+        if g >= 0:
+            eng = self.engine
+            raise IllegalActionError(
+                g, int(a[g]), [int(x) for x in np.flatnonzero(self.masks[g])],
+                self._phase_names[eng.state["phase"][g]], eng.describe_action,
+            )
+        return a
+
+    def _action_array(self, actions) -> np.ndarray:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             a = a.reshape(-1)
@@ -431,15 +460,22 @@ class LearnerBatch:
         if not np.issubdtype(a.dtype, np.integer):
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError("actions must be integers")
-        a = a.astype(np.int64)
-        g = _first_illegal_choice(self.masks, a)
-        if g >= 0:
-            eng = self.engine
-            raise IllegalActionError(
-                g, int(a[g]), [int(x) for x in np.flatnonzero(self.masks[g])],
-                self._phase_names[eng.state["phase"][g]], eng.describe_action,
-            )
-        return a
+        return a.astype(np.int64)
+
+    def _forfeit_illegal(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``illegal_action="terminate"``: the actions with every illegal one replaced by -1
+        (the engine skips it), the forfeiting games, and their learners' last observations.
+        Those games are marked over, so the step's own auto-reset deals them again."""
+        a = self._action_array(actions)
+        if _first_illegal_choice(self.masks, a) < 0:
+            return a, np.zeros(0, np.int64), None
+        inside = (a >= 0) & (a < self.num_actions)
+        legal = inside & self.masks[self._arange, np.where(inside, a, 0)]
+        bad = np.flatnonzero(~legal)
+        last_obs = self.obs[bad].copy()
+        a[bad] = -1
+        self.engine.state["done"][bad] = True  # the game ends here (not stepped)
+        return a, bad, last_obs
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One learner action per game. Returns ``(obs, rewards, dones, ended, terminal_obs)``:
@@ -447,7 +483,12 @@ class LearnerBatch:
         observations (len(ended), obs_size)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = self.check_actions(actions)  # every action legal: the engine need not check again
+        if self.illegal_action == "terminate":
+            a, bad, last_obs = self._forfeit_illegal(actions)
+        else:
+            a, bad, last_obs = self.check_actions(actions), self.illegal[:0], None
+        # Every action is legal now (or -1 in a forfeited game): the engine need not check again.
+        self.illegal = bad
         eng = self.engine
         S, TB, cfg = _k(eng.state), _k(eng.tables), eng.cfg
         with self.threads:
@@ -472,6 +513,9 @@ class LearnerBatch:
                     self._encode(ended, self.seat[ended], terminal)
                     self._deal_until_learner(ended)
                 self._observe_learners()
+        if bad.size:
+            self.rewards[bad] = self.illegal_reward
+            terminal[np.searchsorted(ended, bad)] = last_obs
         return self.obs, self.rewards.copy(), self.dones.copy(), ended, terminal
 
     def render(self, game: int = 0, mode: str = "ansi"):
@@ -484,13 +528,13 @@ _RENDER_MODES = (None, "ansi", "rgb_array")
 
 
 def _batch_and_render_mode(face, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
-                           obs_buffers, compiled_opponents, render_mode):
+                           obs_buffers, compiled_opponents, render_mode, illegal_action, illegal_reward):
     """The two faces' shared construction: the batch, and a checked render mode."""
     if render_mode not in _RENDER_MODES:
         raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
     batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
                          obs_buffers, compiled_opponents, spec=face.game, agent_resolver=face.agent_resolver,
-                         decide=face.decide)
+                         decide=face.decide, illegal_action=illegal_action, illegal_reward=illegal_reward)
     return batch, render_mode
 
 
@@ -523,7 +567,8 @@ class GameVecEnv(_Face, VecEnv):
     Args are those of ``LearnerBatch``: ``num_envs``, ``num_players`` or ``rules``,
     ``opponents`` (one agent/name for all other seats or one per other seat, relative to
     the learner), ``learner_seat`` (a seat, ``"random"`` per episode, or one seat per
-    game), ``seed`` (base seed), ``numba_threads``, ``obs_buffers``, ``compiled_opponents``.
+    game), ``seed`` (base seed), ``numba_threads``, ``obs_buffers``, ``compiled_opponents``,
+    ``illegal_action`` (``"raise"`` or ``"terminate"``) and ``illegal_reward``.
 
     MaskablePPO reads the masks with ``env_method("action_masks")``; ``action_masks()``
     returns them as one ``(num_envs, num_actions)`` array.
@@ -532,10 +577,11 @@ class GameVecEnv(_Face, VecEnv):
     def __init__(self, num_envs: int = 8, num_players: int | None = None, opponents=None,
                  learner_seat: int | str | Sequence[int] = 0, rules=None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
-                 render_mode: str | None = None, compiled_opponents: bool = True):
+                 render_mode: str | None = None, compiled_opponents: bool = True,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0):
         self.batch, self.render_mode = _batch_and_render_mode(
             self, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
-            compiled_opponents, render_mode,
+            compiled_opponents, render_mode, illegal_action, illegal_reward,
         )
         self.num_players = self.batch.num_players
         self._actions: np.ndarray | None = None
@@ -564,6 +610,8 @@ class GameVecEnv(_Face, VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for k, g in enumerate(ended.tolist()):
             infos[g]["terminal_observation"] = terminal[k]
+        for g in self.batch.illegal.tolist():
+            infos[g]["illegal_action"] = True
         return obs, rewards, dones, infos
 
     def close(self) -> None:
@@ -648,8 +696,9 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
     """A Gymnasium ``VectorEnv`` of ``num_envs`` games (one engine batch).
 
     Autoreset mode: ``AutoresetMode.SAME_STEP``. ``info["action_mask"]`` holds the
-    learner masks ``(num_envs, num_actions)``; ``action_masks()`` returns them too.
-    Arguments as ``GameVecEnv``.
+    learner masks ``(num_envs, num_actions)``; ``action_masks()`` returns them too;
+    ``info["illegal_action"]`` ``(num_envs,)`` bool marks the games an illegal action ended
+    (``illegal_action="terminate"``). Arguments as ``GameVecEnv``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "name": "game"}
@@ -657,10 +706,11 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int = 8, num_players: int | None = None, opponents=None,
                  learner_seat: int | str | Sequence[int] = 0, rules=None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
-                 render_mode: str | None = None, compiled_opponents: bool = True):
+                 render_mode: str | None = None, compiled_opponents: bool = True,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0):
         self.batch, self.render_mode = _batch_and_render_mode(
             self, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
-            compiled_opponents, render_mode,
+            compiled_opponents, render_mode, illegal_action, illegal_reward,
         )
         self.num_envs = self.batch.num_envs
         self.num_players = self.batch.num_players
@@ -676,8 +726,12 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
         """The learner's legal actions in every game, ``(num_envs, num_actions)`` int8 0/1."""
         return self.batch.masks.view(np.int8).copy()
 
-    def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "learner_seat": self.batch.seat.copy()}
+    def _info(self, illegal: np.ndarray | None = None) -> dict[str, Any]:
+        forfeited = np.zeros(self.num_envs, dtype=bool)
+        if illegal is not None:
+            forfeited[illegal] = True
+        return {"action_mask": self.action_masks(), "learner_seat": self.batch.seat.copy(),
+                "illegal_action": forfeited}
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         if seed is not None and not isinstance(seed, (int, np.integer)):
@@ -689,7 +743,7 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
 
     def step(self, actions):
         obs, rewards, dones, ended, terminal = self.batch.step(actions)
-        info = self._info()
+        info = self._info(self.batch.illegal)
         if ended.size:
             final_obs = np.full(self.num_envs, None, dtype=object)
             for k, g in enumerate(ended.tolist()):

@@ -386,13 +386,23 @@ class BotInfo(BaseModel):
     level: str = ""
 
 
-class StatusOut(BaseModel):
+class StatusPart(BaseModel):
+    name: str = Field(description="The part: `engine` (R.I.P. Market's), `rune-market engine`, `black-market engine` "
+                                  "or a bot's name.")
+    game: Literal["ripmarket", "rune-market", "black-market"]
+    what: str = Field(description="The part in words, naming its game.")
     ready: bool
+
+
+class StatusOut(BaseModel):
+    ready: bool = Field(description="Nothing is loading and the asked game's engine (and the bots named) is ready.")
     stage: Optional[str] = Field(description="What is loading now, in words; null when idle.")
     done: int
     total: int
     elapsed: float
     error: Optional[str]
+    parts: list[StatusPart] = Field(description="Every part the warm-up loads, in its order: the three games' "
+                                                "engines, then the slow bots.")
 
 
 class BotsOut(BaseModel):
@@ -839,10 +849,12 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             "num_actions": num_actions,
         }
 
-    @app.get("/api/status", response_model=StatusOut, tags=["bots"],
+    @app.get("/api/status", response_model=StatusOut, tags=["bots"], responses={422: ERRORS[422]},
              summary="What the server is loading (the engine, slow bots) and whether it is ready")
-    def status() -> dict:
-        return warm.status()
+    def status(game: Literal["ripmarket", "rune-market", "black-market"] = "ripmarket",
+               bots: Annotated[str, Field(max_length=400)] = "") -> dict:
+        """``game`` and ``bots`` (comma-separated): what ``ready`` is about."""
+        return warm.status(game, [b for b in bots.split(",") if b][:10])
 
     async def bot_act(name: BotName, body) -> dict:
         known = registry.names()
@@ -863,7 +875,14 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     # -------------------------------------------------------------- The Rune Market
     from ripmarket_env.app.server.rune import add_rune_routes
 
-    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS)
+    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS, store=manager.store,
+                    warmup=warm)
+
+    # -------------------------------------------------------------- Black Market
+    from ripmarket_env.app.server.blackmarket import add_black_market_routes
+
+    add_black_market_routes(app, ApiError, STATIC, limits, in_bot_thread, manager.store, clock=clock,
+                            errors=ERRORS, warmup=warm)
 
     # -------------------------------------------------------------- page
     @app.get("/", include_in_schema=False)

@@ -174,3 +174,146 @@ class Store:
         if status is None:
             return self._exec("SELECT COUNT(*) FROM games").fetchone()[0]
         return self._exec("SELECT COUNT(*) FROM games WHERE status = ?", (status,)).fetchone()[0]
+
+
+class KeyedGames:
+    """The games of one more game of the zoo (``game``: ``"black-market"``, ...) in a table
+    of their own in the same file, ``keyed_games``, keyed by (game, game_id). A row is its
+    ``status`` (live | over | expired), when it last changed, and a JSON object the game's
+    routes define (settings, seat-token digest, actions so far, record, final view). The
+    table is made on first use, so a store file of version 1 gains it without a migration."""
+
+    _TABLE = """CREATE TABLE IF NOT EXISTS keyed_games (
+        game TEXT NOT NULL, game_id TEXT NOT NULL, status TEXT NOT NULL, updated REAL NOT NULL,
+        data TEXT NOT NULL, PRIMARY KEY (game, game_id))"""
+
+    def __init__(self, store: Store, game: str):
+        self.store, self.game = store, game
+        store._exec(self._TABLE)
+
+    def put(self, game_id: str, status: str, updated: float, data: dict) -> None:
+        """Insert or replace a game's row, in one transaction."""
+        self.store._exec("INSERT OR REPLACE INTO keyed_games (game, game_id, status, updated, data) "
+                         "VALUES (?, ?, ?, ?, ?)", (self.game, game_id, status, updated, json.dumps(data)))
+
+    def get(self, game_id: str) -> tuple[str, dict] | None:
+        """(status, data) of a game, or None."""
+        r = self.store._exec("SELECT status, data FROM keyed_games WHERE game = ? AND game_id = ?",
+                             (self.game, game_id)).fetchone()
+        return (r["status"], json.loads(r["data"])) if r is not None else None
+
+    def live(self) -> dict[str, dict]:
+        """Every live game's data by id."""
+        rows = self.store._exec("SELECT game_id, data FROM keyed_games WHERE game = ? AND status = 'live' "
+                                "ORDER BY updated", (self.game,)).fetchall()
+        return {r["game_id"]: json.loads(r["data"]) for r in rows}
+
+    def delete(self, game_id: str) -> None:
+        self.store._exec("DELETE FROM keyed_games WHERE game = ? AND game_id = ?", (self.game, game_id))
+
+    def purge(self, before: float) -> int:
+        """Drop this game's finished and expired rows last changed before ``before``."""
+        return self.store._exec("DELETE FROM keyed_games WHERE game = ? AND status != 'live' AND updated < ?",
+                                (self.game, before)).rowcount
+
+
+# ---------------------------------------------------------------------- The Rune Market
+# Its own table, keyed by game id, created beside the R.I.P. Market games on the same file
+# (CREATE TABLE IF NOT EXISTS: a file written before it existed opens as it is). A row is
+# what rebuilds the game exactly: the settings, the seed and every seat's actions so far
+# (``RuneMarketSession(..., steps=...)`` re-plays them; no bot is asked again), rewritten
+# after every answered decision before the answer is sent. Seat tokens: SHA-256 digests.
+_RUNE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rune_games (
+    game_id     TEXT PRIMARY KEY,
+    token_hash  TEXT NOT NULL,
+    client      TEXT NOT NULL,
+    players     INTEGER NOT NULL,
+    seat        INTEGER NOT NULL,
+    opponents   TEXT NOT NULL,          -- JSON list of bot names
+    seed        TEXT NOT NULL,          -- decimal: seeds are wider than SQLite's integers
+    practice    INTEGER NOT NULL,
+    steps       TEXT NOT NULL,          -- JSON list: every seat's actions so far
+    status      TEXT NOT NULL,          -- live | over
+    created     REAL NOT NULL,
+    last_action REAL NOT NULL
+);
+"""
+
+
+@dataclass
+class RuneRow:
+    game_id: str
+    token_hash: str
+    client: str
+    players: int
+    seat: int
+    opponents: list[str]
+    seed: int
+    practice: bool
+    steps: list[int]
+    status: str
+    created: float
+    last_action: float
+    error: str | None = None  # set when the stored row cannot be read (the reason, in words)
+
+
+def _rune_row(r: sqlite3.Row) -> RuneRow:
+    """The row, or one with ``error`` saying which field of it is unreadable."""
+    base = dict(game_id=str(r["game_id"]), token_hash=str(r["token_hash"]), client=str(r["client"]))
+    try:
+        created, last = float(r["created"]), float(r["last_action"])
+    except (TypeError, ValueError):
+        created = last = 0.0
+    out = RuneRow(**base, players=0, seat=0, opponents=[], seed=0, practice=False, steps=[], status="live",
+                  created=created, last_action=last)
+    try:
+        out.players, out.seat = int(r["players"]), int(r["seat"])
+        out.opponents = json.loads(r["opponents"])
+        out.seed = int(r["seed"])
+        out.practice = bool(r["practice"])
+        out.steps = json.loads(r["steps"])
+        out.status = str(r["status"])
+        if not (isinstance(out.opponents, list) and all(isinstance(x, str) for x in out.opponents)):
+            raise ValueError("opponents is not a list of bot names")
+        if not (isinstance(out.steps, list) and all(type(x) is int for x in out.steps)):
+            raise ValueError("steps is not a list of integer actions")
+        if out.status not in ("live", "over"):
+            raise ValueError(f"status {out.status!r} is not live or over")
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        out.error = f"its stored row is unreadable ({exc})"
+    return out
+
+
+class RuneGames:
+    """The Rune Market's games in a :class:`Store`'s file (the ``rune_games`` table)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        try:
+            with store._lock:
+                store._db.executescript(_RUNE_SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"the game store {store.path} failed: {exc}") from None
+
+    def insert(self, g: RuneRow) -> None:
+        self.store._exec(
+            "INSERT INTO rune_games (game_id, token_hash, client, players, seat, opponents, seed, practice, steps, "
+            "status, created, last_action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (g.game_id, g.token_hash, g.client, g.players, g.seat, json.dumps(g.opponents), str(g.seed),
+             int(g.practice), json.dumps(g.steps), g.status, g.created, g.last_action))
+
+    def save(self, game_id: str, steps: list[int], last_action: float, over: bool) -> None:
+        self.store._exec("UPDATE rune_games SET steps = ?, last_action = ?, status = ? WHERE game_id = ?",
+                         (json.dumps(steps), last_action, "over" if over else "live", game_id))
+
+    def delete(self, game_id: str) -> None:
+        self.store._exec("DELETE FROM rune_games WHERE game_id = ?", (game_id,))
+
+    def get(self, game_id: str) -> RuneRow | None:
+        r = self.store._exec("SELECT * FROM rune_games WHERE game_id = ?", (game_id,)).fetchone()
+        return _rune_row(r) if r is not None else None
+
+    def rows(self) -> list[RuneRow]:
+        """Every stored game, oldest first (unreadable ones with ``error`` set)."""
+        return [_rune_row(r) for r in self.store._exec("SELECT * FROM rune_games ORDER BY created").fetchall()]

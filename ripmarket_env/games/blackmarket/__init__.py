@@ -7,17 +7,12 @@ The rules page is docs/games/black-market/RULES.md (rule IDs BM-x.y); the game's
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ripmarket_env.core.spec import BatchKernels, FastPath, GameSpec
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
 from ripmarket_env.games.blackmarket import kernels as _K
 from ripmarket_env.games.blackmarket import records as _records
-from ripmarket_env.games.blackmarket import vector_kernels as _VK
 from ripmarket_env.games.blackmarket.cards import CardDataError
 from ripmarket_env.games.blackmarket.config import ConfigError, RulesConfig
 from ripmarket_env.games.blackmarket.engine import Engine, IllegalActionError
-from ripmarket_env.games.blackmarket.observation import encode_batch as _encode_batch
-from ripmarket_env.games.blackmarket.observation import encode_serial as _encode_serial
 from ripmarket_env.games.blackmarket.observation import observation_bounds as _observation_bounds
 from ripmarket_env.games.blackmarket.state import PHASE_NAMES
 
@@ -33,35 +28,6 @@ def _max_decisions(rules: RulesConfig) -> int:
     return rules.turns_cap * _DECISIONS_PER_TURN
 
 
-def _render_text(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.blackmarket.render import render_text
-
-    return render_text(engine, g, viewer=viewer, god=god)
-
-
-def _render_rgb(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.blackmarket.render import render_rgb
-
-    return render_rgb(engine, g, viewer=viewer, god=god)
-
-
-def _check_invariants(engine, g=0, prev=None):
-    from ripmarket_env.games.blackmarket.invariants import check_game
-
-    return check_game(engine, g, prev=prev)
-
-
-def _scramble_hidden(engine, g, viewer, rng):
-    from ripmarket_env.games.blackmarket.invariants import scramble_hidden
-
-    return scramble_hidden(engine, g, viewer, rng)
-
-
-def _doc() -> str:
-    path = Path(__file__).with_name("README.md")
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
-
-
 SPEC = GameSpec(
     id="black-market",
     title="Black Market",
@@ -74,29 +40,18 @@ SPEC = GameSpec(
     reward_range=(-1.0, 1.0),
     rules_class=RulesConfig,
     engine_class=Engine,
-    fast=FastPath(reset_one=_K.reset_one, step_one=_K.step_one, status_one=_K.status_one,
-                  observe_one=_encode_serial),
-    batch=BatchKernels(
-        step_serial=_K.step_serial, step_batch=_K.step_batch, reset_serial=_K.reset_serial,
-        reset_batch=_K.reset_batch, encode_serial=_encode_serial, encode_batch=_encode_batch,
-        encode_rows=_VK.encode_rows, gather=_VK.gather,
-        learner_step_serial=_VK.learner_step_serial, learner_step_parallel=_VK.learner_step_parallel,
-        learner_reset_serial=_VK.learner_reset_serial, learner_reset_parallel=_VK.learner_reset_parallel,
-        random_opponents_one=_VK.random_opponents_one, max_redeals=_VK.MAX_REDEALS,
-    ),
+    # The core's batch drivers over the game's per-row kernels (core/drivers.py).
+    fast=_K.drivers_for(),
+    batch=_K.drivers_for(),
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: engine.obs_layout.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cards, engine.rules),
-    action_names=lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
     max_decisions=_max_decisions,
-    render_text=_render_text,
-    render_rgb=_render_rgb,
-    check_invariants=_check_invariants,
-    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="",
-    doc=_doc(),
-    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa")},
+    **game_hooks(__name__, __file__),
+    extras={"player_counts": (2, 4, 6), "modes": ("teams", "ffa"),
+            "outcome": lazy_hook(f"{__name__}.outcome", "outcome"), "sides": lazy_hook(f"{__name__}.outcome", "sides")},
 )
 
 RulesConfig.spec = SPEC

@@ -17,12 +17,11 @@ import numpy as np
 
 from ripmarket_env.core.engine import SERIAL_BELOW, IllegalActionError, as_int, seed_to_u64  # noqa: F401
 from ripmarket_env.core.engine import Engine as _CoreEngine
-from ripmarket_env.core.engine import kernel_view as _k
 from ripmarket_env.games.blackmarket import actions as _actions
 from ripmarket_env.games.blackmarket import kernels as K
 from ripmarket_env.games.blackmarket.cards import CardDB, default_cards
 from ripmarket_env.games.blackmarket.config import RulesConfig
-from ripmarket_env.games.blackmarket.observation import encode_batch, encode_serial, layout
+from ripmarket_env.games.blackmarket.observation import layout
 from ripmarket_env.games.blackmarket.state import NUM_ACTIONS, PHASE_NAMES, allocate, tables_from_db
 
 
@@ -32,13 +31,7 @@ class Engine(_CoreEngine):
     phase_names = PHASE_NAMES
 
     def __init__(self, rules: RulesConfig | None = None, batch_size: int = 1, cards: CardDB | None = None):
-        if rules is None:
-            rules = RulesConfig()
-        if not isinstance(rules, RulesConfig):
-            raise TypeError(f"rules must be a Black Market RulesConfig, got {type(rules).__name__}")
-        batch_size = as_int(batch_size, "batch_size", "an integer of at least 1")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        rules, batch_size = self.check_args(rules, batch_size, RulesConfig, "a Black Market RulesConfig")
         self.rules = rules
         self.cards = cards if cards is not None else default_cards()
         self.batch_size = int(batch_size)
@@ -50,20 +43,9 @@ class Engine(_CoreEngine):
         self._obs_size = self.obs_layout.size
         self.state: np.ndarray = allocate(self.batch_size, self.cards)
         self.seeds = np.full(self.batch_size, -1, dtype=object)
+        self.drivers = K.drivers_for(self.state.dtype, self.tables.dtype)  # the core's batch loops
 
     num_actions = NUM_ACTIONS
-
-    def _reset_rows(self, idx, seeds64) -> None:
-        (K.reset_serial if len(idx) < SERIAL_BELOW else K.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds64)
-
-    def _step_rows(self, actions) -> None:
-        (K.step_serial if self.batch_size < SERIAL_BELOW else K.step_batch)(
-            _k(self.state), _k(self.tables), self.cfg, actions)
-
-    def _encode(self, viewers, out) -> None:
-        (encode_serial if self.batch_size < SERIAL_BELOW else encode_batch)(
-            _k(self.state), _k(self.tables), self.cfg, viewers, self._offs, out)
 
     def _decode_events(self, game: int) -> list:
         from ripmarket_env.games.blackmarket.events import decode

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ripmarket_env.core.events import TurnEvent
+
 EVENT_KINDS = {
     1: "forced", 2: "first_player", 4: "turn", 5: "roll", 6: "flip", 7: "rotate", 8: "buy",
     9: "refill", 10: "draw", 11: "reshuffle", 12: "effect", 13: "reroll", 14: "fix",
@@ -49,7 +51,7 @@ def seat_name(q: int) -> str:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(TurnEvent):
     """One thing that happened. ``seat`` is -1 for events of the whole table.
 
     ``private_to``: the seats that read ``private`` (everyone else reads ``public``);
@@ -57,12 +59,6 @@ class Event:
     (an unseen refill); only the god view reads ``private``.
     """
 
-    kind: str
-    seat: int
-    a: int
-    b: int
-    turn: int
-    forced: bool
     private_to: tuple[int, ...]
     public: str
     private: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.blackmarket.events import decode
 from ripmarket_env.games.blackmarket.state import N_SLOTS, NUM_ACTIONS
 
@@ -182,19 +183,7 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     r = twin.state[0]
     P = engine.num_players
     others = [q for q in range(P) if q != viewer]
-    pool = [int(k) for k in r["hdeck"][: int(r["hdeck_n"])]]
-    for q in others:
-        for k in range(3):
-            pool += [k] * int(r["hand"][q, k])
-    rng.shuffle(pool)
-    i = 0
-    for q in others:
-        n = int(r["hand_n"][q])
-        r["hand"][q] = 0
-        for k in pool[i:i + n]:
-            r["hand"][q, k] += 1
-        i += n
-    rest = pool[i:]
+    rest = redeal_hidden(rng, r["hdeck"][: int(r["hdeck_n"])], r["hand"], r["hand_n"], others)
     r["hdeck"][: len(rest)] = rest
     unseen_slots = [s for s in range(6) if r["map_card"][s] >= 0 and not r["map_seen"][s]]
     cards = [int(d) for d in r["pdeck"][: int(r["pdeck_n"])]] + [int(r["map_card"][s]) for s in unseen_slots]

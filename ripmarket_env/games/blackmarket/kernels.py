@@ -4,16 +4,19 @@ Every function takes one game's record ``r`` (a row of the structured state arra
 the compiled card tables ``T`` (one record) and the rules config ``c`` (int64 array,
 ``config.py``). Rule IDs (``BM-x.y``) refer to docs/games/black-market/RULES.md. The
 per-row entry points have the signatures every game of the zoo uses:
-``reset_game(r, T, c, seed64)``, ``step_game(r, T, c, a)``; ``observation.encode_obs``
-encodes. With ``NUMBA_DISABLE_JIT=1`` everything runs as plain Python.
+``reset_game(r, T, c, seed64)``, ``step_game(r, T, c, a)``, ``seat_bits(r, c)``;
+``observation.encode_obs`` encodes. The batch loops over them are the core's
+(``core.drivers.compile_drivers``, bundled by ``drivers_for``). With
+``NUMBA_DISABLE_JIT=1`` everything runs as plain Python.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ripmarket_env.core.kernels import bench_u32, ev_push, random_legal
+from ripmarket_env.core.drivers import drivers_once
+from ripmarket_env.core.kernels import ev_push
 from ripmarket_env.games.blackmarket.config import (
     C_ANY_PLAYER,
     C_LIMIT,
@@ -727,83 +730,36 @@ def step_game(r, T, c, a):
     advance(r, T, c)
 
 
-@njit(cache=True, parallel=True)
-def reset_batch(S, TB, c, idx, seeds64):
-    for i in prange(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds64[i])
-
-
-@njit(cache=True)
-def reset_serial(S, TB, c, idx, seeds64):
-    for i in range(idx.shape[0]):
-        reset_game(S[idx[i]], TB[0], c, seeds64[i])
-
-
-@njit(cache=True, parallel=True)
-def step_batch(S, TB, c, actions):
-    for g in prange(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
-@njit(cache=True)
-def step_serial(S, TB, c, actions):
-    for g in range(actions.shape[0]):
-        step_game(S[g], TB[0], c, actions[g])
-
-
 @njit(**JIT)
-def status(r):
-    """(done, actor, phase, 0): Black Market has no per-seat flag."""
-    return r.done, r.actor, r.phase, 0
+def seat_bits(r, c):
+    """Black Market has no per-seat flag (``GameSpec.seat_flag`` is empty)."""
+    return 0
 
 
-@njit(cache=True)
-def reset_one(S, TB, c, g, seed64):
-    reset_game(S[g], TB[0], c, seed64)
-    return status(S[g])
+# ----------------------------------------------------------------------------------
+# The batch drivers (written once in ripmarket_env/core/drivers.py): the batch loops,
+# the single-game calls, random play and the learner drivers over the kernels above
+# ----------------------------------------------------------------------------------
+_DRIVERS: dict = {}
 
 
-@njit(cache=True)
-def step_one(S, TB, c, g, a):
-    step_game(S[g], TB[0], c, a)
-    return status(S[g])
+def drivers_for(state_dtype=None, tables_dtype=None):
+    """The core's batch drivers over these kernels for one state layout (default: the
+    packaged cards'; a custom card database has its own), built once per layout."""
+    if state_dtype is None:
+        from ripmarket_env.games.blackmarket.cards import default_cards
+        from ripmarket_env.games.blackmarket.state import state_dtype as state_dtype_of
+        from ripmarket_env.games.blackmarket.state import tables_from_db
+
+        db = default_cards()
+        state_dtype, tables_dtype = state_dtype_of(db), tables_from_db(db).dtype
+    return drivers_once(_DRIVERS, drivers_for, state_dtype, tables_dtype, _kernels)
 
 
-@njit(cache=True)
-def status_one(S, c, g):
-    return status(S[g])
+def _kernels():
+    from ripmarket_env.games.blackmarket.observation import encode_obs
 
-
-@njit(**JIT)
-def random_play_one(r, T, c, steps, bench_rng, g, finished):
-    for _ in range(steps):
-        if r.done:
-            finished[g] += 1
-            reset_game(r, T, c, bench_u32(bench_rng, g))
-        step_game(r, T, c, random_legal(r, bench_rng, g))
-
-
-@njit(cache=True, parallel=True)
-def random_play(S, TB, c, steps_per_game, bench_rng):
-    """Bench/fuzz loop: each game takes ``steps_per_game`` random legal decisions,
-    starting a new game whenever one ends. Returns the games finished per row."""
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in prange(B):
-        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
-    return finished
-
-
-@njit(cache=True)
-def random_play_serial(S, TB, c, steps_per_game, bench_rng):
-    B = S.shape[0]
-    finished = np.zeros(B, np.int64)
-    for g in range(B):
-        random_play_one(S[g], TB[0], c, steps_per_game, bench_rng, g, finished)
-    return finished
-
-
-
+    return reset_game, step_game, encode_obs, seat_bits
 
 
 @njit(cache=True)

@@ -8,12 +8,10 @@ nobody. With the packaged cards the vector has 324 entries, the rulings' layout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ripmarket_env.core.spec import Piece
+from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.blackmarket.config import C_MAX_TURNS, C_P, C_TARGET, C_TEAMS
 from ripmarket_env.games.blackmarket.state import MAX_DICE, MAX_SEATS, N_PHASES, N_SLOTS, PH_OVER
 
@@ -49,23 +47,6 @@ def pieces(db) -> tuple[Piece, ...]:
         Piece("owned", D, SEAT, "score pile, count per design / copies"),
         Piece("spent", ns, SEAT, "one-time effect designs spent"),
     )
-
-
-@dataclass(frozen=True)
-class Layout:
-    pieces: tuple[Piece, ...]
-    offsets: dict
-    seat_start: int
-    seat_size: int
-    size: int
-
-    def offset_array(self) -> np.ndarray:
-        return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
-
-    def slice(self, name: str, seat: int = 0) -> slice:
-        p = next(x for x in self.pieces if x.name == name)
-        o = self.offsets[name] if p.scope == GLOBAL else self.seat_start + seat * self.seat_size + self.offsets[name]
-        return slice(o, o + p.size)
 
 
 def layout(db) -> Layout:
@@ -195,14 +176,3 @@ def encode_obs(r, T, c, viewer, offs, out):
             if si >= 0 and r.spent[q, d] > 0:
                 out[b + offs[S_SPENT] + si] = 1.0
 
-
-@njit(cache=True, parallel=True)
-def encode_batch(S, TB, c, viewers, offs, out):
-    for g in prange(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])
-
-
-@njit(cache=True)
-def encode_serial(S, TB, c, viewers, offs, out):
-    for g in range(out.shape[0]):
-        encode_obs(S[g], TB[0], c, viewers[g], offs, out[g])

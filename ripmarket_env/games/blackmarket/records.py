@@ -4,20 +4,16 @@ the line a "round", numbered by the turn) and the result line."""
 
 from __future__ import annotations
 
+from ripmarket_env.core import records as core_records
+from ripmarket_env.core.records import cards_digest, log_hooks
 from ripmarket_env.games.blackmarket.cards import default_cards
 from ripmarket_env.games.blackmarket.events import GameLog, TurnLog
 
 
-def game_log(engine, g: int = 0) -> GameLog:
-    return GameLog(engine, g)
+__all__ = ["GameLog", "cards_digest", "default_engine_kwargs", "describe_action", "game_log", "result_line",
+           "round_line"]
 
-
-def cards_digest(engine) -> str:
-    return engine.cards.digest
-
-
-def default_engine_kwargs() -> dict:
-    return {"cards": default_cards()}
+game_log, default_engine_kwargs = log_hooks(GameLog, default_cards)
 
 
 def describe_action(engine, a: int) -> str:
@@ -31,10 +27,5 @@ def round_line(engine, log: TurnLog) -> dict:
 
 
 def result_line(engine) -> dict:
-    r = engine.state[0]
     P = engine.num_players
-    return {"result": {
-        "winners": [q for q in range(P) if bool(r["winners"][q])],
-        "points": [int(x) for x in r["points"][:P]],
-        "rewards": [round(float(x), 6) for x in r["final_rewards"][:P]],
-    }}
+    return core_records.result_line(engine, points=[int(x) for x in engine.state[0]["points"][:P]])

@@ -6,9 +6,7 @@ The game's page is ``README.md`` beside this file (and ``docs/RULES.md`` for the
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
 from ripmarket_env.games.ripmarket import kernels as _K
 from ripmarket_env.games.ripmarket import records as _records
 from ripmarket_env.games.ripmarket.config import ConfigError, RulesConfig
@@ -25,41 +23,6 @@ _DECISIONS_PER_TURN = 4
 
 def _max_decisions(rules: RulesConfig) -> int:
     return (rules.rounds_cap + 1) * rules.num_players * _DECISIONS_PER_TURN
-
-
-def _render_text(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.ripmarket.render import render_text
-
-    return render_text(engine, g, viewer=viewer, god=god)
-
-
-def _render_rgb(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.ripmarket.render import render_rgb
-
-    return render_rgb(engine, g, viewer=viewer, god=god)
-
-
-def _check_invariants(engine, g=0, prev=None):
-    from ripmarket_env.games.ripmarket.invariants import check_game
-
-    return check_game(engine, g, prev=prev)
-
-
-def _outcome(engine):
-    from ripmarket_env.games.ripmarket.outcome import outcome
-
-    return outcome(engine)
-
-
-def _scramble_hidden(engine, g, viewer, rng):
-    from ripmarket_env.games.ripmarket.invariants import scramble_hidden
-
-    return scramble_hidden(engine, g, viewer, rng)
-
-
-def _doc() -> str:
-    path = Path(__file__).with_name("README.md")
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 SPEC = GameSpec(
@@ -80,16 +43,11 @@ SPEC = GameSpec(
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: engine.obs_layout.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cards),
-    action_names=lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
     max_decisions=_max_decisions,
-    render_text=_render_text,
-    render_rgb=_render_rgb,
-    check_invariants=_check_invariants,
-    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="is_ghost",
-    doc=_doc(),
-    extras={"outcome": _outcome},
+    **game_hooks(__name__, __file__),
+    extras={"outcome": lazy_hook(f"{__name__}.outcome", "outcome")},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

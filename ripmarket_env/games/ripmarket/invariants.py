@@ -42,6 +42,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.actions import ActionTable
 from ripmarket_env.games.ripmarket.state import (
@@ -461,33 +462,16 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     others = [q for q in range(P) if q != viewer]
     # Living cards: other hands + deck + other seats' face-down cards.
     deck_n = int(s["deck_n"][0])
-    pool = [int(x) for x in s["deck"][0, :deck_n]]
-    for q in others:
-        pool += [d for d, n in enumerate(s["hand"][0, q]) for _ in range(int(n))]
     hidden_fd = [q for q in others if s["played"][0, q] >= 0 and s["face_down"][0, q]]
-    pool += [int(s["played"][0, q]) for q in hidden_fd]
-    rng.shuffle(pool)
-    i = 0
-    for q in others:
-        n = int(s["hand_n"][0, q])
-        s["hand"][0, q] = np.bincount(np.array(pool[i:i + n], np.int64), minlength=engine.cards.n_living)
-        i += n
-    for q in hidden_fd:
-        s["played"][0, q] = pool[i]
-        i += 1
-    s["deck"][0, :deck_n] = pool[i:]
+    rest = redeal_hidden(rng, s["deck"][0, :deck_n], s["hand"][0], s["hand_n"][0], others,
+                         [s["played"][0, q] for q in hidden_fd])
+    for i, q in enumerate(hidden_fd):
+        s["played"][0, q] = rest[i]
+    s["deck"][0, :deck_n] = rest[len(hidden_fd):]
     # Shadow cards: other Shadow hands + Shadow Deck.
     sn = int(s["shadow_deck_n"][0])
-    spool = [int(x) for x in s["shadow_deck"][0, :sn]]
-    for q in others:
-        spool += [d for d, n in enumerate(s["shadow_hand"][0, q]) for _ in range(int(n))]
-    rng.shuffle(spool)
-    i = 0
-    for q in others:
-        n = int(s["shadow_n"][0, q])
-        s["shadow_hand"][0, q] = np.bincount(np.array(spool[i:i + n], np.int64), minlength=engine.cards.n_shadow)
-        i += n
-    s["shadow_deck"][0, :sn] = spool[i:]
+    s["shadow_deck"][0, :sn] = redeal_hidden(rng, s["shadow_deck"][0, :sn], s["shadow_hand"][0], s["shadow_n"][0],
+                                             others)
     actor = int(s["actor"][0])
     if s["phase"][0] == PH_GHOST_TARGET and actor != viewer:
         s["pend_shadow"][0] = int(np.flatnonzero(s["shadow_hand"][0, actor])[0])

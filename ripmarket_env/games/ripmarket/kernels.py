@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ripmarket_env.core.drivers import DRIVERS as DRIVER_NAMES
-from ripmarket_env.core.drivers import compile_drivers
+from ripmarket_env.core.drivers import drivers_once
 from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal  # noqa: F401
 from ripmarket_env.games.ripmarket.cards.registry import (
     BASE_CONDS,
@@ -1321,14 +1321,13 @@ def drivers_for(state_dtype=None, tables_dtype=None):
 
         db = default_cards()
         state_dtype, tables_dtype = _sdt(db), tables_from_db(db).dtype
-    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
-    drv = _DRIVERS.get(key)
-    if drv is None:
-        from ripmarket_env.games.ripmarket.observation import encode_obs
+    return drivers_once(_DRIVERS, drivers_for, state_dtype, tables_dtype, _kernels)
 
-        drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
-        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
-    return drv
+
+def _kernels():
+    from ripmarket_env.games.ripmarket.observation import encode_obs
+
+    return reset_game, step_game, encode_obs, seat_bits
 
 
 def __getattr__(name):

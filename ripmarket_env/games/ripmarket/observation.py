@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ripmarket_env.core.spec import Layout as _CoreLayout
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
 from ripmarket_env.games.ripmarket.state import MAX_MARKET, MAX_SEATS, N_PHASES
@@ -61,25 +62,8 @@ def pieces(n_living: int, n_shadow: int) -> tuple[Piece, ...]:
 
 
 @dataclass(frozen=True)
-class Layout:
-    pieces: tuple[Piece, ...]
-    offsets: dict  # name -> offset (seat pieces: offset inside a seat block)
-    seat_start: int
-    seat_size: int
-    size: int
-
-    def offset_array(self) -> np.ndarray:
-        names = [p.name for p in self.pieces]
-        arr = np.array([self.offsets[n] for n in names] + [self.seat_start, self.seat_size], np.int64)
-        return arr
-
-    def slice(self, name: str, seat: int = 0) -> slice:
-        p = next(x for x in self.pieces if x.name == name)
-        if p.scope == GLOBAL:
-            o = self.offsets[name]
-        else:
-            o = self.seat_start + seat * self.seat_size + self.offsets[name]
-        return slice(o, o + p.size)
+class Layout(_CoreLayout):
+    """The core ``Layout`` (offsets, slices) plus the docs' table of the pieces."""
 
     def table_rows(self) -> list[tuple[str, str, str]]:
         rows = []

@@ -3,6 +3,8 @@ resolved round, built from the event log, and the result line."""
 
 from __future__ import annotations
 
+from ripmarket_env.core import records as core_records
+from ripmarket_env.core.records import cards_digest, log_hooks
 from ripmarket_env.games.ripmarket.cards.loader import default_cards
 from ripmarket_env.games.ripmarket.events import GameLog, RoundLog
 from ripmarket_env.games.ripmarket.labels import card_label, rule_label, shadow_label
@@ -11,16 +13,7 @@ from ripmarket_env.games.ripmarket.render import describe_action
 __all__ = ["GameLog", "describe_action", "game_log", "result_line", "round_line", "cards_digest", "default_engine_kwargs"]
 
 
-def game_log(engine, g: int = 0) -> GameLog:
-    return GameLog(engine, g)
-
-
-def cards_digest(engine) -> str:
-    return engine.cards.digest
-
-
-def default_engine_kwargs() -> dict:
-    return {"cards": default_cards()}
+game_log, default_engine_kwargs = log_hooks(GameLog, default_cards)
 
 
 def round_line(engine, log: RoundLog) -> dict:
@@ -46,11 +39,4 @@ def round_line(engine, log: RoundLog) -> dict:
 
 
 def result_line(engine) -> dict:
-    r = engine.state[0]
-    P = engine.num_players
-    return {
-        "result": {
-            "winners": [q for q in range(P) if bool(r["winners"][q])],
-            "rewards": [round(float(x), 6) for x in r["final_rewards"][:P]],
-        }
-    }
+    return core_records.result_line(engine)

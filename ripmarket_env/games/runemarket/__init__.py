@@ -7,10 +7,8 @@ Rules: ``docs/games/rune-market/RULES.md`` (rule IDs ``RM-x.y``); the game's pag
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ripmarket_env.core.engine import kernel_view as _kv
-from ripmarket_env.core.spec import GameSpec
+from ripmarket_env.core.spec import GameSpec, game_hooks
 from ripmarket_env.games.runemarket import kernels as _K
 from ripmarket_env.games.runemarket import records as _records
 from ripmarket_env.games.runemarket.cards import CardDataError, load_cards
@@ -32,30 +30,6 @@ def _max_decisions(rules: RulesConfig) -> int:
     return (rules.turns_cap + 1) * _DECISIONS_PER_TURN
 
 
-def _render_text(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.runemarket.render import render_text
-
-    return render_text(engine, g, viewer=viewer, god=god)
-
-
-def _render_rgb(engine, g=0, viewer=None, god=False):
-    from ripmarket_env.games.runemarket.render import render_rgb
-
-    return render_rgb(engine, g, viewer=viewer, god=god)
-
-
-def _check_invariants(engine, g=0, prev=None):
-    from ripmarket_env.games.runemarket.invariants import check_game
-
-    return check_game(engine, g, prev=prev)
-
-
-def _scramble_hidden(engine, g, viewer, rng):
-    from ripmarket_env.games.runemarket.invariants import scramble_hidden
-
-    return scramble_hidden(engine, g, viewer, rng)
-
-
 def reset_with_options(engine, g: int, seed64, options: dict):
     """The AEC env's ``reset(options=...)``: ``{"first_player": seat}`` starts the game with
     that seat (match play, RM-1.5); the status of game ``g`` after the reset. Other keys
@@ -65,11 +39,6 @@ def reset_with_options(engine, g: int, seed64, options: dict):
     fp = options.get("first_player")
     first = -1 if fp is None else engine.check_seat(fp, "first_player")
     return _K.reset_first_one(_kv(engine.state), _kv(engine.tables), engine.cfg, g, seed64, first)
-
-
-def _doc() -> str:
-    path = Path(__file__).with_name("README.md")
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 SPEC = GameSpec(
@@ -90,15 +59,10 @@ SPEC = GameSpec(
     phase_names=PHASE_NAMES,
     observation_pieces=lambda engine: LAYOUT.pieces,
     observation_bounds=lambda engine: _observation_bounds(engine.cfg),
-    action_names=lambda engine: [engine.describe_action(a) for a in range(engine.num_actions)],
     max_decisions=_max_decisions,
-    render_text=_render_text,
-    render_rgb=_render_rgb,
-    check_invariants=_check_invariants,
-    scramble_hidden=_scramble_hidden,
     records=_records,
     seat_flag="",
-    doc=_doc(),
+    **game_hooks(__name__, __file__),
     extras={"reset_options": reset_with_options},
 )
 

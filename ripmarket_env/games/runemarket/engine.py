@@ -33,13 +33,7 @@ class Engine(_CoreEngine):
     phase_names = PHASE_NAMES
 
     def __init__(self, rules: RulesConfig | None = None, batch_size: int = 1, cards: CardDB | None = None):
-        if rules is None:
-            rules = RulesConfig()
-        if not isinstance(rules, RulesConfig):
-            raise TypeError(f"rules must be a Rune Market RulesConfig, got {type(rules).__name__}")
-        batch_size = as_int(batch_size, "batch_size", "an integer of at least 1")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        rules, batch_size = self.check_args(rules, batch_size, RulesConfig, "a Rune Market RulesConfig")
         self.rules = rules
         self.cards = cards if cards is not None else default_cards()
         self.batch_size = batch_size
@@ -79,23 +73,10 @@ class Engine(_CoreEngine):
     _firsts = None
 
     def _reset_rows(self, idx, seeds64) -> None:
+        if self._firsts is None:
+            return super()._reset_rows(idx, seeds64)
         idx = np.ascontiguousarray(idx, dtype=np.int64)
-        if self._firsts is not None:
-            K.reset_first_serial(_k(self.state), _k(self.tables), self.cfg, idx, seeds64, self._firsts)
-            return
-        d = self.drivers
-        (d.reset_serial if len(idx) < SERIAL_BELOW else d.reset_batch)(
-            _k(self.state), _k(self.tables), self.cfg, idx, seeds64)
-
-    def _step_rows(self, actions) -> None:
-        d = self.drivers
-        (d.step_serial if self.batch_size < SERIAL_BELOW else d.step_batch)(
-            _k(self.state), _k(self.tables), self.cfg, actions)
-
-    def _encode(self, viewers, out) -> None:
-        d = self.drivers
-        (d.encode_serial if self.batch_size < SERIAL_BELOW else d.encode_batch)(
-            _k(self.state), _k(self.tables), self.cfg, viewers, self._offs, out)
+        K.reset_first_serial(_k(self.state), _k(self.tables), self.cfg, idx, seeds64, self._firsts)
 
     def _decode_events(self, game: int) -> list:
         from ripmarket_env.games.runemarket.events import decode

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ripmarket_env.core.events import TurnEvent
 from ripmarket_env.games.runemarket import kernels as K
 from ripmarket_env.games.runemarket.actions import describe
 from ripmarket_env.games.runemarket.state import INTENT_NAMES
@@ -41,16 +42,10 @@ def seat_name(q: int) -> str:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(TurnEvent):
     """One thing that happened. ``known``: the seats that see ``private`` (everyone else,
     and spectators, see ``public``); an empty ``known`` means the event is public."""
 
-    kind: str
-    seat: int
-    a: int
-    b: int
-    turn: int
-    forced: bool
     public: str
     private: str
     known: frozenset = field(default_factory=frozenset)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_REMOVAL
 from ripmarket_env.games.runemarket.state import N_DESIGNS, PH_OVER
 
@@ -105,18 +106,9 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     P = engine.num_players
     others = [q for q in range(P) if q != viewer]
     deck_n = int(s["deck_n"][0])
-    pool = [int(x) for x in s["deck"][0, :deck_n]]
-    for q in others:
-        pool += [d for d, n in enumerate(s["hand"][0, q]) for _ in range(int(n))]
-    before = len(pool)
-    rng.shuffle(pool)
-    i = 0
-    for q in others:
-        n = int(s["hand_n"][0, q])
-        s["hand"][0, q] = np.bincount(np.array(pool[i:i + n], np.int64), minlength=N_DESIGNS)
-        i += n
-    s["deck"][0, :deck_n] = pool[i:]
-    s["rng"][0] = int(rng.integers(0, 2**63))
-    if i + deck_n != before:  # pragma: no cover - hand sizes and the pile add up by construction
+    rest = redeal_hidden(rng, s["deck"][0, :deck_n], s["hand"][0], s["hand_n"][0], others)
+    if len(rest) != deck_n:  # pragma: no cover - hand sizes and the pile add up by construction
         raise AssertionError("scramble_hidden lost a card")
+    s["deck"][0, :deck_n] = rest
+    s["rng"][0] = int(rng.integers(0, 2**63))
     return twin

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.drivers import compile_drivers
+from ripmarket_env.core.drivers import drivers_once
 from ripmarket_env.core.kernels import ev_push, first_illegal  # noqa: F401
 
 try:
@@ -914,11 +914,10 @@ def drivers_for(state_dtype=None, tables_dtype=None):
         from ripmarket_env.games.runemarket.state import allocate, tables_from_db
 
         state_dtype, tables_dtype = allocate(1).dtype, tables_from_db(default_cards()).dtype
-    key = (np.dtype(state_dtype), np.dtype(tables_dtype))
-    drv = _DRIVERS.get(key)
-    if drv is None:
-        from ripmarket_env.games.runemarket.observation import encode_obs
+    return drivers_once(_DRIVERS, drivers_for, state_dtype, tables_dtype, _kernels)
 
-        drv = _DRIVERS[key] = compile_drivers(key[0], key[1], reset_game, step_game, encode_obs, seat_bits)
-        drv._recipe = (drivers_for, key)  # a pickled engine finds this process's bundle again
-    return drv
+
+def _kernels():
+    from ripmarket_env.games.runemarket.observation import encode_obs
+
+    return reset_game, step_game, encode_obs, seat_bits

@@ -8,12 +8,10 @@ source of the layout (offsets, bounds, ``named_view`` and the docs table).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.spec import Piece
+from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_NUMBER_COST, C_P, C_REMOVAL
 from ripmarket_env.games.runemarket.state import I_ATTACK, MAX_SEATS, N_DESIGNS, N_PHASES, PH_OVER
 
@@ -53,23 +51,6 @@ def pieces() -> tuple[Piece, ...]:
         Piece("shelters", 4, SEAT, "Red Shelter, Blue Shelter, Boat in Red, Boat in Blue"),
         Piece("attacked", 1, SEAT, "attacked with a Number card by the turn player this turn"),
     )
-
-
-@dataclass(frozen=True)
-class Layout:
-    pieces: tuple[Piece, ...]
-    offsets: dict
-    seat_start: int
-    seat_size: int
-    size: int
-
-    def offset_array(self) -> np.ndarray:
-        return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
-
-    def slice(self, name: str, seat: int = 0) -> slice:
-        p = next(x for x in self.pieces if x.name == name)
-        o = self.offsets[name] if p.scope == GLOBAL else self.seat_start + seat * self.seat_size + self.offsets[name]
-        return slice(o, o + p.size)
 
 
 def layout() -> Layout:

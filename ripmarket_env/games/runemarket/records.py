@@ -3,6 +3,8 @@ finished turn (``"round"``: the turn number; god view: records are for replay) a
 
 from __future__ import annotations
 
+from ripmarket_env.core import records as core_records
+from ripmarket_env.core.records import cards_digest, log_hooks
 from ripmarket_env.games.runemarket.actions import describe
 from ripmarket_env.games.runemarket.cards import default_cards
 from ripmarket_env.games.runemarket.events import GameLog, TurnLog
@@ -11,16 +13,7 @@ __all__ = ["GameLog", "cards_digest", "default_engine_kwargs", "describe_action"
            "round_line"]
 
 
-def game_log(engine, g: int = 0) -> GameLog:
-    return GameLog(engine, g)
-
-
-def cards_digest(engine) -> str:
-    return engine.cards.digest
-
-
-def default_engine_kwargs() -> dict:
-    return {"cards": default_cards()}
+game_log, default_engine_kwargs = log_hooks(GameLog, default_cards)
 
 
 def describe_action(engine, action: int) -> str:
@@ -33,8 +26,4 @@ def round_line(engine, log: TurnLog) -> dict:
 
 
 def result_line(engine) -> dict:
-    r = engine.state[0]
-    P = engine.num_players
-    return {"result": {"winners": [q for q in range(P) if bool(r["winners"][q])],
-                       "runes": engine.scores(0),
-                       "rewards": [round(float(x), 6) for x in r["final_rewards"][:P]]}}
+    return core_records.result_line(engine, runes=engine.scores(0))
