@@ -54,9 +54,10 @@ class CheckpointError(ValueError):
 
 
 # ----------------------------------------------------------------------------- facts
-def _current_facts(game: str = GAME) -> dict[str, Any]:
+def _current_facts(game: str = GAME, cards=None) -> dict[str, Any]:
     """What a checkpoint of ``game`` must agree with: the package version, the card data's
-    digest, the observation layout and the action count of the current code."""
+    digest, the observation layout and the action count of the current code. ``cards``: the
+    R.I.P. Market card database in play (a ``CardDB``; None: the packaged cards)."""
     from ripmarket_env.core import __version__
 
     if game != GAME:
@@ -78,7 +79,7 @@ def _current_facts(game: str = GAME) -> dict[str, Any]:
     from ripmarket_env.games.ripmarket.actions import ActionTable
     from ripmarket_env.games.ripmarket.observation import layout
 
-    db = default_cards()
+    db = default_cards() if cards is None else cards
     lay = layout(db.n_living, db.n_shadow)
     return {
         "game": GAME,
@@ -89,6 +90,44 @@ def _current_facts(game: str = GAME) -> dict[str, Any]:
         "layout_digest": layout_digest(lay),
         "num_actions": int(ActionTable(db.n_living, db.n_shadow).size),
     }
+
+
+def card_edition(digest: str) -> str | None:
+    """The packaged card edition with this digest: ``"second-edition"`` (the packaged
+    ``cards.json``), ``"first-edition"`` (``first_edition.json``), else None."""
+    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS, default_cards, load_cards
+
+    if digest == default_cards().digest:
+        return "second-edition"
+    for name in EDITIONS:
+        if name not in _EDITION_DIGESTS:
+            _EDITION_DIGESTS[name] = load_cards(name).digest
+        if digest == _EDITION_DIGESTS[name]:
+            return name
+    return None
+
+
+_EDITION_DIGESTS: dict[str, str] = {}
+
+
+def card_mismatch(where: str, trained: Any, in_play: str) -> str:
+    """The one-line refusal of a checkpoint trained on other cards than those in play: both
+    card databases named by edition where known (and by digest), and what to do about it."""
+    trained = str(trained)
+    ed_t, ed_p = card_edition(trained), card_edition(in_play)
+
+    def named(ed, digest, what):
+        return (f"the {ed.replace('-', ' ')}{what} (card digest {digest[:12]})" if ed
+                else f"an unknown card database (card digest {digest[:12]})")
+
+    if ed_t == "second-edition":
+        hint = "retrain it for these cards, or play it with the packaged cards (no --cards)"
+    elif ed_t:
+        hint = f"retrain it for these cards, or play it with --cards {ed_t}"
+    else:
+        hint = "retrain it for these cards, or play it with the card file it was trained on (--cards FILE)"
+    return (f"{where} was trained on {named(ed_t, trained, chr(39) + 's cards')}; the cards in play are "
+            f"{named(ed_p, in_play, '')}: {hint}")
 
 
 def layout_description(lay) -> list[list]:
@@ -209,8 +248,9 @@ def _check_shape(meta: dict, path: Path) -> None:
         bad("config", "the training config (a mapping)")
 
 
-def read_metadata(path: str | Path, check: bool = True) -> dict:
-    """The checkpoint's metadata; with ``check`` it must match the current rules and layout."""
+def read_metadata(path: str | Path, check: bool = True, cards=None) -> dict:
+    """The checkpoint's metadata; with ``check`` it must match the current rules and layout
+    and the card database in play (``cards``, a ``CardDB``; None: the packaged cards)."""
     path = Path(path)
     with _open(path) as z:
         if META_NAME not in z.namelist():
@@ -226,7 +266,7 @@ def read_metadata(path: str | Path, check: bool = True) -> dict:
         raise CheckpointError(f"{path}: unknown checkpoint format {_short(got)} (expected {FORMAT})")
     _check_shape(meta, path)
     if check:
-        check_compatible(meta, str(path))
+        check_compatible(meta, str(path), cards=cards)
         _policy_config(meta, path)  # a network the config bounds allow (net_arch: [10**7] is not)
     return meta
 
@@ -240,20 +280,23 @@ def _registered(game: str) -> bool:
     return game == GAME or game in _GAME_PACKAGES
 
 
-def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = None) -> None:
+def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = None, cards=None) -> None:
     """Raise ``CheckpointError`` naming the part of ``meta`` that differs from the current
     code. ``game``: the game the caller wants to play (None: the checkpoint's own, when it
-    is a registered game; otherwise R.I.P. Market)."""
+    is a registered game; otherwise R.I.P. Market). ``cards``: R.I.P. Market's card
+    database in play (a ``CardDB``; None: the packaged cards)."""
     if game is None:
         game = checkpoint_game(meta) if _registered(checkpoint_game(meta)) else GAME
     if checkpoint_game(meta) != game:
         raise CheckpointError(
             f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {game!r}")
-    now = _current_facts(game)
+    now = _current_facts(game, cards if game == GAME else None)
     if checkpoint_game(meta) != now["game"]:
         raise CheckpointError(
             f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {now['game']!r}")
     if meta.get("card_digest") != now["card_digest"]:
+        if game == GAME:
+            raise CheckpointError(card_mismatch(where, meta.get("card_digest"), now["card_digest"]))
         raise CheckpointError(
             f"{where}: card database differs: the checkpoint was trained on cards with digest "
             f"{str(meta.get('card_digest'))[:12]}, the current cards have {now['card_digest'][:12]}")
@@ -305,9 +348,10 @@ def _policy_config(meta: dict, path: Path):
         raise CheckpointError(f"{path}: {META_NAME} config: {e}") from None
 
 
-def load_policy(path: str | Path):
+def load_policy(path: str | Path, cards=None):
     """``(policy, metadata)``: the trained policy network (eval mode, CPU), checked against
-    the current rules and layout. Needs torch and sb3-contrib. Never unpickles."""
+    the current rules and layout and the card database in play (``cards``, a ``CardDB``;
+    None: the packaged cards). Needs torch and sb3-contrib. Never unpickles."""
     import numpy as np
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -315,7 +359,7 @@ def load_policy(path: str | Path):
     from agents.networks import policy_kwargs
 
     path = Path(path)
-    meta = read_metadata(path, check=True)
+    meta = read_metadata(path, check=True, cards=cards)
     pcfg = _policy_config(meta, path)
     with _open(path) as z:
         raw = _read_member(z, WEIGHTS_NAME, path)

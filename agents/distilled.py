@@ -49,12 +49,13 @@ def _forward(net, obs: np.ndarray, styles: np.ndarray):
 
 
 # ----------------------------------------------------------------------------- files
-def load(path: str | Path):
+def load(path: str | Path, cards=None):
     """``(net, meta)`` from a distilled-zoo file; ``CheckpointError`` if missing, corrupt,
-    or made for another observation layout, action count or card set."""
+    or made for another observation layout, action count or card set than ``cards`` (the
+    ``CardDB`` in play; None: the packaged cards)."""
     import torch
 
-    from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, _short
+    from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, _short, card_mismatch
     from agents.policy_config import MAX_LAYER, MAX_LAYERS
 
     path = Path(path)
@@ -82,10 +83,12 @@ def load(path: str | Path):
         raise CheckpointError(f"{path}: field 'styles' is {_short(styles)}; allowed: a list of heuristic names")
     if not isinstance(sd, dict):
         raise CheckpointError(f"{path}: field 'state_dict' is not a mapping of tensors")
-    now = _current_facts()
+    now = _current_facts(cards=cards)
     if meta.get("game", "ripmarket") != now["game"]:
         raise CheckpointError(f"{path} is a distilled zoo of game {_short(meta.get('game'))}, not {now['game']!r}")
-    for key in ("layout_digest", "num_actions", "card_digest"):
+    if meta.get("card_digest") != now["card_digest"]:
+        raise CheckpointError(card_mismatch(str(path), meta.get("card_digest"), now["card_digest"]))
+    for key in ("layout_digest", "num_actions"):
         if meta.get(key) != now[key]:
             raise CheckpointError(f"{path} was made for another {key.replace('_', ' ')} "
                                   f"({meta.get(key)!r}; this version has {now[key]!r}); distill it again")

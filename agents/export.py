@@ -169,7 +169,8 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     if isinstance(agent, str):
         import agents
 
-        agent = agents.make(agent, game=game)
+        cards = trained_cards(source) if game == "ripmarket" and source is not None else None
+        agent = agents.make(agent, game=game, **({"cards": cards} if cards is not None else {}))
     name = getattr(agent, "name", type(agent).__name__)
     if not (_is_distilled(agent) or hasattr(agent, "policy")):
         raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export")
@@ -179,6 +180,23 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     if _is_distilled(agent):
         meta["agent"] = "zoo-bc" if source is None else Path(source).stem
     return export_policy(agent, path, meta=meta)
+
+
+def trained_cards(source: str | Path):
+    """The packaged R.I.P. Market card edition a checkpoint (``.zip``) or distilled zoo
+    (``.pt``) was trained on, as a ``CardDB``, when that is not the packaged cards (None
+    otherwise, or when its cards are no packaged edition): an export is made from the agent
+    as it plays the cards it was trained on."""
+    from agents.checkpoint import card_edition, read_metadata
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    source = Path(source)
+    if source.suffix == ".pt":
+        digest = torch.load(str(source), map_location="cpu", weights_only=True)["meta"].get("card_digest")
+    else:
+        digest = read_metadata(source, check=False).get("card_digest")
+    ed = card_edition(str(digest))
+    return load_cards(ed) if ed not in (None, "second-edition") else None
 
 
 def export_shipped(only: list[str] | None = None) -> list[Path]:

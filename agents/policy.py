@@ -90,11 +90,13 @@ class PolicyAgent(BaseAgent):
 
 
 def load_agent(path: str | Path, deterministic: bool = True, seed: int | None = None,
-               name: str | None = None) -> PolicyAgent:
-    """A ``PolicyAgent`` from a checkpoint file (``agents.checkpoint.CheckpointError`` if unusable)."""
+               name: str | None = None, cards=None) -> PolicyAgent:
+    """A ``PolicyAgent`` from a checkpoint file (``agents.checkpoint.CheckpointError`` if
+    unusable, or trained on other cards than ``cards``, the ``CardDB`` in play; None: the
+    packaged cards)."""
     from agents.checkpoint import load_policy
 
-    policy, meta = load_policy(path)
+    policy, meta = load_policy(path, cards=cards)
     return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=name or Path(path).stem, metadata=meta)
 
 
@@ -105,20 +107,22 @@ _policy_cache: dict = {}
 _policy_cache_lock = threading.Lock()
 
 
-def _shared_policy(path: Path):
+def _shared_policy(path: Path, cards=None):
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, None if cards is None else cards.digest)
     with _policy_cache_lock:
         if key not in _policy_cache:
             from agents.checkpoint import load_policy
 
-            _policy_cache[key] = load_policy(path)
+            _policy_cache[key] = load_policy(path, cards=cards)
         return _policy_cache[key]
 
 
 def _factory(path: Path):
-    def make(deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
-        policy, meta = _shared_policy(path)
+    def make(deterministic: bool = True, seed: int | None = None, cards=None) -> PolicyAgent:
+        """``cards``: the card database in play (``--cards``); the checkpoint must have been
+        trained on it (None: the packaged cards)."""
+        policy, meta = _shared_policy(path, cards)
         return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=path.stem, metadata=meta)
 
     make.__name__ = f"make_{path.stem.replace('-', '_')}"
@@ -132,14 +136,15 @@ _distilled_cache: dict = {}
 
 
 def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: bool = True,
-                   seed: int | None = None):
-    """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``)."""
+                   seed: int | None = None, cards=None):
+    """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``),
+    made for the card database in play (``cards``, a ``CardDB``; None: the packaged cards)."""
     from agents.checkpoint import CheckpointError
     from agents.distilled import DistilledAgent, load
 
-    key = str(Path(path).resolve())
+    key = (str(Path(path).resolve()), None if cards is None else cards.digest)
     if key not in _distilled_cache:
-        _distilled_cache[key] = load(path)
+        _distilled_cache[key] = load(path, cards=cards)
     net, meta = _distilled_cache[key]
     if style not in meta["styles"]:
         raise CheckpointError(f"{path} holds no imitation of {style!r}; it has: {', '.join(meta['styles'])}")
@@ -150,8 +155,8 @@ def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: 
 
 
 def _distilled_factory(style: str):
-    def make(deterministic: bool = True, seed: int | None = None):
-        return load_distilled(style, DISTILLED_ZOO, deterministic=deterministic, seed=seed)
+    def make(deterministic: bool = True, seed: int | None = None, cards=None):
+        return load_distilled(style, DISTILLED_ZOO, deterministic=deterministic, seed=seed, cards=cards)
 
     make.__name__ = f"make_{style}_bc"
     return make

@@ -13,7 +13,7 @@ import torch
 from typer.testing import CliRunner
 
 import agents
-from agents.export import SHIPPED, FORMAT, export_agent, read_meta, stale_exports
+from agents.export import SHIPPED, FORMAT, export_agent, read_meta, stale_exports, trained_cards
 from ripmarket_env.envs.vector import vec_env_classes
 from ripmarket_env.games import get
 
@@ -50,8 +50,10 @@ def test_shipped_export_plays_as_the_agent(shipped):
     policy = torch.jit.load(str(shipped.path))  # torch only
     meta = read_meta(shipped.path)
     styles = meta.get("styles")
-    bots = ([(i, agents.make(f"{st}-bc")) for i, st in enumerate(styles)] if styles
-            else [(None, agents.make(shipped.name, game=shipped.game))])
+    cards = trained_cards(shipped.source) if shipped.game == "ripmarket" else None  # the cards it plays
+    kw = {"cards": cards} if cards is not None else {}
+    bots = ([(i, agents.make(f"{st}-bc", **kw)) for i, st in enumerate(styles)] if styles
+            else [(None, agents.make(shipped.name, game=shipped.game, **kw))])
     for obs, masks in sampled_batches(shipped.game, RULES[shipped.path.stem]):
         assert obs.shape[1] == meta["obs_size"] and masks.shape[1] == meta["num_actions"]
         for style, bot in bots:

@@ -224,6 +224,7 @@ def tournament(
         fail(f"--out {out} exists and is not a directory")
     agent_kwargs = _agent_settings(settings, names, game)
     _check_cards(cards_file)
+    _check_trained(names, cards_file, game)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
         agent_kwargs=agent_kwargs or None, cards=cards_file, ray_address=ray_address, game=game,
@@ -367,6 +368,7 @@ def balance(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     _check_cards(cards_file)
+    _check_trained(names, cards_file)
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
                          ray_address=ray_address)
     print_summary(result)
@@ -486,6 +488,24 @@ def _check_cards(path: Optional[Path]) -> None:
         load_cards(path)
     except CardDataError as exc:
         fail(f"--cards: {exc}")
+
+
+def _check_trained(names: list[str], cards_file: Optional[Path], game: str = "ripmarket") -> None:
+    """Fail with one line when a trained agent among ``names`` cannot play the cards in play
+    (a checkpoint trained on another card edition names both), before any game starts."""
+    from agents.checkpoint import CheckpointError
+    from eval.tournament import _make_agent
+
+    cards = None
+    if cards_file is not None:
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = load_cards(cards_file)
+    for name in dict.fromkeys(names):
+        try:
+            _make_agent(name, 0, None, cards, game)
+        except CheckpointError as exc:
+            fail(f"--agents {name}: {exc}")
 
 
 def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[int]:
