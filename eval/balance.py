@@ -351,12 +351,14 @@ def run_balance(
     chunk_sets: int | None = None,
     cards: str | Path | None = None,
     ray_address: str | None = None,
+    rules: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games at every player count and return (and write to ``out``) the figures.
 
     ``chunk_sets`` defaults to a batch small enough that two workers share the work of a
     few hundred games. ``cards``: a card file to play with instead of the packaged one
-    (``CardDataError`` if it is malformed).
+    (``CardDataError`` if it is malformed). ``rules``: rules config fields to play instead
+    of the defaults (``{"ghost_phase": "in_turn"}``; ``ConfigError`` if one is not allowed).
     """
     from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, default_cards, load_cards
 
@@ -372,6 +374,7 @@ def run_balance(
         res = run_tournament(
             names, int(P), int(games), int(seed), workers=workers, progress=progress,
             chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players", ray_address=ray_address, cards=card_file,
+            rules=rules,
         )
         fig = analyze(res.games, int(P), db)
         fig["elapsed"] = res.elapsed
@@ -385,6 +388,7 @@ def run_balance(
             "workers": workers,
             "cards": card_file or "packaged cards.json",
             "cards_digest": db.digest,
+            **({"rules": dict(rules)} if rules else {}),
         },
         "elapsed": time.perf_counter() - t0,
         "by_players": per,
@@ -442,6 +446,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"- player counts: {', '.join(map(str, s['players']))}; games per count: {s['games_requested']} requested "
         "(rounded up to whole duplicate sets)",
         f"- seed: {s['seed']}; cards: {s['cards']}; run time: {result['elapsed']:.1f} s",
+        *([f"- rules (instead of the defaults): {', '.join(f'{k}={v}' for k, v in s['rules'].items())}"]
+          if s.get("rules") else []),
         "",
         "A card's win rate counts a player as a winner when among the winners (co-winners included); the seat "
         "and turn-position charts count a shared win as 1/k for each of k co-winners, so they sum to 100% of the "

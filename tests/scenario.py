@@ -42,8 +42,9 @@ def serial():
         numba.set_num_threads(n)
 
 
-def variant_cards(**effects):
-    """The packaged card database with some Living designs' effects changed.
+def variant_cards(edition: str = "cards.json", **effects):
+    """The packaged card database (``edition``: its file, e.g. ``first_edition.json``) with
+    some Living designs' effects changed.
 
     ``variant_cards(Backstab=[{"op": "damage_target"}, {"op": "draw", "n": 1}])``. Keywords
     and rules text are regenerated from the new effect; names, values and copies stay, so
@@ -54,7 +55,7 @@ def variant_cards(**effects):
     from ripmarket_env.games.ripmarket.cards.loader import parse_cards
     from ripmarket_env.games.ripmarket.cards.text import RULE_KEYWORD, effect_text
 
-    data = json.loads(resources.files("ripmarket_env.games.ripmarket.cards").joinpath("cards.json").read_text("utf-8"))
+    data = json.loads(resources.files("ripmarket_env.games.ripmarket.cards").joinpath(edition).read_text("utf-8"))
     by_name = {row["name"]: row for row in data["living"]}
     for name, effect in effects.items():
         row = by_name[name.replace("_", " ")]
@@ -68,8 +69,17 @@ def variant_cards(**effects):
     return parse_cards(data, source="variant cards")
 
 
+#: The turn rules a hand-arranged table plays unless a test names them: the first edition's
+#: seat-order turns (Ghosts among the living), equal opening hands, token ties to the
+#: earliest and Deflections naming anyone, so that a round reads in seat order from the
+#: First Player. The second edition's rulings (R-3.3, R-1.3, R-8.6, R-8.3) have their own
+#: tests (tests/test_rules_balance_rulings.py), and whole seeded games play the defaults.
+TABLE_RULES = {"ghost_phase": "in_turn", "opening_bonus": "none", "token_tie": "earliest", "deflect_target": "any"}
+
+
 class Table:
     def __init__(self, num_players: int = 4, seed: int = 0, cards=None, **rules):
+        rules = {**TABLE_RULES, **rules}
         self.eng = Engine(RulesConfig(num_players=num_players, **rules), batch_size=1, cards=cards)
         with serial():
             self.eng.reset([seed])

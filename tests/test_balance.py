@@ -44,7 +44,9 @@ def test_recorder_sees_every_shadow_play_forced_ones_included():
     card, whichever seat's it was (also the decisions the engine takes alone inside
     advance()), is recorded in that step, with its victim."""
     rng = np.random.default_rng(0)
-    eng = Engine(RulesConfig(num_players=5), batch_size=16)
+    # Ghosts in seat order (R-3.3's variant): a late Ghost often has a single victim left,
+    # so the engine takes some haunts alone (with the Ghosts first every living player is one)
+    eng = Engine(RulesConfig(num_players=5, ghost_phase="in_turn"), batch_size=16)
     eng.reset(list(range(21, 37)))
     rec = PlayRecorder(eng)
     checked = forced = 0
@@ -321,3 +323,24 @@ def test_r_9_2_zoo_games_end_with_exactly_one_winner():
     assert games == sum(counts)
     assert all(f["games_no_winner"] == 0 for f in per.values())
     assert single / games >= 0.98, {p: (f["games_single_winner"], f["games"]) for p, f in per.items()}
+
+
+def test_balance_cli_plays_a_rules_variant_and_refuses_bad_ones(tmp_path):
+    """`ripmarket balance --rule FIELD=VALUE` plays that rules variant (recorded in the
+    report's settings); an unknown field or a value the config refuses fails in one line
+    before any game is played."""
+    runner = CliRunner()
+    out = tmp_path / "b"
+    r = runner.invoke(app, ["balance", "--players", "4", "--games", "8", "--workers", "1", "--quiet",
+                            "--rule", "ghost_phase=in_turn", "--rule", "opening_bonus=none", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    settings = json.loads((out / "balance.json").read_text())["settings"]
+    assert settings["rules"] == {"ghost_phase": "in_turn", "opening_bonus": "none"}
+    assert "rules (instead of the defaults): ghost_phase=in_turn, opening_bonus=none" in (out / "balance.md").read_text()
+    for args, message in ((["--rule", "bogus=1"], "'bogus' is not a rules field"),
+                          (["--rule", "token_tie=first"], "token_tie='first' is not allowed; allowed: earliest | latest"),
+                          (["--rule", "ghost_phase"], "expected FIELD=VALUE")):
+        bad = tmp_path / "bad"
+        r = runner.invoke(app, ["balance", "--players", "4", "--games", "8", "--out", str(bad), *args])
+        assert r.exit_code == 2 and message in r.output, r.output
+        assert not bad.exists()

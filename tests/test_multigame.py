@@ -112,8 +112,10 @@ def test_records_carry_the_game_id_and_old_records_still_replay(tmp_path):
 
 
 def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
+    from agents.export import trained_cards
+
     shipped = CHECKPOINT_DIR / "ppo-6p.zip"
-    meta = read_metadata(shipped)  # written before checkpoints named their game
+    meta = read_metadata(shipped, cards=trained_cards(shipped))  # written before checkpoints named their game
     assert "game" not in meta
     with zipfile.ZipFile(shipped) as z:
         members = {n: z.read(n) for n in z.namelist()}
@@ -129,7 +131,7 @@ def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
     assert make_metadata({}, [6], 0)["game"] == "ripmarket"
     copy = tmp_path / "copy.zip"
     shutil.copy(shipped, copy)
-    assert read_metadata(copy)["obs_size"] == meta["obs_size"]
+    assert read_metadata(copy, cards=trained_cards(shipped))["obs_size"] == meta["obs_size"]
 
 
 def test_shipped_networks_decide_as_before_the_house():
@@ -142,8 +144,12 @@ def test_shipped_networks_decide_as_before_the_house():
     rec = np.load(data / "heuristic_decisions.npz")
     want = np.load(data / "network_decisions.npz")
     obs, mask = rec["obs"].astype(np.float32), rec["mask"].astype(bool)
-    for name in ("ppo-6p", "greedy-bc"):
-        got = agents.make(name).act_batch(obs, mask)
+    from agents.export import trained_cards
+    from agents.policy import CHECKPOINT_DIR, DISTILLED_ZOO
+
+    for name, src in (("ppo-6p", CHECKPOINT_DIR / "ppo-6p.zip"), ("greedy-bc", DISTILLED_ZOO)):
+        cards = trained_cards(src)  # the cards the network was trained on (the samples' are the first edition's)
+        got = agents.make(name, **({"cards": cards} if cards is not None else {})).act_batch(obs, mask)
         assert got.shape == (669,) and mask[np.arange(669), got].all()
         np.testing.assert_array_equal(got, want[name.replace("-", "_")])
 

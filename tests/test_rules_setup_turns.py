@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from ripmarket_env.games.ripmarket.cards import registry as REG
-from ripmarket_env.games.ripmarket.cards.loader import default_cards
+from ripmarket_env.games.ripmarket.cards.loader import load_cards, default_cards
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
 from ripmarket_env.games.ripmarket.config import ConfigError
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from scenario import Table, serial, variant_cards
 
 DB = default_cards()
+FIRST = load_cards("first-edition")
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def table(n=4, first=0, seed=0, cards=None, rules=None, **arrange):
-    t = Table(n, seed=seed, cards=cards, **(rules or {}))
+    # the hand-arranged rounds were written with the first edition's numbers (docs/BALANCE.md)
+    t = Table(n, seed=seed, cards=FIRST if cards is None else cards, **(rules or {}))
     t.arrange(**arrange)
     t.start_round(first)
     return t
@@ -45,7 +47,7 @@ def finish(t):
 
 
 def all_shadow_names():
-    return [d.name for d in DB.shadow for _ in range(d.copies)]
+    return [d.name for d in FIRST.shadow for _ in range(d.copies)]  # the tables' cards
 
 
 def target_seats(t):
@@ -119,14 +121,16 @@ def test_r_1_2_scaling_is_fixed_when_players_die():
 
 @pytest.mark.parametrize("n", [2, 4, 7, 10])
 def test_r_1_3_setup(n):
-    """R-1.3: Market filled, 3 Living cards per player, start HP, everyone living, no Shadow
-    cards, a First Player; the rest of the Living Deck and the whole Shadow Deck wait."""
+    """R-1.3: Market filled, 3 Living cards per player and one more for the first n // 2 of
+    the first round's turn order, start HP, everyone living, no Shadow cards, a First
+    Player; the rest of the Living Deck and the whole Shadow Deck wait."""
     rules = RulesConfig(num_players=n)
     eng = Engine(rules)
     eng.reset([11])
     st = eng.state[0]
-    assert list(st["hand_n"][:n]) == [3] * n
-    assert int(st["deck_n"]) == 64 - rules.market - 3 * n
+    fp = int(st["first_player"])
+    assert [int(st["hand_n"][(fp + i) % n]) for i in range(n)] == [4] * (n // 2) + [3] * (n - n // 2)
+    assert int(st["deck_n"]) == 64 - rules.market - 3 * n - n // 2
     assert int(st["discard_n"]) == 0
     assert int(st["shadow_deck_n"]) == 32 and int(st["shadow_n"][:n].sum()) == 0
     assert st["alive"][:n].all() and list(st["hp"][:n]) == [rules.hp] * n
@@ -144,16 +148,21 @@ def test_r_1_3_first_player_is_uniform_over_seeds():
 
 
 def test_r_1_3_hand_size_variant():
-    """R-1.3 / R-1.4: the starting hand is the config's hand_size (default 3)."""
-    eng = Engine(RulesConfig(num_players=3, hand_size=5))
+    """R-1.3 / R-1.4: the starting hand is the config's hand_size (default 3), plus the
+    opening bonus of the first seats (R-1.3)."""
+    eng = Engine(RulesConfig(num_players=3, hand_size=5, opening_bonus="none"))
     eng.reset([1])
     assert list(eng.state[0]["hand_n"][:3]) == [5, 5, 5]
 
 
 def test_r_1_4_defaults():
-    """R-1.4: the defaults are the rulebook's values."""
+    """R-1.4: the defaults are the rulebook's values and the second edition's rulings (the
+    Ghosts haunt first, R-3.3; the first seats' extra card, R-1.3; token ties to the latest,
+    R-8.6; a Deflection names a player with at least its owner's HP, R-8.3)."""
     r = RulesConfig(num_players=5)
-    assert (r.tie_rule, r.epilogue, r.ghost_phase, r.reward_mode, r.hand_size) == ("all", False, "in_turn", "win", 3)
+    assert (r.tie_rule, r.epilogue, r.ghost_phase, r.reward_mode, r.hand_size) == ("all", False, "first", "win", 3)
+    assert (r.opening_bonus, r.token_tie, r.deflect_target, r.no_survivor) == (
+        "first_half", "latest", "not_weaker", "sudden_death")
     assert r.rounds_cap == 3 * 5 * 2
 
 
@@ -248,7 +257,7 @@ def test_r_2_4_printed_text_beats_the_rulebook_and_latest_card_wins():
     t = table(hands={p: [c] for p, c in plays.items()})
     t.play_round(plays)
     assert t.last_rule == "earthquake"
-    assert t.damage == [0, 0, 0, 1]  # lowest (Stockpile 2), not the highest
+    assert t.damage == [0, 0, 0, 1]  # lowest (Mimic: a plain 2 under Earthquake), not the highest
     plays = {0: "Tycoon", 1: "Low Tide", 2: "Merchant", 3: "Stockpile"}
     t = table(hands={p: [c] for p, c in plays.items()})
     t.play_round(plays)

@@ -305,8 +305,9 @@ class RoundModel:
         if not self.ci.has_target[design]:
             return [-1]
         me = self.v.me
-        opts = [s.rel for s in self.v.seats
-                if s.rel != 0 and s.alive and (not self.ci.damage[design] or s.hp_frac > me.hp_frac)]
+        opts = [s.rel for s in self.v.seats  # Backstab: more HP; Deflection: at least mine
+                if s.rel != 0 and s.alive and (not self.ci.damage[design] or s.hp_frac > me.hp_frac)
+                and (not self.ci.deflect[design] or s.hp_frac >= me.hp_frac)]
         return opts or [-1]
 
 

@@ -337,6 +337,11 @@ def balance(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
+    rule: Optional[list[str]] = typer.Option(
+        None, "--rule", metavar="FIELD=VALUE",
+        help="R.I.P. Market: play this rules-config field instead of its default (repeatable; docs/RULES.md, "
+        "Rule variants), e.g. --rule ghost_phase=in_turn --rule opening_bonus=none.",
+    ),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
     if ctx.invoked_subcommand is not None:
@@ -369,8 +374,9 @@ def balance(
         fail(f"--out {out} exists and is not a directory")
     _check_cards(cards_file)
     _check_trained(names, cards_file)
+    rules = _rule_fields(rule or [], counts)
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
-                         ray_address=ray_address)
+                         ray_address=ray_address, rules=rules or None)
     print_summary(result)
     typer.echo(f"report: {out / 'balance.md'}")
 
@@ -488,6 +494,30 @@ def _check_cards(path: Optional[Path]) -> None:
         load_cards(path)
     except CardDataError as exc:
         fail(f"--cards: {exc}")
+
+
+def _rule_fields(items: list[str], counts: list[int]) -> dict:
+    """``--rule FIELD=VALUE`` items as rules-config fields (integers, true/false or text),
+    checked by building the config at every player count."""
+    from ripmarket_env.games.ripmarket import RulesConfig
+
+    out: dict = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--rule {item!r}: expected FIELD=VALUE, e.g. ghost_phase=in_turn")
+        if key == "num_players" or key not in RulesConfig.__dataclass_fields__:
+            allowed = ", ".join(f for f in RulesConfig.__dataclass_fields__ if f != "num_players")
+            fail(f"--rule {item!r}: {key!r} is not a rules field; allowed: {allowed}")
+        raw = raw.strip()
+        out[key] = (int(raw) if raw.lstrip("-").isdigit() else {"true": True, "false": False}.get(raw.lower(), raw))
+    for P in counts:
+        try:
+            RulesConfig(num_players=P, **out)
+        except ValueError as exc:
+            fail(f"--rule: {exc}")
+    return out
 
 
 def _check_trained(names: list[str], cards_file: Optional[Path], game: str = "ripmarket") -> None:

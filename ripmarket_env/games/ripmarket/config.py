@@ -12,6 +12,9 @@ TIE_RULES = ("all", "earliest")
 GHOST_PHASES = ("in_turn", "first")
 REWARD_MODES = ("win", "placement")
 NO_SURVIVOR = ("sudden_death", "share_win")
+DEFLECT_TARGETS = ("any", "not_weaker")
+OPENING_BONUS = ("none", "first_player", "first_half")
+TOKEN_TIES = ("earliest", "latest")
 
 # Indices into the compiled config array the kernels read.
 C_P = 0
@@ -25,7 +28,10 @@ C_MAX_ROUNDS = 7
 C_REWARD = 8
 C_HAND = 9
 C_NO_SURVIVOR = 10
-C_LEN = 11
+C_DEFLECT = 11
+C_OPENING = 12
+C_TOKEN_TIE = 13
+C_LEN = 14
 
 
 class ConfigError(ValueError):
@@ -43,13 +49,23 @@ class RulesConfig(RulesBase):
         ghost_cap: Shadow cards a Ghost may hold; default 2 for 2-6, 3 for 7-10 (R-1.2).
         tie_rule: "all" (every tied lowest player takes 1 damage) or "earliest" (R-8.2).
         epilogue: 2-player "haunting the winner" epilogue round, display-only (R-9.4).
-        ghost_phase: "in_turn" (Ghosts act in seat order) or "first" (R-3.3).
+        ghost_phase: "first" (the Ghosts haunt first, the default) or "in_turn" (the first
+            edition: Ghosts act in seat order among the living) (R-3.3).
         max_rounds: safety cap; default 3 x players x start HP (R-9.3).
         reward_mode: "win" (R-11.1) or "placement" (R-11.2).
         hand_size: starting hand (R-1.3).
         no_survivor: round damage that would leave nobody alive: "sudden_death" (it is not
             dealt; the game goes on) or "share_win" (the first edition: it is dealt and
             the players who died last share the win) (R-9.2).
+        deflect_target: whom a Deflection may name: "not_weaker", a living player with at
+            least the owner's HP (the default), or "any" other living player (the first
+            edition) (R-8.3).
+        opening_bonus: which seats draw one more Living card at setup, counted in the first
+            round's turn order from the First Player: "first_half" (the first players // 2,
+            the default), "first_player" or "none" (the first edition) (R-1.3).
+        token_tie: who of the players tied for the First Player token takes it: the
+            "latest" in the round's turn order (the default) or the "earliest" (the first
+            edition) (R-8.6).
     """
 
     error = ConfigError
@@ -60,11 +76,14 @@ class RulesConfig(RulesBase):
     ghost_cap: int | None = None
     tie_rule: str = "all"
     epilogue: bool = False
-    ghost_phase: str = "in_turn"
+    ghost_phase: str = "first"
     max_rounds: int | None = None
     reward_mode: str = "win"
     hand_size: int = 3
     no_survivor: str = "sudden_death"
+    deflect_target: str = "not_weaker"
+    opening_bonus: str = "first_half"
+    token_tie: str = "latest"
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> None:
@@ -99,6 +118,12 @@ class RulesConfig(RulesBase):
             bad("hand_size", "an integer from 1 to 6")
         if self.no_survivor not in NO_SURVIVOR:
             bad("no_survivor", " | ".join(NO_SURVIVOR))
+        if self.deflect_target not in DEFLECT_TARGETS:
+            bad("deflect_target", " | ".join(DEFLECT_TARGETS))
+        if self.opening_bonus not in OPENING_BONUS:
+            bad("opening_bonus", " | ".join(OPENING_BONUS))
+        if self.token_tie not in TOKEN_TIES:
+            bad("token_tie", " | ".join(TOKEN_TIES))
 
     # Resolved values -----------------------------------------------------------
     @property
@@ -138,4 +163,7 @@ class RulesConfig(RulesBase):
         arr[C_REWARD] = REWARD_MODES.index(self.reward_mode)
         arr[C_HAND] = self.hand_size
         arr[C_NO_SURVIVOR] = NO_SURVIVOR.index(self.no_survivor)
+        arr[C_DEFLECT] = DEFLECT_TARGETS.index(self.deflect_target)
+        arr[C_OPENING] = OPENING_BONUS.index(self.opening_bonus)
+        arr[C_TOKEN_TIE] = TOKEN_TIES.index(self.token_tie)
         return arr

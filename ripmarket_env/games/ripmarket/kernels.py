@@ -45,6 +45,9 @@ from ripmarket_env.games.ripmarket.config import (
     C_MARKET,
     C_MAX_ROUNDS,
     C_NO_SURVIVOR,
+    C_DEFLECT,
+    C_OPENING,
+    C_TOKEN_TIE,
     C_P,
     C_REWARD,
     C_TIE,
@@ -687,11 +690,24 @@ def finish_play(r, T, c):
 
 
 @njit(**JIT)
-def any_target(r, c, p, richer):
+def target_ok(r, c, p, q, code):
+    """May player p's pending choice primitive ``code`` name player q? A living other player;
+    Backstab only one with more HP (R-2.17); a Deflection under deflect_target="not_weaker"
+    only one with at least p's HP (R-8.3)."""
+    if not r.alive[q]:
+        return False
+    if code == OP_DAMAGE_TARGET:
+        return r.hp[q] > r.hp[p]
+    if code == OP_DEFLECT and c[C_DEFLECT] == 1:
+        return r.hp[q] >= r.hp[p]
+    return True
+
+
+@njit(**JIT)
+def any_target(r, c, p, code):
     P = c[C_P]
     for off in range(1, P):
-        q = (p + off) % P
-        if r.alive[q] and (not richer or r.hp[q] > r.hp[p]):
+        if target_ok(r, c, p, (p + off) % P, code):
             return True
     return False
 
@@ -713,7 +729,7 @@ def run_ops(r, T, c):
     while k < T.nops[d]:
         code = T.ops[d, k, 0]
         if code == OP_SCORE_TARGET or code == OP_DEFLECT or code == OP_DAMAGE_TARGET:
-            if any_target(r, c, p, code == OP_DAMAGE_TARGET):
+            if any_target(r, c, p, code):
                 r.pend_op = k
                 r.phase = PH_TARGET
                 return
@@ -785,11 +801,11 @@ def fill_mask(r, T, c):
                 n += 1
                 last = a0 + d
     elif ph == PH_TARGET:
-        richer = T.ops[r.pend_card, r.pend_op, 0] == OP_DAMAGE_TARGET
+        code = T.ops[r.pend_card, r.pend_op, 0]
         a0 = a_target0(DL)
         for off in range(1, P):
             q = (p + off) % P
-            if r.alive[q] and (not richer or r.hp[q] > r.hp[p]):
+            if target_ok(r, c, p, q, code):
                 m[a0 + off - 1] = True
                 n += 1
                 last = a0 + off - 1
@@ -1134,8 +1150,10 @@ def resolve_round(r, T, c):
             r.winners[q] = r.alive[q] if nl == 1 else (died[q] == 1)
         end_game(r, T, c, END_LAST_ALIVE if nl == 1 else END_ALL_DIED)
         return
-    # 7. First Player token (R-8.6).
+    # 7. First Player token (R-8.6); a tie goes to the earliest (or, variant token_tie,
+    # the latest) of the tied players in this round's turn order.
     best = -1
+    late = c[C_TOKEN_TIE] == 1
     for i in range(P):
         q = r.order[i]
         if not compete[q]:
@@ -1143,9 +1161,9 @@ def resolve_round(r, T, c):
         if best < 0:
             best = q
         elif rule == RULE_LOW_TIDE:
-            if score[q] < score[best]:
+            if score[q] < score[best] or (late and score[q] == score[best]):
                 best = q
-        elif score[q] > score[best]:
+        elif score[q] > score[best] or (late and score[q] == score[best]):
             best = q
     if best < 0:
         best = fp
@@ -1270,6 +1288,10 @@ def reset_game(r, T, c, seed64):
         for _ in range(c[C_HAND]):
             draw_to_hand(r, p)
     r.first_player = rand_below(r, P)
+    opening = c[C_OPENING]  # R-1.3: one more card for the first seats of the first round
+    extra = 1 if opening == 1 else P // 2 if opening == 2 else 0
+    for i in range(extra):
+        draw_to_hand(r, (r.first_player + i) % P)
     begin_round(r, c)
     advance(r, T, c)
 

@@ -1,0 +1,140 @@
+"""Rules tests of the balance pass's rulings and the variants that keep the earlier rules:
+whom a Deflection may name (R-8.3, variant ``deflect_target``), the opening hands of the
+first seats (R-1.3, ``opening_bonus``) and the token's ties (R-8.6, ``token_tie``). Every test names its rule; 4 players
+(2 HP), seat 0 holds the First Player token (turn order 0-1-2-3) unless it says otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.config import ConfigError
+from scenario import Table, serial
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with serial():
+        yield
+
+
+def table(rules=None, first=0, **arrange):
+    t = Table(4, seed=0, **(rules or {}))
+    t.arrange(**arrange)
+    t.start_round(first)
+    return t
+
+
+def target_seats(t):
+    return sorted((t.actor + t.eng.actions.decode(a)[1]) % t.P for a in t.legal())
+
+
+HANDS = {0: ["Deflection"], 1: ["Tycoon"], 2: ["Merchant"], 3: ["Closer"]}
+
+
+def test_r_8_3_not_weaker_deflection_names_only_players_with_at_least_the_owners_hp():
+    """R-8.3 (deflect_target="not_weaker"): the owner at 2 HP may name the 2-HP players only;
+    under "any" (the first edition) every other living player."""
+    t = table({"deflect_target": "not_weaker"}, hands=HANDS, hp={0: 2, 1: 1, 2: 2, 3: 2})
+    t.take_deck().play("Deflection")
+    assert t.phase == "choose_target" and target_seats(t) == [2, 3]
+    t = table({"deflect_target": "any"}, hands=HANDS, hp={0: 2, 1: 1, 2: 2, 3: 2})
+    t.take_deck().play("Deflection")
+    assert target_seats(t) == [1, 2, 3]
+
+
+def test_r_8_3_not_weaker_lets_a_wounded_owner_name_anyone():
+    """R-8.3 (deflect_target="not_weaker"): at 1 HP the owner has no one weaker: all of them."""
+    t = table({"deflect_target": "not_weaker"}, hands=HANDS, hp={0: 1, 1: 1, 2: 2, 3: 2})
+    t.take_deck().play("Deflection")
+    assert target_seats(t) == [1, 2, 3]
+
+
+def test_r_8_3_not_weaker_deflection_with_no_one_to_name_fizzles_and_the_damage_stays():
+    """R-8.3 / R-4.5 (deflect_target="not_weaker"): the only 2-HP player's Deflection has no
+    one to name: no decision, and as the lowest (5 against 8, 6, 7 with Closer last) it
+    takes the round's damage itself. Under "any" the same round names seat 1 and passes it on."""
+    plays = {0: "Deflection", 1: "Tycoon", 2: "Merchant", 3: "Closer"}
+    t = table({"deflect_target": "not_weaker"}, hands=HANDS, hp={0: 2, 1: 1, 2: 1, 3: 1})
+    t.take_deck().play("Deflection")
+    assert t.actor == 1 and t.phase == "acquire"  # no target decision
+    for q in (1, 2, 3):
+        t.take_deck().play(plays[q])
+    assert t.scores == [5, 8, 6, 7] and t.damage == [1, 0, 0, 0]
+    t = table({"deflect_target": "any"}, hands=HANDS, hp={0: 2, 1: 1, 2: 1, 3: 1})
+    t.take_deck().play("Deflection")
+    t.choose_seat(1)
+    for q in (1, 2, 3):
+        t.take_deck().play(plays[q])
+    assert t.damage == [0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("n", [2, 4, 5, 6, 9])
+@pytest.mark.parametrize("bonus", ["first_half", "first_player", "none"])
+def test_r_1_3_opening_bonus_deals_one_more_card_to_the_first_seats(bonus, n):
+    """R-1.3 (opening_bonus): after the deal and the choice of the First Player, the first
+    players // 2 seats of the first round's turn order (the First Player, then clockwise)
+    each draw one more Living card ("first_half", the default); "first_player": the First
+    Player alone; "none": everyone holds hand_size."""
+    extra = {"first_half": n // 2, "first_player": 1, "none": 0}[bonus]
+    eng = Engine(RulesConfig(num_players=n, opening_bonus=bonus), batch_size=30)
+    eng.reset(list(range(30)))
+    for st in eng.state:
+        fp = int(st["first_player"])
+        hands = [int(st["hand_n"][(fp + i) % n]) for i in range(n)]  # in turn order
+        assert hands == [4] * extra + [3] * (n - extra)
+        assert int(st["deck_n"]) == 64 - (3 if n <= 6 else 4) - 3 * n - extra
+    assert RulesConfig(num_players=n).opening_bonus == "first_half"
+
+
+def test_r_1_3_the_opening_bonus_changes_nothing_else_of_the_deal():
+    """R-1.3: the extra cards come after the whole deal, so the Market, the First Player and
+    the hands of the other seats are those of opening_bonus="none" for the same seed."""
+    a = Engine(RulesConfig(num_players=4, opening_bonus="none"))
+    b = Engine(RulesConfig(num_players=4, opening_bonus="first_half"))
+    for seed in range(20):
+        a.reset([seed]), b.reset([seed])
+        sa, sb = a.state[0], b.state[0]
+        fp = int(sa["first_player"])
+        assert int(sb["first_player"]) == fp
+        np.testing.assert_array_equal(sa["market"], sb["market"])
+        for i in range(4):
+            q = (fp + i) % 4
+            more = int((sb["hand"][q] - sa["hand"][q]).sum())
+            assert more == (1 if i < 2 else 0) and (sb["hand"][q] >= sa["hand"][q]).all()
+
+
+def test_r_8_6_token_tie_goes_to_the_latest_unless_the_variant_says_earliest():
+    """R-8.6 (token_tie): seats 1 and 3 tie for the highest score (8): the token goes to
+    seat 3, the latest of them in this round's turn order; under "earliest" to seat 1."""
+    hands = {0: ["Merchant"], 1: ["Tycoon"], 2: ["Black Market Deal"], 3: ["Glass Crown"]}
+    plays = {0: "Merchant", 1: "Tycoon", 2: {"card": "Black Market Deal", "slot": 0}, 3: "Glass Crown"}
+    for tie, holder in (("latest", 3), ("earliest", 1)):
+        t = table({"token_tie": tie}, hands=hands)
+        t.play_round(plays)
+        assert t.scores[1] == t.scores[3] == 8 and max(t.scores) == 8
+        assert t.first_player == holder
+    assert RulesConfig(num_players=4).token_tie == "latest"
+
+
+def test_r_8_6_low_tide_token_tie_goes_to_the_latest_lowest():
+    """R-8.6 / R-7.6: under Low Tide the lowest takes the token; seats 0 and 2 tie lowest
+    (6): the latest of them, seat 2, takes it; under "earliest" seat 0."""
+    hands = {0: ["Merchant"], 1: ["Tycoon"], 2: ["Low Tide"], 3: ["Glass Crown"]}
+    plays = {0: "Merchant", 1: "Tycoon", 2: "Low Tide", 3: "Glass Crown"}
+    for tie, holder in (("latest", 2), ("earliest", 0)):
+        t = table({"token_tie": tie}, hands=hands)
+        t.play_round(plays)
+        assert t.scores == [6, 8, 6, 8]
+        assert t.first_player == holder
+
+
+@pytest.mark.parametrize("field, value, allowed", [("deflect_target", "richer", "any | not_weaker"),
+                                                   ("opening_bonus", "all", "none | first_player | first_half"),
+                                                   ("token_tie", "first", "earliest | latest")])
+def test_r_1_4_the_new_variants_reject_bad_values(field, value, allowed):
+    """R-1.4: a bad value of the balance pass's variants names the field, value and allowed values."""
+    with pytest.raises(ConfigError) as e:
+        RulesConfig(num_players=4, **{field: value})
+    assert field in str(e.value) and repr(value) in str(e.value) and allowed in str(e.value)
