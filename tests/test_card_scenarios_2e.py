@@ -115,7 +115,7 @@ SHADOW_CASES = [
     ("Blessing of the Meek", "Grave Digger", False, 9),  # 4 + 1 (one Ghost); base 4 <= 4: + 4
     ("Blessing of the Meek", "Merchant", False, 6),  # base 6: neither
     ("Blessing of the Meek", "The Cull", False, 5),  # base 7 >= 7: the string, 7 - 2
-    ("Ancestral Favor", "Haunted Relic", False, 11),  # odd: 5 + 3 (haunted, its own text) + 3
+    ("Ancestral Favor", "Haunted Relic", False, 7),  # even: 6 + 2 (haunted, its own text) - 1
     ("Ancestral Favor", "Merchant", False, 5),  # even: the string, 6 - 1
     ("Gilded Chains", "Mimic", False, 13),  # Mimic 8, base 2 <= 3: 8 + 5
     ("Gilded Chains", "Grave Digger", False, 5),  # 4 + 1 (one Ghost); base 4: neither

@@ -342,3 +342,54 @@ def test_decisions_match_the_recorded_ones():
     assert len(got) > 500 and set(data["players"].tolist()) == {4, 6, 8}
     mismatch = np.flatnonzero(got != data["action"])
     assert mismatch.size == 0, f"{mismatch.size} decisions changed, first at sample {mismatch[:5].tolist()}"
+
+
+SECOND_EDITION_DECISIONS = "heuristic_decisions_2e.npz"
+
+
+def _sample_decisions(counts=(4, 6, 8), games=8, every=3):
+    """Observations, masks, styles and player counts of every ``every``-th decision of
+    seeded heuristic games with the packaged cards and the default rules (each seat a style)."""
+    obs, masks, style, players = [], [], [], []
+    for P in counts:
+        bots = [agents.make(STYLES[q % len(STYLES)], seed=q) for q in range(P)]
+        eng = Engine(RulesConfig(num_players=P), batch_size=games)
+        eng.reset([1_000 * P + g for g in range(games)])
+        k = 0
+        for _ in range(5000):
+            if eng.terminated.all():
+                break
+            cur, mask, o = eng.current_player(), eng.legal_mask().copy(), eng.observe()
+            acts = np.full(games, -1, np.int64)
+            for g in np.flatnonzero(~eng.terminated):
+                acts[g] = bots[cur[g]].act(o[g], mask[g])
+                k += 1
+                if k % every == 0:
+                    obs.append(o[g].copy()), masks.append(mask[g].copy())
+                    style.append(cur[g] % len(STYLES)), players.append(P)
+            eng.step(acts)
+    return (np.array(obs, np.float32), np.array(masks, bool), np.array(style, np.int64),
+            np.array(players, np.int64))
+
+
+def test_second_edition_decisions_match_the_recorded_ones():
+    """As above, for samples of second-edition games under the default rules (the packaged
+    cards): a fresh agent per style (seed 0) reproduces every recorded action. After an
+    intended change of the cards or the rules, record new samples (observations from seeded
+    games, then the actions) and review: RIPMARKET_RECORD_DECISIONS=1 pytest -k second_edition"""
+    import os
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / SECOND_EDITION_DECISIONS
+    if os.environ.get("RIPMARKET_RECORD_DECISIONS") == "1":
+        obs, mask, style, players = _sample_decisions()
+        bots = {n: agents.make(n, seed=0) for n in STYLES}
+        action = np.array([bots[STYLES[s]].act(o, m) for o, m, s in zip(obs, mask, style)], np.int64)
+        np.savez_compressed(path, obs=obs, mask=mask, style=style, players=players, action=action)
+    data = np.load(path)
+    bots = {n: agents.make(n, seed=0) for n in STYLES}
+    got = np.array([bots[STYLES[s]].act(o, m) for o, m, s in zip(data["obs"], data["mask"], data["style"])])
+    assert len(got) > 500 and set(data["players"].tolist()) == {4, 6, 8}
+    assert len(set(data["style"].tolist())) == len(STYLES)
+    mismatch = np.flatnonzero(got != data["action"])
+    assert mismatch.size == 0, f"{mismatch.size} decisions changed, first at sample {mismatch[:5].tolist()}"
