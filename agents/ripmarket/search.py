@@ -142,6 +142,11 @@ class _Cards:
                 if op[0] == R.OP_SHADOW_TRIGGER:
                     src |= {a for a, s in _TRIGGER_SOURCE.items() if s == op[3]}
             self.trigger_src.append(src)
+        # trigger_discards[sd]: sd's trigger discards a random card of its victim's hand
+        self.trigger_discards = np.array([
+            any(db.shadow_ops[sd, k][0] == R.OP_SHADOW_TRIGGER
+                and db.shadow_ops[sd, k][1] == R.TRIGGER_KINDS["discard_random"] for k in range(db.shadow_nops[sd]))
+            for sd in range(DS)], bool)
 
     def view(self, obs: np.ndarray) -> dict:
         return {name: obs[ix] for name, ix in self.idx.items()}
@@ -335,6 +340,8 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
         for q in np.flatnonzero((acq_card >= 0) & alive & acted)[:]:
             x = acq_card[q]
             if q == 0 or cc.replace[x] or pool[x] <= 0:
+                continue
+            if (att[q] > 0)[cc.trigger_discards].any():  # a random discard may have taken it
                 continue
             if face_down[q]:
                 if cc.fd[x]:
