@@ -92,6 +92,22 @@ def _current_facts(game: str = GAME, cards=None) -> dict[str, Any]:
     }
 
 
+class CardDigest:
+    """The packaged card database under another card digest: handed as ``cards`` to
+    ``load_policy`` it accepts a checkpoint trained on the cards of that digest while the
+    layout and action checks still compare against the packaged cards. For fine-tuning an
+    older bot on new cards only (``init_from_other_cards``); nothing plays with it."""
+
+    def __init__(self, digest: str):
+        from ripmarket_env.games.ripmarket.cards.loader import default_cards
+
+        self._db = default_cards()
+        self.digest = str(digest)
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+
 def card_edition(digest: str) -> str | None:
     """The packaged card edition with this digest: ``"second-edition"`` (the packaged
     ``cards.json``), ``"first-edition"`` (``first_edition.json``), else None."""

@@ -74,7 +74,7 @@ def test_init_from_loads_the_weights_and_rejects_other_networks():
     from train.config import PolicyConfig
     from train.selfplay import init_policy, policy_kwargs
 
-    ckpt = sorted(CHECKPOINT_DIR.glob("ppo-6p*.zip"))[0]
+    ckpt = CHECKPOINT_DIR / "ppo-6p.zip"  # the shipped bot, trained on the packaged cards
     src, meta = load_policy(ckpt)
     space = src.observation_space, src.action_space
 
@@ -89,6 +89,29 @@ def test_init_from_loads_the_weights_and_rejects_other_networks():
         init_policy(fresh(PolicyConfig(net_arch=[8])), str(ckpt))
     with pytest.raises(CheckpointError, match="neither a checkpoint file nor a shipped checkpoint"):
         init_policy(dst, "no-such-bot")
+
+
+def test_init_from_other_cards_skips_only_the_card_check():
+    import torch
+
+    from agents.checkpoint import load_policy, read_metadata
+    from agents.policy import CHECKPOINT_DIR
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+    from train.selfplay import load_init
+
+    old = CHECKPOINT_DIR / "ppo-6p-stage4.zip"  # the first edition's bot
+    assert read_metadata(old, check=False)["card_digest"] == load_cards("first-edition").digest
+    with pytest.raises(CheckpointError, match="first edition's cards"):
+        load_init(old.stem)
+    path, src, meta = load_init(old.stem, other_cards=True)
+    ref, _ = load_policy(old, cards=load_cards("first-edition"))
+    assert path == old and meta["card_digest"] == load_cards("first-edition").digest
+    for (k, a), b in zip(ref.state_dict().items(), src.state_dict().values()):
+        assert torch.equal(a, b), k
+    with pytest.raises(ConfigError, match="init_from_other_cards is set without init_from"):
+        config_from_dict({"init_from_other_cards": True})
+    with pytest.raises(ConfigError, match="init_from_other_cards"):
+        config_from_dict({"init_from": "ppo-6p", "init_from_other_cards": "yes"})
 
 
 @pytest.mark.parametrize("data, words", [

@@ -194,6 +194,11 @@ class TrainConfig:
     """Start from this checkpoint's policy weights (a ``.zip`` path, or the name of a
     shipped checkpoint such as ``ppo-6p``) instead of a fresh network; its policy section
     must match ``policy``. Excludes ``pretrain.games``."""
+    init_from_other_cards: bool = False
+    """Accept an ``init_from`` checkpoint trained on another card database (e.g. the first
+    edition's bot, to fine-tune it for the second edition's cards). Only the card check is
+    skipped: the observation layout, the action count and the network must still match,
+    and the run's own checkpoints carry the cards it trains on."""
     eval_every: int = 200_000
     """Learner steps between in-process evaluations (charts/win_rate_vs_zoo); 0 = never."""
     eval_games: int = 32
@@ -298,6 +303,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
 
     if "init_from" in data and not isinstance(data["init_from"], str):
         raise _bad("init_from", data["init_from"], "a checkpoint path (.zip) or a shipped checkpoint name")
+    if data.get("init_from_other_cards") and not data.get("init_from"):
+        raise ConfigError("init_from_other_cards is set without init_from; name the checkpoint to start from")
     if data.get("init_from") and pre.get("games"):
         raise ConfigError("init_from and pretrain.games both start the policy; set only one")
     for k in ("exp_name", "env_id"):
@@ -323,7 +330,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     for k in ("ent_coef", "vf_coef"):
         _float(data, k, 0.0, 100.0)
     _float(data, "max_grad_norm", 0.0, 1e6, lo_open=True)
-    for k in ("anneal_lr", "progress"):
+    for k in ("anneal_lr", "progress", "init_from_other_cards"):
         _bool(data, k)
 
 

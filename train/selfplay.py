@@ -533,12 +533,15 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- train
-def load_init(spec: str):
+def load_init(spec: str, other_cards: bool = False):
     """``(path, policy, metadata)`` of checkpoint ``spec`` (a path, or a shipped
-    checkpoint's name) for ``init_from``; ``CheckpointError`` if it is unusable."""
+    checkpoint's name) for ``init_from``; ``CheckpointError`` if it is unusable.
+    ``other_cards`` (``init_from_other_cards``): a checkpoint trained on another card
+    database is accepted (the start of a fine-tune for new cards); the layout, action
+    count and network checks still apply."""
     from agents.policy import CHECKPOINT_DIR
 
-    from agents.checkpoint import CheckpointError, load_policy
+    from agents.checkpoint import CardDigest, CheckpointError, load_policy, read_metadata
 
     path = Path(spec)
     if not path.is_file() and (CHECKPOINT_DIR / f"{spec}.zip").is_file():
@@ -546,7 +549,8 @@ def load_init(spec: str):
     if not path.is_file():
         raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
                               f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")
-    src, meta = load_policy(path)
+    cards = CardDigest(read_metadata(path, check=False)["card_digest"]) if other_cards else None
+    src, meta = load_policy(path, cards=cards)
     return path, src, meta
 
 
@@ -672,7 +676,8 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
     out = Path(out)
     if resume is not None:
         check_resume(cfg, resume)
-    init = load_init(cfg.init_from) if cfg.init_from and resume is None else None  # before any folder is made
+    init = (load_init(cfg.init_from, cfg.init_from_other_cards)
+            if cfg.init_from and resume is None else None)  # before any folder is made
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     run_name = cfg.run_name()
