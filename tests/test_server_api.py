@@ -471,6 +471,10 @@ def observation(players: int = 4, seed: int = 3):
     return eng.observe([seat])[0], eng.legal_mask()[0].astype(int)
 
 
+#: the shipped first-edition stages of ppo-6p (docs/TRAINING.md): they play only --cards first-edition
+FIRST_EDITION_BOTS = ("ppo-6p-stage1", "ppo-6p-stage2", "ppo-6p-stage3", "ppo-6p-stage4")
+
+
 def test_bot_endpoint(client):
     info = client.get("/api/bots").json()
     import agents
@@ -480,6 +484,9 @@ def test_bot_endpoint(client):
     assert info["observation_size"] == obs.size and info["num_actions"] == mask.size
     for name in agents.names():
         r = client.post(f"/api/bots/{name}/act", json={"observation": obs.tolist(), "action_mask": mask.tolist()})
+        if name in FIRST_EDITION_BOTS:  # trained on the first edition's cards: refused in one line
+            assert r.status_code == 409 and "first edition's cards" in r.json()["detail"], r.text
+            continue
         assert r.status_code == 200, r.text
         out = r.json()
         assert mask[out["action"]] == 1 and out["description"]
@@ -730,12 +737,15 @@ def test_bot_endpoint_fuzz_never_500(client):
             r = client.post(f"/api/bots/{name}/act", json={"observation": obs.tolist(),
                                                            "action_mask": mask.astype(int).tolist()})
             codes.append(r.status_code)
-            assert r.status_code in (200, 422), r.text
+            assert r.status_code in (200, 409, 422), r.text
             if r.status_code == 200:
                 assert mask[r.json()["action"]]
+            elif r.status_code == 409:
+                assert name in FIRST_EDITION_BOTS and k != 2  # other cards: refused, never a 500
             else:
                 assert k == 2  # only the out-of-bounds one is refused
-    assert codes.count(200) == 3 * len(agents.names())
+    playable = [n for n in agents.names() if n not in FIRST_EDITION_BOTS]
+    assert codes.count(200) == 3 * len(playable) and codes.count(409) == 3 * (len(agents.names()) - len(playable))
 
 
 def test_bots_are_built_once_and_answer_like_fresh_ones(client):

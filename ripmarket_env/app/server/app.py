@@ -24,7 +24,8 @@ travels in the ``X-Seat-Token`` header, never in a URL:
   the number of actions.
 * ``GET /api/status`` — whether the engine and the slow bots are loaded, and what is
   loading now (the page shows it while a first game is being set up).
-* ``POST /api/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot decision.
+* ``POST /api/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot decision
+  (409 naming both card databases for a trained bot of other cards, e.g. ``ppo-6p-stage1``).
 
 Errors are JSON ``{"detail": "<what was wrong and what is allowed>"}`` with a 4xx status;
 a request that fails changes no game. Too many games answer 429 with ``Retry-After``.
@@ -857,13 +858,18 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         return warm.status(game, [b for b in bots.split(",") if b][:10])
 
     async def bot_act(name: BotName, body) -> dict:
+        from agents.checkpoint import CheckpointError
+
         known = registry.names()
         if name not in known:
             raise ApiError(404, f"unknown bot {_short(name)}; allowed: {', '.join(known)}")
         obs = check_observation(body.observation, low, high)
         mask = check_mask(body.action_mask, num_actions)
         seed = body.seed if body.seed is not None else 0
-        a = await in_bot_thread(pool.act, name, seed, obs, mask)
+        try:
+            a = await in_bot_thread(pool.act, name, seed, obs, mask)
+        except CheckpointError as exc:  # a trained bot of other cards (e.g. the first edition's stages)
+            raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
         if not (0 <= a < num_actions and mask[a]):  # pragma: no cover - agents return legal actions
             a = int(np.flatnonzero(mask)[0])
         return {"action": a, "description": table.describe(a, cards)}
