@@ -46,3 +46,52 @@ def test_teammate_takes_the_learners_side():
     out = batch._opponent_actions(idx, rel, np.zeros((6, 4), np.float32), np.ones((6, 5), bool))
     side = np.array([10, 20])[mix.row[idx]]
     assert out.tolist() == [side[0], 99, side[2], side[3], 99, side[5]]
+
+
+def test_recorded_heuristic_games_for_the_warm_start():
+    """The warm start's recording: decisions with a choice only, each action legal, the
+    reward that of the decider's side (BM-1.2: seats 0 and 2 against 1 and 3)."""
+    from train.blackmarket_ppo import record_heuristics
+
+    data = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
+    assert len(data) > 12 * 10
+    assert (data.mask.sum(axis=1) >= 2).all()
+    assert data.mask[np.arange(len(data)), data.action].all()
+    assert set(np.unique(data.reward)) <= {-1.0, 1.0}
+    assert set(np.unique(data.style)) == {0, 1}
+    again = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
+    assert (again.action == data.action).all() and (again.obs == data.obs).all()  # seeded
+
+
+def test_a_stage_resumes_from_the_weights_without_unpickling(tmp_path):
+    """``load_trainable`` gives a model with the checkpoint's weights, its optimizer state,
+    the new stage's learning rate and the checkpoint's step count."""
+    import json
+
+    import torch
+
+    from agents.blackmarket.policy import CHECKPOINTS, load_agent
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games import get
+    from train.blackmarket_ppo import load_trainable
+
+    ship = CHECKPOINTS / "bm-ppo-2p.zip"
+    meta = json.loads(ship.with_suffix(".json").read_text())
+    Vec = vec_env_classes(get("black-market"))[0]
+    env = Vec(seed=1, num_envs=2, num_players=2, rules={"num_players": 2, "mode": "teams"}, learner_seat="random")
+    model = load_trainable(ship, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
+    ref = load_agent(ship).policy.state_dict()
+    assert all(torch.equal(v, ref[k]) for k, v in model.policy.state_dict().items())
+    assert model.num_timesteps == meta["steps"]
+    assert model.policy.optimizer.state  # the saved Adam moments came along
+    model.learn(16, reset_num_timesteps=False)
+    assert model.policy.optimizer.param_groups[0]["lr"] == 5e-5
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(ship.read_bytes()[:1000])
+    bad.with_suffix(".json").write_text(json.dumps(meta))
+    import pytest
+
+    from agents.checkpoint import CheckpointError
+
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_trainable(bad, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
