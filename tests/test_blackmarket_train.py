@@ -95,3 +95,19 @@ def test_a_stage_resumes_from_the_weights_without_unpickling(tmp_path):
 
     with pytest.raises(CheckpointError, match="not a readable checkpoint"):
         load_trainable(bad, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
+
+
+def test_trainers_let_idle_openmp_workers_sleep():
+    """Importing the training package sets OMP_WAIT_POLICY=PASSIVE (before numba or torch
+    load OpenMP) unless the user chose a policy."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import train, os; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "PASSIVE"
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "ACTIVE"
