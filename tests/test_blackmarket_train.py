@@ -111,3 +111,35 @@ def test_trainers_let_idle_openmp_workers_sleep():
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout.strip() == "ACTIVE"
+
+
+def test_a_tiny_recipe_runs_end_to_end(tmp_path):
+    """Stage 1 (warm start only) then stage 2 (PPO from it, selection on the weakest of two
+    matches) write loadable checkpoints whose metadata keep both stages and the selection."""
+    import json
+
+    import yaml
+
+    from agents.blackmarket.policy import load_agent
+    from train.blackmarket_ppo import main
+
+    common = {"num_players": 4, "mode": "teams", "num_envs": 4, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
+              "learning_rate": 1e-4, "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.0, "net_arch": [16]}
+    s1 = {**common, "seed": 1, "minutes": 0, "out": str(tmp_path / "s1" / "bot.zip"),
+          "pretrain": {"games": 6, "seed": 2, "agents": ["bm-denier", "bm-rusher"], "epochs": 1},
+          "select": {"against": "bm-rusher", "seed": 3, "games": 4, "every": 1}}
+    s2 = {**common, "seed": 4, "minutes": 0.05, "init": s1["out"], "out": str(tmp_path / "s2" / "bot.zip"),
+          "teammate": "self", "opponents": ["bm-builder", "snapshot"], "opponent_weights": [0.5, 0.5],
+          "opponent_per_game": True, "select": {"against": ["bm-builder", "random"], "seed": 3, "games": 4, "every": 1}}
+    for name, cfg in (("s1.yaml", s1), ("s2.yaml", s2)):
+        (tmp_path / name).write_text(yaml.safe_dump(cfg))
+        main(["--config", str(tmp_path / name)])
+    meta = json.loads((tmp_path / "s2" / "bot.json").read_text())
+    assert [st["config"]["seed"] for st in meta["stages"]] == [1, 4]
+    assert set(meta["selection"]["by_opponent"]) == {"bm-builder", "random"}
+    assert meta["selection"]["win_rate"] == min(meta["selection"]["by_opponent"].values())
+    lines = [json.loads(x) for x in (tmp_path / "s2" / "bot.log.jsonl").read_text().splitlines()]
+    assert len(lines) >= 2 and lines[-1]["steps"] > lines[0]["steps"]  # PPO chunks ran after the start
+    assert all(x["worst"] in ("bm-builder", "random") for x in lines)
+    bot = load_agent(tmp_path / "s2" / "bot.zip")
+    assert bot.metadata["num_players"] == 4

@@ -25,7 +25,8 @@ Optional keys (a later stage of a recipe):
   ``winners_only``: a filtered imitation of what worked) and fit the critic to every
   decision's final reward (``train.distill.pretrain_policy``); no warm-up phase follows.
 * ``select``: ``{against, seed, games, every}``: every ``every`` chunks the deterministic
-  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` on
+  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` (an
+  agent, or a list of agents: then the figure is the win rate of the weakest match) on
   deal seed ``seed``; ``out`` is the best policy so far on that seed (the starting one
   included), and ``<out>.log.jsonl`` gets one line per selection. Keep the evaluation
   seed of the shipped figures apart from ``seed`` and ``select.seed``.
@@ -212,7 +213,7 @@ def main(argv=None) -> None:
             meta["stages"] = prior["stages"] + [stage]
         if best["score"] is not None:
             meta["selection"] = {"against": sel["against"], "seed": sel["seed"], "games": sel["games"],
-                                 "win_rate": best["score"]}
+                                 "win_rate": best["score"], "by_opponent": best["by_opponent"]}
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
 
     sel = cfg.get("select")
@@ -233,20 +234,28 @@ def main(argv=None) -> None:
 
         model.policy.set_training_mode(False)
         me = PolicyAgent(model.policy, deterministic=True, name="learner")
-        r = match(me, agents.make(sel["against"], game="black-market", seed=7), games=sel["games"],
-                  num_players=P, mode=cfg["mode"], seed=sel["seed"])
+        names = [sel["against"]] if isinstance(sel["against"], str) else list(sel["against"])
+        rates = {}
+        for name in names:
+            r = match(me, agents.make(name, game="black-market", seed=7), games=sel["games"],
+                      num_players=P, mode=cfg["mode"], seed=sel["seed"])
+            rates[name] = (r["win_rate"], r["ci95"])
+        worst = min(names, key=lambda n: rates[n][0])  # the figure of merit: the weakest match
+        score = rates[worst][0]
         for snap in snapshot_agents:
             snap.policy, snap._sparse = frozen_copy(), None
-        improved = best["score"] is None or r["win_rate"] > best["score"]
+        improved = best["score"] is None or score > best["score"]
         if improved:
-            best["score"] = r["win_rate"]
+            best["score"], best["by_opponent"] = score, {n: rates[n][0] for n in names}
             save(out)
         line = {"chunk": chunk_no, "steps": int(model.num_timesteps), "seconds": round(time.time() - t0),
-                "win_rate": r["win_rate"], "ci95": r["ci95"], "best": best["score"], "saved": improved}
+                "win_rate": score, "ci95": rates[worst][1], "worst": worst,
+                "by_opponent": {n: rates[n][0] for n in names}, "best": best["score"], "saved": improved}
         with log.open("a") as f:
             f.write(json.dumps(line) + "\n")
-        print(f"select vs {sel['against']} on seed {sel['seed']}: {r['win_rate']:.3f} "
-              f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] best {best['score']:.3f}", flush=True)
+        print(f"select on seed {sel['seed']}: " + ", ".join(f"{n} {rates[n][0]:.3f}" for n in names)
+              + f"; worst {worst} {score:.3f} [{rates[worst][1][0]:.3f}, {rates[worst][1][1]:.3f}] "
+              f"best {best['score']:.3f}", flush=True)
 
     def opponent_pool():
         from agents.policy import PolicyAgent
