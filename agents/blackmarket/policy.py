@@ -58,28 +58,11 @@ def net_arch(meta: dict, path: Path) -> list[int]:
 
 def load_policy(path) -> tuple:
     """``(policy, metadata)`` of a Black Market checkpoint, without unpickling anything."""
-    import numpy as np
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from agents.checkpoint import WEIGHTS_NAME, _open, _read_member, _torch_load
+    from agents.checkpoint import policy_from_zip
 
     path = Path(path)
     meta = read_meta(path)
-    arch = net_arch(meta, path)
-    with _open(path) as z:
-        raw = _read_member(z, WEIGHTS_NAME, path)
-    state = _torch_load(raw, "policy weights", path)
-    policy = MaskableActorCriticPolicy(spaces.Box(-np.inf, np.inf, (meta["obs_size"],), np.float32),
-                                       spaces.Discrete(meta["num_actions"]), lambda _: 0.0, net_arch=arch)
-    try:
-        policy.load_state_dict(state)
-    except Exception as exc:  # another network, or not a state dict at all
-        msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-        raise CheckpointError(f"{path}: policy weights do not fit the network of its metadata "
-                              f"(net_arch {arch}): {msg}") from None
-    policy.set_training_mode(False)
-    return policy, meta
+    return policy_from_zip(path, meta["obs_size"], meta["num_actions"], {"net_arch": net_arch(meta, path)}), meta
 
 
 def load_agent(path, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
