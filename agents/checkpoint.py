@@ -368,28 +368,33 @@ def load_policy(path: str | Path, cards=None):
     """``(policy, metadata)``: the trained policy network (eval mode, CPU), checked against
     the current rules and layout and the card database in play (``cards``, a ``CardDB``;
     None: the packaged cards). Needs torch and sb3-contrib. Never unpickles."""
-    import numpy as np
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
     from agents.networks import policy_kwargs
 
     path = Path(path)
     meta = read_metadata(path, check=True, cards=cards)
     pcfg = _policy_config(meta, path)
+    return policy_from_zip(path, meta["obs_size"], meta["num_actions"], policy_kwargs(pcfg)), meta
+
+
+def policy_from_zip(path: Path, obs_size: int, num_actions: int, kwargs: dict):
+    """The ``MaskableActorCriticPolicy`` built with ``kwargs`` for these sizes, holding the
+    zip's ``policy.pth`` (read with ``torch.load(weights_only=True)``), in eval mode."""
+    import numpy as np
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     with _open(path) as z:
         raw = _read_member(z, WEIGHTS_NAME, path)
     state = _torch_load(raw, "policy weights", path)
-    obs_space = spaces.Box(-np.inf, np.inf, (meta["obs_size"],), np.float32)
-    act_space = spaces.Discrete(meta["num_actions"])
-    policy = MaskableActorCriticPolicy(obs_space, act_space, lambda _: 0.0, **policy_kwargs(pcfg))
+    policy = MaskableActorCriticPolicy(spaces.Box(-np.inf, np.inf, (obs_size,), np.float32),
+                                       spaces.Discrete(num_actions), lambda _: 0.0, **kwargs)
     try:
         policy.load_state_dict(state)
     except Exception as e:
         msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
         raise CheckpointError(f"{path}: policy weights do not load ({msg})") from None
     policy.set_training_mode(False)
-    return policy, meta
+    return policy
 
 
 def export_policy(src: str | Path, dst: str | Path) -> Path:

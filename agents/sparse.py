@@ -12,20 +12,30 @@ the ``sparse`` policy architecture uses ``embedding_bag`` forward and the compil
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numba import njit
 
-_cache: dict[int, tuple[int, object]] = {}
+# Caches keyed by ``id()`` hold a weak reference to what they were built from and check it
+# on every hit: once an object is freed, Python may give its id to a new one (a new
+# network's weight of another shape, a new league's agents).
+_cache: dict[int, tuple] = {}
+
+
+def _same(refs, objs) -> bool:
+    """Whether the weak references ``refs`` still point at exactly ``objs``."""
+    return len(refs) == len(objs) and all(r() is o for r, o in zip(refs, objs))
 
 
 def _columns(weight):
     """``weight.T`` contiguous (one row per input), cached until the weight changes."""
     key = id(weight)
     hit = _cache.get(key)
-    if hit is not None and hit[0] == weight._version and hit[1].shape[0] == weight.shape[1]:
-        return hit[1]
+    if hit is not None and hit[0]() is weight and hit[1] == weight._version:
+        return hit[2]
     cols = weight.detach().t().contiguous()
-    _cache[key] = (weight._version, cols)
+    _cache[key] = (weakref.ref(weight, lambda _, k=key: _cache.pop(k, None)), weight._version, cols)
     return cols
 
 
@@ -152,14 +162,14 @@ def _table(firsts: list) -> tuple:
 
     key = tuple((id(f.weight), f.weight._version, None if f.bias is None else f.bias._version) for f in firsts)
     hit = _tables.get(key)
-    if hit is None:
+    if hit is None or not _same(hit[2], [f.weight for f in firsts]):
         blocks = [_columns(f.weight) for f in firsts]
         base = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]]).astype(np.int64)
         blocks += [f.bias.detach()[None] if f.bias is not None else torch.zeros(1, f.weight.shape[0])
                    for f in firsts]
         _tables.clear()  # one league at a time: drop tables of replaced weights
-        hit = _tables[key] = (torch.cat(blocks), base)
-    return hit
+        hit = _tables[key] = (torch.cat(blocks), base, [weakref.ref(f.weight) for f in firsts])
+    return hit[0], hit[1]
 
 
 _plans: dict[tuple, tuple] = {}
@@ -171,8 +181,8 @@ def _plan(agents) -> tuple:
     parts = [getattr(a, "sparse_parts", lambda: None)() for a in agents]
     key = tuple((id(a), id(p[0]) if p else 0) for a, p in zip(agents, parts))
     hit = _plans.get(key)
-    if hit is not None:
-        return hit
+    if hit is not None and _same(hit[4], list(agents)) and _same(hit[5], [p[0] for p in parts if p]):
+        return hit[:4]
     firsts: list = []
     rests: list = []
     group = np.full(len(agents), -1, np.int64)
@@ -194,8 +204,9 @@ def _plan(agents) -> tuple:
         style[i] = -1 if extra is None else extra
     if len(_plans) > 64:
         _plans.clear()
-    hit = _plans[key] = (group, style, firsts, rests)
-    return hit
+    _plans[key] = (group, style, firsts, rests, [weakref.ref(a) for a in agents],
+                   [weakref.ref(p[0]) for p in parts if p])
+    return group, style, firsts, rests
 
 
 def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,

@@ -248,5 +248,56 @@ def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
     bad.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="cannot load the policy"):
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
         load_agent(bad)
+
+
+class _Marker:
+    """Unpickling this runs ``touch MARKER`` (what a malicious checkpoint would do)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_black_market_checkpoints_never_run_code(tmp_path):
+    """A shipped checkpoint whose SB3 ``data`` member or weights carry a pickled command is
+    loaded (data: never opened) or refused (weights: torch weights_only), and the command
+    never runs; a metadata ``net_arch`` that is not a list of widths is refused by name."""
+    import json
+    import pickle
+    import zipfile
+
+    from agents.blackmarket.policy import CHECKPOINTS, load_agent
+    from agents.checkpoint import CheckpointError
+
+    ship = CHECKPOINTS / "bm-ppo-2p.zip"
+    meta = json.loads(ship.with_suffix(".json").read_text())
+    marker = tmp_path / "ran"
+
+    def rewrite(name, replace):
+        dst = tmp_path / name
+        with zipfile.ZipFile(ship) as src, zipfile.ZipFile(dst, "w") as out:
+            for info in src.infolist():
+                out.writestr(info.filename, replace.get(info.filename, src.read(info.filename)))
+        dst.with_suffix(".json").write_text(json.dumps(meta))
+        return dst
+
+    evil_data = rewrite("data.zip", {"data": json.dumps({"policy_class": {":serialized:": pickle.dumps(
+        _Marker(marker)).hex()}})})
+    bot = load_agent(evil_data)
+    obs = np.zeros((1, meta["obs_size"]), np.float32)
+    mask = np.zeros((1, meta["num_actions"]), bool)
+    mask[0, 48] = True
+    assert bot.act_batch(obs, mask).tolist() == [48]
+    evil_weights = rewrite("weights.zip", {"policy.pth": pickle.dumps(_Marker(marker))})
+    with pytest.raises(CheckpointError, match="policy weights do not load"):
+        load_agent(evil_weights)
+    assert not marker.exists()
+    evil_data.with_suffix(".json").write_text(json.dumps({**meta, "config": {**meta["config"], "net_arch": "big"}}))
+    with pytest.raises(CheckpointError, match="net_arch"):
+        load_agent(evil_data)

@@ -191,3 +191,37 @@ def test_fused_opponents_act_like_each_agent_alone():
             for p in roster[4].policy.parameters():
                 p.mul_(-1.5)
     assert len(roster[2].sparse_parts()) == 3 and fused_act(roster, np.full(4, -1), obs[:4], masks[:4], out[:4]).sum() == 0
+
+
+def test_caches_keyed_by_id_do_not_serve_a_freed_objects_entry():
+    """Python gives a freed object's id to new ones: a cached transposed weight, stacked
+    table or league plan must belong to the very object asked about, not only to its id
+    and version (a new network's first layer of another width once got the old table)."""
+    from agents import sparse as S
+    from agents.base import RandomAgent
+
+    old, new = torch.nn.Linear(12, 32), torch.nn.Linear(12, 16)
+    with torch.no_grad():
+        S._columns(old.weight)
+        S._cache[id(new.weight)] = S._cache[id(old.weight)]  # as if ``new`` reused the id
+        assert S._columns(new.weight).shape == (12, 16)
+        S._table([old])
+        (key, hit), = S._tables.items()
+        S._tables[tuple((id(new.weight),) + k[1:] for k in key)] = hit
+        table, base = S._table([new])
+        assert table.shape == (13, 16) and torch.equal(table[:12], new.weight.t())
+
+    class Net(RandomAgent):
+        def __init__(self, first):
+            super().__init__(seed=0)
+            self.first = first
+
+        def sparse_parts(self):
+            return self.first, torch.nn.Identity(), None
+
+    a, b = Net(old), Net(new)
+    S._plan([a])
+    stale = next(v for k, v in S._plans.items() if k[0][0] == id(a))
+    S._plans[((id(b), id(new)),)] = stale
+    group, style, firsts, rests = S._plan([b])
+    assert firsts == [new] and group.tolist() == [0]

@@ -18,8 +18,15 @@ Optional keys (a later stage of a recipe):
   refreshed at every selection. ``teammate`` (team mode, with ``opponent_per_game``): who
   plays the learner's teammates, ``self`` (the learner's current policy, sampling) or an
   agent's name; without it they are drawn from the opponents like the other seats.
+* ``pretrain``: ``{games, seed, agents, epochs, winners_only, learning_rate}``: before
+  any PPO step of a fresh model (no ``init``), record ``games`` games of the heuristics
+  ``agents`` (every seat drawn at random per game, deal seeds from ``seed``), then
+  behaviour-clone the actor on the decisions with a choice (only the winning side's when
+  ``winners_only``: a filtered imitation of what worked) and fit the critic to every
+  decision's final reward (``train.distill.pretrain_policy``); no warm-up phase follows.
 * ``select``: ``{against, seed, games, every}``: every ``every`` chunks the deterministic
-  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` on
+  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` (an
+  agent, or a list of agents: then the figure is the win rate of the weakest match) on
   deal seed ``seed``; ``out`` is the best policy so far on that seed (the starting one
   included), and ``<out>.log.jsonl`` gets one line per selection. Keep the evaluation
   seed of the shipped figures apart from ``seed`` and ``select.seed``.
@@ -90,6 +97,53 @@ class PerGameOpponents:
         batch._opponent_actions = opponent_actions
 
 
+def load_trainable(path: Path, meta: dict, env, seed: int, **hyper):
+    """A ``MaskablePPO`` on ``env`` with ``hyper``, holding checkpoint ``path``'s policy
+    weights and optimizer state, read with ``torch.load(weights_only=True)``: SB3's
+    cloudpickled ``data`` member is never opened (``MaskablePPO.load`` would unpickle it)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.blackmarket.policy import load_policy
+    from agents.checkpoint import OPTIMIZER_NAME, CheckpointError, _open, _read_member, _torch_load
+
+    policy, _ = load_policy(path)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, policy_kwargs={"net_arch": list(meta["config"]["net_arch"])},
+                        device="cpu", verbose=0, **hyper)
+    model.policy.load_state_dict(policy.state_dict())
+    with _open(path) as z:
+        raw = _read_member(z, OPTIMIZER_NAME, path, required=False)
+    if raw is not None:
+        try:
+            model.policy.optimizer.load_state_dict(_torch_load(raw, "optimizer state", path))
+        except (ValueError, KeyError, RuntimeError) as exc:
+            raise CheckpointError(f"{path}: optimizer state does not fit the network ({exc})") from None
+        for group in model.policy.optimizer.param_groups:  # this stage's rate, not the saved one
+            group["lr"] = hyper["learning_rate"]
+    model.num_timesteps = int(meta["steps"])
+    return model
+
+
+def record_heuristics(num_players: int, mode: str, names: list[str], games: int, seed: int):
+    """``games`` recorded games of the heuristics ``names`` (each seat drawn per game), as
+    ``train.distill.Decisions`` (decisions with at least two legal actions)."""
+    import agents
+    from eval.arena import Recorder, play
+    from ripmarket_env.games import get
+    from ripmarket_env.games.blackmarket import RulesConfig
+    from train.distill import Decisions
+
+    pool = [agents.make(n, game="black-market", seed=seed + i) for i, n in enumerate(names)]
+    rng = np.random.default_rng(seed)
+    seats = rng.integers(len(pool), size=(games, num_players))
+    rec = Recorder(min_choices=2)
+    play(get("black-market"), RulesConfig(num_players=num_players, mode=mode),
+         [seed * 1_000_003 + 500_000 + g for g in range(games)], seats, pool, observers=[rec])
+    d = rec.decisions
+    return Decisions(obs=d["obs"].astype(np.float16), mask=d["mask"], action=d["action"].astype(np.int16),
+                     style=d["agent"].astype(np.int8), game=d["game"].astype(np.int32),
+                     reward=d["reward"].astype(np.float32))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", type=Path, required=True)
@@ -122,14 +176,24 @@ def main(argv=None) -> None:
         if (init_meta["num_players"], init_meta["mode"]) != (P, cfg["mode"]):
             raise SystemExit(f"init {init}: made for {init_meta['num_players']} players ({init_meta['mode']}), "
                              f"this config trains {P} ({cfg['mode']})")
-        model = MaskablePPO.load(init, env=env, device="cpu", custom_objects=hyper)
-        model.learning_rate = cfg["learning_rate"]
-        model._setup_lr_schedule()
+        model = load_trainable(Path(init), init_meta, env, seed=cfg["seed"], **hyper)
         base_steps = int(init_meta["steps"])  # the loaded model counts on from them
     else:
         model = MaskablePPO("MlpPolicy", env, seed=cfg["seed"], policy_kwargs={"net_arch": list(cfg["net_arch"])},
                             device="cpu", verbose=0, **hyper)
         base_steps = 0
+        if cfg.get("pretrain"):
+            from train.distill import pretrain_policy
+
+            pre = cfg["pretrain"]
+            t1 = time.time()
+            data = record_heuristics(P, cfg["mode"], list(pre["agents"]), int(pre["games"]), int(pre["seed"]))
+            stats = pretrain_policy(model.policy, data, winners_only=bool(pre.get("winners_only", True)),
+                                    value=True, epochs=int(pre.get("epochs", 4)),
+                                    lr=float(pre.get("learning_rate", 1e-3)), seed=cfg["seed"], progress=False)
+            print(f"pretrain: {len(data)} decisions of {pre['games']} games in {time.time() - t1:.0f}s: "
+                  + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()),
+                  flush=True)
     out = Path(cfg["out"])
     out.parent.mkdir(parents=True, exist_ok=True)
     prior = {"steps": base_steps, "stages": []} if not init else {
@@ -149,7 +213,7 @@ def main(argv=None) -> None:
             meta["stages"] = prior["stages"] + [stage]
         if best["score"] is not None:
             meta["selection"] = {"against": sel["against"], "seed": sel["seed"], "games": sel["games"],
-                                 "win_rate": best["score"]}
+                                 "win_rate": best["score"], "by_opponent": best["by_opponent"]}
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
 
     sel = cfg.get("select")
@@ -170,20 +234,28 @@ def main(argv=None) -> None:
 
         model.policy.set_training_mode(False)
         me = PolicyAgent(model.policy, deterministic=True, name="learner")
-        r = match(me, agents.make(sel["against"], game="black-market", seed=7), games=sel["games"],
-                  num_players=P, mode=cfg["mode"], seed=sel["seed"])
+        names = [sel["against"]] if isinstance(sel["against"], str) else list(sel["against"])
+        rates = {}
+        for name in names:
+            r = match(me, agents.make(name, game="black-market", seed=7), games=sel["games"],
+                      num_players=P, mode=cfg["mode"], seed=sel["seed"])
+            rates[name] = (r["win_rate"], r["ci95"])
+        worst = min(names, key=lambda n: rates[n][0])  # the figure of merit: the weakest match
+        score = rates[worst][0]
         for snap in snapshot_agents:
             snap.policy, snap._sparse = frozen_copy(), None
-        improved = best["score"] is None or r["win_rate"] > best["score"]
+        improved = best["score"] is None or score > best["score"]
         if improved:
-            best["score"] = r["win_rate"]
+            best["score"], best["by_opponent"] = score, {n: rates[n][0] for n in names}
             save(out)
         line = {"chunk": chunk_no, "steps": int(model.num_timesteps), "seconds": round(time.time() - t0),
-                "win_rate": r["win_rate"], "ci95": r["ci95"], "best": best["score"], "saved": improved}
+                "win_rate": score, "ci95": rates[worst][1], "worst": worst,
+                "by_opponent": {n: rates[n][0] for n in names}, "best": best["score"], "saved": improved}
         with log.open("a") as f:
             f.write(json.dumps(line) + "\n")
-        print(f"select vs {sel['against']} on seed {sel['seed']}: {r['win_rate']:.3f} "
-              f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] best {best['score']:.3f}", flush=True)
+        print(f"select on seed {sel['seed']}: " + ", ".join(f"{n} {rates[n][0]:.3f}" for n in names)
+              + f"; worst {worst} {score:.3f} [{rates[worst][1][0]:.3f}, {rates[worst][1][1]:.3f}] "
+              f"best {best['score']:.3f}", flush=True)
 
     def opponent_pool():
         from agents.policy import PolicyAgent
@@ -202,11 +274,11 @@ def main(argv=None) -> None:
     budget = minutes * 60
     chunk = cfg["num_envs"] * cfg["n_steps"] * 4
     phase = 1
-    if sel and init:
+    if sel and (init or cfg.get("pretrain")):
         select(0)
     chunks = 0
     while time.time() - t0 < budget:
-        if phase == 1 and (init or time.time() - t0 > budget * cfg["warmup_fraction"]):
+        if phase == 1 and (init or cfg.get("pretrain") or time.time() - t0 > budget * cfg["warmup_fraction"]):
             phase = 2
             if cfg.get("opponent_per_game"):
                 mate = None

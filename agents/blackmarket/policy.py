@@ -3,7 +3,12 @@
 player count, observation and action sizes, how it was trained). They are registered
 under their stem for game "black-market" (``agents.make("bm-ppo-2p", game="black-market")``);
 torch and sb3-contrib are imported only when such an agent is built. A checkpoint of
-another game or shape is refused with ``CheckpointError``."""
+another game or shape is refused with ``CheckpointError``.
+
+Loading never runs code from the file: the network is rebuilt from the metadata's
+``net_arch`` and given the zip's ``policy.pth`` through ``torch.load(weights_only=True)``
+(``agents.checkpoint``'s size-checked reader); SB3's cloudpickled ``data`` member is never
+opened, so a hostile zip cannot execute anything (``MaskablePPO.load`` would unpickle it)."""
 
 from __future__ import annotations
 
@@ -38,17 +43,32 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
-def load_agent(path, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+
+
+def net_arch(meta: dict, path: Path) -> list[int]:
+    """The checkpoint's hidden layer sizes (``config.net_arch``), checked."""
+    arch = meta.get("config", {}).get("net_arch") if isinstance(meta.get("config"), dict) else None
+    if (not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in arch)):
+        raise CheckpointError(f"{path}: metadata config.net_arch is {str(arch)[:60]}; allowed: a list of 1-{MAX_LAYERS} "
+                              f"layer widths, each 1-{MAX_WIDTH}")
+    return list(arch)
+
+
+def load_policy(path) -> tuple:
+    """``(policy, metadata)`` of a Black Market checkpoint, without unpickling anything."""
+    from agents.checkpoint import policy_from_zip
+
     path = Path(path)
     meta = read_meta(path)
-    try:
-        from sb3_contrib import MaskablePPO
+    return policy_from_zip(path, meta["obs_size"], meta["num_actions"], {"net_arch": net_arch(meta, path)}), meta
 
-        model = MaskablePPO.load(str(path), device="cpu")
-    except Exception as exc:  # a corrupt zip or a foreign file
-        raise CheckpointError(f"{path}: cannot load the policy ({type(exc).__name__}: {exc})") from None
-    model.policy.set_training_mode(False)
-    return PolicyAgent(model.policy, deterministic=deterministic, seed=seed, name=path.stem, metadata=meta)
+
+def load_agent(path, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+    path = Path(path)
+    policy, meta = load_policy(path)
+    return PolicyAgent(policy, deterministic=deterministic, seed=seed, name=path.stem, metadata=meta)
 
 
 _cache: dict = {}

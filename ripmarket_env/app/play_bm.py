@@ -41,7 +41,7 @@ BOT_LEVELS = {
     "bm-denier": "Medium: blocks what you could buy",
     "bm-search": "Hard: thinks ahead",
     "bm-ppo-2p": "Hard: trained (2 players)",
-    "bm-ppo-4p-teams": "Easy: experimental trained bot",
+    "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
 }
 COLOURS = ("red", "black", "dual")
 HAND_KINDS = ("Red", "Black", "Flip")
