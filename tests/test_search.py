@@ -10,6 +10,8 @@ exactly one place (R-2.3), and the rebuilt game plays on.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,9 @@ GLOBAL_FIELDS = ("deck_n", "discard_n", "shadow_deck_n", "rule", "round_num", "p
                  "pend_op", "pend_shadow", "epilogue", "done", "ending")
 
 
-def assert_public_match(true_row, rec_row, P: int, viewer: int) -> None:
+def assert_public_match(true_row, rec_row, P: int, viewer: int, unsure=frozenset()) -> None:
+    """``unsure``: (rebuilt seat, attach slot) of the Shadow triggers whose firing is out of
+    view (a replaced card's take, R-4.9, R-7.12); every other fired flag must be the truth."""
     rot = (np.arange(P) + viewer) % P  # rebuilt seat k is true seat rot[k]
     back = {int(s): k for k, s in enumerate(rot)}
     for f in SEAT_FIELDS:
@@ -76,9 +80,14 @@ def assert_public_match(true_row, rec_row, P: int, viewer: int) -> None:
             assert rec_row["played"][k] == true_row["played"][q]
         n = true_row["attached_n"][q]
         assert sorted(rec_row["attached"][k, :n]) == sorted(true_row["attached"][q, :n])
-        # fired triggers (R-4.8), as a multiset of (design, fired)
-        assert sorted(zip(rec_row["attached"][k, :n], rec_row["fired"][k, :n])) == \
-            sorted(zip(true_row["attached"][q, :n], true_row["fired"][q, :n]))
+        # fired triggers (R-4.8), as a multiset of (design, fired): the known ones are the
+        # truth's, the unknown ones are of the designs the truth has left over
+        truth = Counter(zip(true_row["attached"][q, :n].tolist(), true_row["fired"][q, :n].tolist()))
+        known = Counter((int(rec_row["attached"][k, i]), bool(rec_row["fired"][k, i]))
+                        for i in range(n) if (k, i) not in unsure)
+        assert not known - truth
+        left = sorted(d for d, _ in (truth - known).elements())
+        assert left == sorted(int(rec_row["attached"][k, i]) for i in range(n) if (k, i) in unsure)
     # plays take effect in the same order (R-7.4: event order)
     on = [k for k in range(P) if true_row["played"][rot[k]] >= 0]
     assert sorted(on, key=lambda k: rec_row["play_event"][k]) == \
@@ -113,7 +122,9 @@ def test_reconstruction_reproduces_the_observation(P):
         assert np.array_equal(rec.observe([0])[0], obs)
         assert np.array_equal(rec.legal_mask()[0], mask)
         true_row, row = eng.state[g], rec.state[0]
-        assert_public_match(true_row, row, P, int(true_row["actor"]))
+        h = public_state(obs, mask).hidden
+        unsure = set(zip(h.unsure_seat.tolist(), h.unsure_slot.tolist()))
+        assert_public_match(true_row, row, P, int(true_row["actor"]), unsure)
         assert_cards_conserved(row, rec)
         # hidden piles have the true sizes, hidden hands the true sizes
         assert row["deck_n"] == true_row["deck_n"] and row["shadow_deck_n"] == true_row["shadow_deck_n"]
@@ -128,6 +139,38 @@ def test_reconstruction_reproduces_the_observation(P):
                 if check_record is not None:
                     assert check_record(rec.state[0], rec.cards, rec.rules) == []
     assert n >= 300
+
+
+def test_trigger_fired_by_a_replaced_cards_take_is_sampled_out_of_view():
+    """R-4.8, R-4.9, R-7.12: a seat that plays Double Back draws, then replaces it; the table
+    shows only the replacement, so whether its Patron's Gift fired is out of view. The rebuild
+    samples the flag: both values occur, both give the viewer's observation and legal mask,
+    a fired flag comes with the take that fired it, and the truth is among the samples."""
+    cases = 0
+    for eng, g, obs, mask in random_states(10, games=8, steps=240, seed=10, every=2):
+        pub = public_state(obs, mask)
+        h = pub.hidden
+        if h.unsure_seat.size == 0:
+            continue
+        cases += 1
+        assert 0.0 < h.unsure_p < 1.0
+        rows = determinize(pub, 256, np.arange(256, dtype=np.int64) + cases)
+        rec = reconstruct(obs, mask, seed=cases)
+        viewer = int(eng.state[g]["actor"])
+        for q, i, bit in zip(h.unsure_seat, h.unsure_slot, h.unsure_bit):
+            flags = rows["fired"][:, q, i].astype(bool)
+            assert flags.any() and not flags.all()  # sampled, not fixed
+            assert (rows["took"][flags, q] & bit).all()
+            true_q = (viewer + q) % 10  # the true seat took from the source iff its trigger fired
+            sd = rows["attached"][0, q, i]
+            true_fired = [bool(f) for d, f in zip(eng.state[g]["attached"][true_q], eng.state[g]["fired"][true_q])
+                          if d == sd][: eng.state[g]["attached_n"][true_q]]
+            assert any(f == bool(x) for f in true_fired for x in flags)
+            for value in (False, True):  # invisible: the observation and the mask do not change
+                rec.state["fired"][0, q, i] = value
+                assert np.array_equal(rec.observe([0])[0], obs)
+                assert np.array_equal(rec.legal_mask()[0], mask)
+    assert cases > 0
 
 
 def test_card_taken_from_the_market_is_placed_in_the_takers_hand():

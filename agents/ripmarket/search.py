@@ -14,6 +14,13 @@ The agent sees only its observation and legal mask. For each decision it
    (copies minus everything in view), respecting every pile size. A card another seat took
    from the Market this round and did not play face-up is known to be in its hand (or is
    its face-down card) and is placed there (``infer_takes``);
+   what the rebuild cannot know: whether a Shadow trigger (R-4.8) attached to another seat
+   fired when that seat played a card that took from the trigger's source and was then
+   replaced (Double Back draws, then its replacement takes its place on the table and Double
+   Back goes to the discard, R-4.9, R-7.12: the draw leaves no trace in the observation).
+   Such a flag (Patron's Gift's "took a card from the Living Deck") is sampled per copy,
+   fired with the share of such replacing cards among the Living cards the viewer cannot
+   place (``Hidden.unsure_*``); either value gives the same observation;
 3. for every legal action, applies it to ``budget / |legal|`` determinized copies (the
    same copies for every action) and plays each copy out to the end of the game with a
    rollout policy, all in one engine batch;
@@ -89,6 +96,10 @@ class Hidden:
     fd_hint: np.ndarray  # per fd seat: face-down design it took from the Market this round (-1 none)
     hint_seat: np.ndarray  # seats known to hold the card they took from the Market ...
     hint_card: np.ndarray  # ... and that card
+    unsure_seat: np.ndarray  # attached Shadow triggers whose firing (R-4.8) cannot be seen: seat ...
+    unsure_slot: np.ndarray  # ... and attach slot ...
+    unsure_bit: np.ndarray  # ... and the take (1 deck, 2 Market) that would have fired it
+    unsure_p: float  # the chance each of them fired (a prior, see public_state)
     hand_seats: np.ndarray  # other seats holding Living cards ...
     hand_sizes: np.ndarray  # ... and how many
     sh_seats: np.ndarray  # other seats holding Shadow cards ...
@@ -130,6 +141,13 @@ class _Cards:
         self.replace = np.array([R.OP_REPLACE in c for c in codes])
         # takes[d]: acquisition codes (1 deck, 2 Market) the card's own text takes from (R-4.9)
         self.takes = np.array([(1 if R.OP_DRAW in c else 0) | (2 if R.OP_MARKET_TAKE in c else 0) for c in codes])
+        # replaced_takes[d]: for a replacing design, the acquisition codes its text takes from
+        # before its ``replace`` (Double Back draws, then is replaced and goes to the discard:
+        # the table then shows only the replacement, R-7.12); 0 for the others
+        pre = [list(c[: list(c).index(R.OP_REPLACE)]) if R.OP_REPLACE in c else [] for c in codes]
+        self.replaced_takes = np.array([(1 if R.OP_DRAW in c else 0) | (2 if R.OP_MARKET_TAKE in c else 0)
+                                        for c in pre])
+        self.hidden_takes = int(np.bitwise_or.reduce(self.replaced_takes)) if DL else 0
         # choice[phase][d]: index of design d's op that asks this phase's choice (-1 none)
         self.choice = {ph: np.array([next((k for k, x in enumerate(c) if x in ops), -1) for c in codes])
                        for ph, ops in _CHOICE_OPS.items()}
@@ -295,6 +313,7 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
 
     # ---- events: attaches, then the play, of each seat in this round's turn order (R-7.4)
     ev = 0
+    unsure_seat, unsure_slot, unsure_bit = [], [], []
     for q in order:
         n_att = 0
         for sd in np.flatnonzero(att[q]):
@@ -304,8 +323,16 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
                 st["attach_event"][0, q, n_att] = ev
                 # R-4.8: the triggers of a seat that has played have fired, or not
                 took = acquired[q] | (cc.takes[played[q]] if played[q] >= 0 else 0)
-                if q != 0 and acted[q] and on_table[q] and any(took & x for x in cc.trigger_src[sd]):
-                    st["fired"][0, q, n_att] = True
+                if q != 0 and acted[q] and on_table[q]:
+                    if any(took & x for x in cc.trigger_src[sd]):
+                        st["fired"][0, q, n_att] = True
+                    elif any(cc.hidden_takes & ~took & x for x in cc.trigger_src[sd]):
+                        # the seat may have played a replacing card that took from the
+                        # source before it was replaced (R-4.9, R-7.12): not in view
+                        unsure_seat.append(q)
+                        unsure_slot.append(n_att)
+                        srcs = sum(x for x in cc.trigger_src[sd])
+                        unsure_bit.append(int(cc.hidden_takes & ~took & srcs))
                 n_att += 1
         st["attached_n"][0, q] = n_att
         if acted[q] and on_table[q]:
@@ -351,9 +378,18 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
             if hand_n[q] > 0:
                 hint_seat.append(q)
                 hint_card.append(x)
+    # the chance an unseen trigger fired: the share of replacing designs that take from a
+    # source among the Living cards the viewer cannot place (out of view or discarded), the
+    # chance that the card first put on the table was one, had the seat played one at random
+    rep = cc.replaced_takes > 0
+    unplaced = pool.sum() + discard.sum()
+    unsure_p = float((pool[rep].sum() + discard[rep].sum()) / unplaced) if unplaced else 0.0
     hidden = Hidden(
         pool=pool, spool=spool, fd_seats=fd_seats.astype(np.int64), fd_hint=fd_hint,
         hint_seat=np.array(hint_seat, np.int64), hint_card=np.array(hint_card, np.int64),
+        unsure_seat=np.array(unsure_seat, np.int64), unsure_slot=np.array(unsure_slot, np.int64),
+        unsure_bit=np.array(unsure_bit, np.int64),
+        unsure_p=unsure_p,
         hand_seats=hand_seats.astype(np.int64), hand_sizes=hand_n[hand_seats].astype(np.int64),
         sh_seats=sh_seats.astype(np.int64), sh_sizes=shadow_n[sh_seats].astype(np.int64),
         deck_n=deck_n, sdeck_n=sdeck_n,
@@ -369,6 +405,14 @@ def determinize(pub: Public, n: int, seeds: np.ndarray) -> np.ndarray:
     SK.determinize(rows, pub.engine.tables, pub.engine.cfg, h.pool, h.spool, h.fd_seats, h.fd_hint,
                    h.hint_seat, h.hint_card, h.hand_seats, h.hand_sizes, h.sh_seats, h.sh_sizes,
                    h.deck_n, h.sdeck_n, seeds)
+    if h.unsure_seat.size:
+        # triggers whose firing is out of view: fired with probability ``unsure_p``, drawn
+        # from the rows' (advanced) seeds so a seeded search stays deterministic
+        rng = np.random.default_rng(seeds.view(np.uint64))
+        fired = rng.random((n, h.unsure_seat.size)) < h.unsure_p
+        rows["fired"][:, h.unsure_seat, h.unsure_slot] = fired
+        for j, q in enumerate(h.unsure_seat):  # the take that fired it (R-4.9)
+            rows["took"][fired[:, j], q] |= h.unsure_bit[j]
     return rows
 
 
@@ -381,7 +425,8 @@ def reconstruct(obs: np.ndarray, mask: np.ndarray, seed: int | None = None, rule
     """A batch-1 :class:`Engine` holding one full game consistent with what the actor sees.
 
     The viewer is seat 0 of the rebuilt game: ``reconstruct(obs, mask).observe([0])``
-    reproduces ``obs``, and its legal mask is ``mask``.
+    reproduces ``obs``, and its legal mask is ``mask``. Hidden cards, and the Shadow
+    triggers whose firing is out of view (module docstring, step 2), are sampled.
     """
     pub = public_state(obs, mask, rules, cards, infer_takes)
     rows = determinize(pub, 1, _seeds(np.random.default_rng(seed), 1))
