@@ -127,6 +127,65 @@ def test_rules_and_page(client):
         assert model in schema["components"]["schemas"]
 
 
+SECOND_EDITION_VARIANTS = {"ghost_phase": "in_turn", "no_survivor": "share_win", "deflect_target": "any",
+                           "opening_bonus": "none", "token_tie": "earliest"}
+
+
+def test_second_edition_rule_variants(client, tmp_path):
+    """The rule variants of the second edition (R-1.3, R-3.3, R-8.3, R-8.6, R-9.2) reach the
+    game's rules, its view and its record, which replays under them."""
+    g = new_game(client, players=4, seed=5, opponents=["random"], rules=SECOND_EDITION_VARIANTS)
+    assert {k: g["rules"][k] for k in SECOND_EDITION_VARIANTS} == SECOND_EDITION_VARIANTS
+    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    assert session.rules == RulesConfig(num_players=4, **SECOND_EDITION_VARIANTS)
+    assert session.rules != RulesConfig(num_players=4)  # not the defaults
+    play_out(client, g, random.Random(5))
+    r = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
+    path = tmp_path / "variants.jsonl"
+    path.write_text(r.text)
+    eng = replay(path)
+    assert bool(eng.terminated[0]) and eng.rules == session.rules
+
+
+def test_page_offers_every_rule_variant_with_allowed_values(client):
+    """The setup form has a choice for each rule variant with named values, its options are
+    values RulesConfig allows (the empty one keeps the rulebook's), the default not offered
+    twice, and the page's script sends each of them."""
+    from html.parser import HTMLParser
+    import dataclasses
+    from ripmarket_env.games.ripmarket import config as C
+
+    allowed = {"tie_rule": C.TIE_RULES, "ghost_phase": C.GHOST_PHASES, "no_survivor": C.NO_SURVIVOR,
+               "deflect_target": C.DEFLECT_TARGETS, "opening_bonus": C.OPENING_BONUS, "token_tie": C.TOKEN_TIES}
+    defaults = {f.name: f.default for f in dataclasses.fields(RulesConfig)}
+
+    class Selects(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.options, self.current = {}, None
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "select":
+                self.current = attrs.get("id")
+                self.options[self.current] = []
+            elif tag == "option" and self.current is not None:
+                self.options[self.current].append(attrs.get("value"))
+
+        def handle_endtag(self, tag):
+            if tag == "select":
+                self.current = None
+
+    page = Selects()
+    page.feed(client.get("/static/index.html").text)
+    script = client.get("/static/app.js").text
+    for field, values in allowed.items():
+        options = page.options.get(field)
+        assert options is not None, f"no choice for {field}"
+        assert options[0] == "" and set(options[1:]) == set(values) - {defaults[field]}, field
+        assert f'"{field}"' in script.split("const RULE_VARIANTS")[1].split(";")[0], field
+
+
 # ------------------------------------------------------------------ errors
 @pytest.mark.parametrize(
     "body, status, message",
@@ -149,6 +208,11 @@ def test_rules_and_page(client):
         ({"players": 3, "opponents": ["greedy"], "rules": {"hand_size": 7}}, 422, "rules.hand_size: input should be less than or equal to 6"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"epilogue": True}}, 422, "epilogue"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"num_players": 3}}, 422, "rules.num_players: unknown field"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"ghost_phase": "last"}}, 422, "rules.ghost_phase: input should be 'in_turn' or 'first'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"no_survivor": "nobody"}}, 422, "rules.no_survivor: input should be 'sudden_death' or 'share_win'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"deflect_target": "self"}}, 422, "rules.deflect_target: input should be 'any' or 'not_weaker'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"opening_bonus": "all"}}, 422, "rules.opening_bonus: input should be 'none', 'first_player' or 'first_half'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"token_tie": 1}}, 422, "rules.token_tie: input should be 'earliest' or 'latest'"),
     ],
 )
 def test_create_errors(client, body, status, message):

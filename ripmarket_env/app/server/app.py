@@ -6,7 +6,8 @@ describes the security model and the limits.
 API (OpenAPI schema at ``/openapi.json``, browsable at ``/docs``). A game's seat token
 travels in the ``X-Seat-Token`` header, never in a URL:
 
-* ``POST /api/games`` — a new game: ``{players, seat, opponents[], seed?, rules?}``;
+* ``POST /api/games`` — a new game: ``{players, seat, opponents[], seed?, rules?}``
+  (``rules``: the rule variants of ``RulesConfig`` but ``num_players``, docs/SERVER.md);
   returns the game as your seat sees it plus ``game_id`` and ``seat_token``. Without a
   seed the game gets a secret one, shown once the game is over; a chosen seed makes a
   practice game (``practice: true`` in its view and record).
@@ -53,6 +54,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict as St
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from ripmarket_env.games.ripmarket.config import (
+    DEFLECT_TARGETS, GHOST_PHASES, NO_SURVIVOR, OPENING_BONUS, REWARD_MODES, TIE_RULES, TOKEN_TIES,
+)
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from ripmarket_env.app.play import KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry
 from ripmarket_env.app.server.games import BadToken, GameGone, GameManager, Limits, TooManyGames, UnknownGame
@@ -101,12 +105,22 @@ class RulesIn(Strict):
     start_hp: Optional[IntIn(1, 9)] = Field(None, description="1-9; default 3 for 2-3 players, 2 for 4-10")
     market_size: Optional[IntIn(1, 4)] = Field(None, description="1-4; default 3 for 2-6 players, 4 for 7-10")
     ghost_cap: Optional[IntIn(1, 5)] = Field(None, description="1-5; default 2 for 2-6 players, 3 for 7-10")
-    tie_rule: Optional[Literal["all", "earliest"]] = None
+    tie_rule: Optional[Literal[TIE_RULES]] = Field(None, description="who of the tied lowest takes damage "
+                                                   "(R-8.2): all (default) or earliest")
     epilogue: Optional[StrictBool] = Field(None, description="2-player haunting epilogue (2 players only)")
-    ghost_phase: Optional[Literal["in_turn", "first"]] = None
+    ghost_phase: Optional[Literal[GHOST_PHASES]] = Field(None, description=(
+        "when the Ghosts act (R-3.3): first (default) or in_turn (first edition)"))
     max_rounds: Optional[IntIn(1, 1000)] = Field(None, description="1-1000; default 3 x players x start HP")
-    reward_mode: Optional[Literal["win", "placement"]] = None
+    reward_mode: Optional[Literal[REWARD_MODES]] = None
     hand_size: Optional[IntIn(1, 6)] = Field(None, description="1-6; default 3")
+    no_survivor: Optional[Literal[NO_SURVIVOR]] = Field(None, description=(
+        "round damage that would leave nobody alive (R-9.2): sudden_death (default) or share_win (first edition)"))
+    deflect_target: Optional[Literal[DEFLECT_TARGETS]] = Field(None, description=(
+        "whom a Deflection may name (R-8.3): not_weaker (default) or any (first edition)"))
+    opening_bonus: Optional[Literal[OPENING_BONUS]] = Field(None, description=(
+        "who draws one more card at setup (R-1.3): first_half (default), first_player or none (first edition)"))
+    token_tie: Optional[Literal[TOKEN_TIES]] = Field(None, description=(
+        "who of the tied takes the First Player token (R-8.6): latest (default) or earliest (first edition)"))
 
 
 class CreateGame(Strict):

@@ -154,6 +154,9 @@ function fillOpponents() {
   box.replaceChildren(...rows);
 }
 
+// The setup form's rule variants (index.html, one <select> each; docs/RULES.md, "Rule variants").
+const RULE_VARIANTS = ["tie_rule", "ghost_phase", "no_survivor", "deflect_target", "opening_bonus", "token_tie"];
+
 async function startGame() {
   showError("");
   const players = Number($("players").value);
@@ -164,8 +167,9 @@ async function startGame() {
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const rules = {};
-  if ($("tie_rule").value) rules.tie_rule = $("tie_rule").value;
-  if ($("ghost_phase").value) rules.ghost_phase = $("ghost_phase").value;
+  for (const field of RULE_VARIANTS) {  // an empty choice keeps the rulebook's value
+    if ($(field).value) rules[field] = $(field).value;
+  }
   if (Object.keys(rules).length) body.rules = rules;
   $("start").disabled = true;
   busy = true;
