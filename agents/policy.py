@@ -162,6 +162,43 @@ def _distilled_factory(style: str):
     return make
 
 
+#: R.I.P. Market's registered trained bots -> the file their network is read from.
+_SHIPPED: dict[str, Path] = {}
+_conflicts: dict = {}
+_conflicts_lock = threading.Lock()
+
+
+def card_conflict(name: str, cards=None) -> str | None:
+    """Why the registered R.I.P. Market bot ``name`` cannot play the card database ``cards``
+    (a ``CardDB``; None: the packaged cards), as the one-line refusal its loader would give
+    (e.g. a first-edition training stage on the second edition's cards); None when it can,
+    or when it is no trained bot. Reads the checkpoint's metadata only (a distilled zoo is
+    loaded once, as its bots would load it); answers are cached per file and card database."""
+    path = _SHIPPED.get(name)
+    if path is None:
+        return None
+    from agents.checkpoint import CheckpointError, read_metadata
+
+    st = path.stat() if path.is_file() else None
+    key = (str(path), st and (st.st_size, st.st_mtime_ns), None if cards is None else cards.digest)
+    with _conflicts_lock:
+        if key not in _conflicts:
+            try:
+                if path.suffix == ".zip":
+                    read_metadata(path, check=True, cards=cards)
+                else:
+                    ckey = (str(path.resolve()), None if cards is None else cards.digest)
+                    if ckey not in _distilled_cache:
+                        from agents.distilled import load
+
+                        _distilled_cache[ckey] = load(path, cards=cards)
+                _conflicts[key] = None
+            except CheckpointError as exc:  # named by its place in the package, not the machine's path
+                text = str(exc).replace(str(path), f"agents/checkpoints/{path.name}")
+                _conflicts[key] = " ".join(text.split())
+        return _conflicts[key]
+
+
 def _register_shipped() -> None:
     if not CHECKPOINT_DIR.is_dir():
         return
@@ -170,6 +207,7 @@ def _register_shipped() -> None:
             register(f"{style}-bc", _distilled_factory(style),
                      f"Network imitating the {style} heuristic (agents/checkpoints/{DISTILLED_ZOO.name}); "
                      "fast batch opponent for training.")
+            _SHIPPED[f"{style}-bc"] = DISTILLED_ZOO
     from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
 
     for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
@@ -181,6 +219,7 @@ def _register_shipped() -> None:
         if game == "ripmarket":
             register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
                                           f"(checkpoint agents/checkpoints/{p.name}).")
+            _SHIPPED[p.stem] = p
         else:
             conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
             opp = conf.get("opponents")

@@ -543,7 +543,10 @@ def test_bot_endpoint(client):
     info = client.get("/api/bots").json()
     import agents
 
-    assert [b["name"] for b in info["bots"]] == agents.names()
+    # the list offers the bots that play these cards; the first edition's stages are set apart
+    assert [b["name"] for b in info["bots"]] == [n for n in agents.names() if n not in FIRST_EDITION_BOTS]
+    assert [b["name"] for b in info["unavailable"]] == list(FIRST_EDITION_BOTS)
+    assert all("first edition's cards" in b["reason"] and "/work" not in b["reason"] for b in info["unavailable"])
     obs, mask = observation()
     assert info["observation_size"] == obs.size and info["num_actions"] == mask.size
     for name in agents.names():
@@ -556,6 +559,40 @@ def test_bot_endpoint(client):
         assert mask[out["action"]] == 1 and out["description"]
     body = {"observation": obs.tolist(), "action_mask": mask.tolist(), "seed": 3}
     assert client.post("/api/bots/random/act", json=body).json() == client.post("/api/bots/random/act", json=body).json()
+
+
+def test_bots_that_cannot_play_these_cards_are_not_offered(client):
+    """A newcomer never picks a bot that is then refused: the page's list, the schema's
+    names and the games offer only the bots of the cards in play; naming a first-edition
+    stage gets a one-line 422 with the reason and creates no game."""
+    offered = {b["name"] for b in client.get("/api/bots").json()["bots"]}
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateGame"]
+    enum = set(schema["properties"]["opponents"]["items"]["enum"])
+    assert enum == offered and "ppo-6p" in offered and not offered & set(FIRST_EDITION_BOTS)
+    before = len(client.app.state.games)
+    for name in FIRST_EDITION_BOTS:
+        r = client.post("/api/games", json={"players": 3, "opponents": [name], "seed": 1})
+        assert r.status_code == 422, r.text
+        assert detail(r).startswith(f"opponents: bot {name} cannot play these cards: ") and "first edition" in detail(r)
+    assert len(client.app.state.games) == before
+
+
+def test_terminal_bot_choices_follow_the_cards():
+    """The terminal game checks the opponents against the cards in play: with the second
+    edition the first-edition stages are refused with the reason, with --cards first-edition
+    they play and ppo-6p (the second edition's) is refused."""
+    from ripmarket_env.app.play import GameSession, SetupError, playable_bots, unavailable_bots
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    first = load_cards("first-edition")
+    assert set(unavailable_bots()) == set(FIRST_EDITION_BOTS)
+    assert "ppo-6p" in unavailable_bots(first) and set(FIRST_EDITION_BOTS) <= set(playable_bots(first))
+    with pytest.raises(SetupError, match="bot 'ppo-6p-stage4' cannot play these cards: .*first edition"):
+        GameSession(3, 0, ["ppo-6p-stage4"], seed=1)
+    with pytest.raises(SetupError, match="bot 'ppo-6p' cannot play these cards"):
+        GameSession(3, 0, ["ppo-6p"], seed=1, cards=first)
+    s = GameSession(3, 0, ["ppo-6p-stage4"], seed=1, cards=first)
+    assert s.controllers == ["you", "ppo-6p-stage4", "ppo-6p-stage4"]
 
 
 @pytest.mark.parametrize(

@@ -280,8 +280,14 @@ def agents_cmd(
     t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
+    refused = {}
+    if game == "ripmarket":  # trained bots of other cards than the packaged ones, with the reason
+        from ripmarket_env.app.play import unavailable_bots
+
+        refused = unavailable_bots()
     for name in reg.names(game):
-        t.add_row(name, reg.describe(name, game))
+        why = refused.get(name)
+        t.add_row(name, reg.describe(name, game) + (f" Cannot play the packaged cards: {why}" if why else ""))
     Console().print(t)
 
 
@@ -956,15 +962,21 @@ def play(
         return
     if game != "ripmarket":
         fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, black-market, rune-market")
-    from ripmarket_env.app.play import SetupError, agent_registry, assign_opponents, play_terminal
+    from ripmarket_env.app.play import SetupError, assign_opponents, play_terminal, playable_bots, unavailable_bots
 
     if opponents is None:
         names = ["greedy", "survivor", "shark", "hoarder", "trickster"][: max(players - 1, 1)]
     else:
         names = [n.strip() for n in opponents.split(",") if n.strip()]
     check_int("--seed", seed, 0)
-    try:
-        assign_opponents(players, seat, names, agent_registry().names())
+    _check_cards(cards_file)
+    cards = None
+    if cards_file is not None:
+        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+        cards = load_cards(cards_file)
+    try:  # the bots that can play these cards (a trained bot of other cards is refused with the reason)
+        assign_opponents(players, seat, names, playable_bots(cards), unavailable_bots(cards))
     except SetupError as exc:
         option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
         fail(f"{option}: {exc}")
@@ -974,12 +986,6 @@ def play(
         fail(f"--save {save} exists; choose another file or add --force to replace it")
     if save is not None and not save.parent.is_dir():
         fail(f"--save {save}: folder {save.parent} does not exist")
-    _check_cards(cards_file)
-    cards = None
-    if cards_file is not None:
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
-
-        cards = load_cards(cards_file)
     try:
         play_terminal(players, seat, names, seed=seed, save=save, cards=cards, overwrite=force)
     except KeyboardInterrupt:

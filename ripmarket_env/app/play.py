@@ -23,7 +23,7 @@ every entry is shown as your seat may see it (R-12.3).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,11 +85,13 @@ class GameOverError(RuntimeError):
 
 
 # ------------------------------------------------------------------------------ setup
-def assign_opponents(players: int, seat: int, opponents: Sequence[str], known: Sequence[str]) -> list[str]:
+def assign_opponents(players: int, seat: int, opponents: Sequence[str], known: Sequence[str],
+                     refused: Mapping[str, str] | None = None) -> list[str]:
     """The controller of every seat: ``"you"`` at ``seat``, bots elsewhere.
 
     The other seats, in seat order, take the opponent names in order; a shorter list is
-    cycled. Raises ``SetupError`` naming what is wrong and what is allowed.
+    cycled. ``refused``: bots that exist but cannot play the cards in play, with the reason
+    (:func:`unavailable_bots`). Raises ``SetupError`` naming what is wrong and what is allowed.
     """
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 10:
         raise SetupError(f"players={players!r} is not allowed; allowed: an integer from 2 to 10")
@@ -100,6 +102,8 @@ def assign_opponents(players: int, seat: int, opponents: Sequence[str], known: S
     if not names:
         raise SetupError(f"no opponents given; name at least one bot; allowed: {allowed}")
     unknown = [n for n in names if n not in known]
+    if unknown and unknown[0] in (refused or {}):
+        raise SetupError(f"bot {unknown[0]!r} cannot play these cards: {refused[unknown[0]]}; allowed: {allowed}")
     if unknown:
         raise SetupError(f"unknown opponent {unknown[0]!r}; allowed: {allowed}")
     if len(names) > players - 1:
@@ -122,6 +126,26 @@ def agent_registry():
     import agents
 
     return agents
+
+
+def unavailable_bots(cards=None) -> dict[str, str]:
+    """The registered bots that cannot play the card database ``cards`` (None: the packaged
+    cards), with the reason: trained networks of other cards, such as the first edition's
+    ``ppo-6p`` stages on the second edition's cards (``agents.policy.card_conflict``)."""
+    from agents.policy import card_conflict
+
+    out = {}
+    for name in agent_registry().names():
+        reason = card_conflict(name, cards)
+        if reason is not None:
+            out[name] = reason
+    return out
+
+
+def playable_bots(cards=None) -> list[str]:
+    """The registered bots that can play the card database ``cards`` (None: the packaged cards)."""
+    refused = unavailable_bots(cards)
+    return [n for n in agent_registry().names() if n not in refused]
 
 
 def _make_bot(name: str, seed: int, rules: RulesConfig, cards=None):
@@ -191,7 +215,9 @@ class GameSession(SeatSession):
 
     def __init__(self, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
                  rules: dict | None = None, cards=None, steps: Sequence[int] = (), practice: bool | None = None):
-        self.controllers = assign_opponents(players, seat, opponents, agent_registry().names())
+        refused = unavailable_bots(cards)
+        self.controllers = assign_opponents(players, seat, opponents,
+                                            [n for n in agent_registry().names() if n not in refused], refused)
         self.players = int(players)
         self.seat = int(seat)
         self.seed, chosen = game_seed(seed, SetupError)

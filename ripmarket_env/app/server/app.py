@@ -21,8 +21,9 @@ travels in the ``X-Seat-Token`` header, never in a URL:
 * ``GET /api/games/{id}/record`` — the game record (JSON lines, replayable with
   ``ripmarket replay``) once the game is over; it shows every hand, so not before.
 * ``DELETE /api/games/{id}`` — drop a game.
-* ``GET /api/bots`` — the bots (with a plain difficulty label), the observation size and
-  the number of actions.
+* ``GET /api/bots`` — the bots that can play the cards in play (with a plain difficulty
+  label), the registered ones that cannot (``unavailable``, with the reason: the first
+  edition's ``ppo-6p`` stages), the observation size and the number of actions.
 * ``GET /api/status`` — whether the engine and the slow bots are loaded, and what is
   loading now (the page shows it while a first game is being set up).
 * ``POST /api/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot decision
@@ -58,7 +59,9 @@ from ripmarket_env.games.ripmarket.config import (
     DEFLECT_TARGETS, GHOST_PHASES, NO_SURVIVOR, OPENING_BONUS, REWARD_MODES, TIE_RULES, TOKEN_TIES,
 )
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
-from ripmarket_env.app.play import KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry
+from ripmarket_env.app.play import (
+    KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry, playable_bots, unavailable_bots,
+)
 from ripmarket_env.app.server.games import BadToken, GameGone, GameManager, Limits, TooManyGames, UnknownGame
 from ripmarket_env.app.server.store import Store
 
@@ -145,7 +148,7 @@ def _create_game_schema(schema: dict) -> None:
     may be named, and that ``rules.epilogue`` is true only in a 2-player game. The server
     checks the same rules and answers 422 with a message when they are broken."""
     schema["examples"] = [{"players": 4, "seat": 0, "opponents": ["greedy", "survivor", "shark"]}]
-    schema["properties"]["opponents"]["items"]["enum"] = list(agent_registry().names())
+    schema["properties"]["opponents"]["items"]["enum"] = playable_bots()
     schema["oneOf"] = [
         {"properties": {
             "players": {"const": p},
@@ -420,8 +423,17 @@ class StatusOut(BaseModel):
                                                 "engines, then the slow bots.")
 
 
+class UnavailableBot(BaseModel):
+    name: str
+    description: str
+    reason: str = Field(description="Why it cannot play the cards in play (a trained bot of other cards).")
+
+
 class BotsOut(BaseModel):
-    bots: list[BotInfo]
+    bots: list[BotInfo] = Field(description="The bots that can play the cards in play: the names a game may seat.")
+    unavailable: list[UnavailableBot] = Field(default_factory=list, description=(
+        "Registered bots that cannot play the cards in play (e.g. the first edition's ppo-6p stages), "
+        "with the reason; a game refuses them (422), the bot endpoint too (409)."))
     observation_size: int
     num_actions: int
 
@@ -761,9 +773,13 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     @app.post("/api/games", response_model=GameCreated, status_code=201, responses=ERRORS, tags=["games"],
               summary="Start a game against the bots")
     async def create_game(body: CreateGame, request: Request) -> dict:
-        known = registry.names()
+        known = playable_bots()
         bad = [n for n in body.opponents if n not in known]
         if bad:
+            refused = unavailable_bots()
+            if bad[0] in refused:
+                raise ApiError(422, f"opponents: bot {bad[0]} cannot play these cards: {refused[bad[0]]}; "
+                                    f"allowed: {', '.join(known)}")
             raise ApiError(422, f"opponents: unknown bot {_short(bad[0])}; allowed: {', '.join(known)}")
         if body.seat >= body.players:
             raise ApiError(422, f"seat: {body.seat} is not a seat of a {body.players}-player game; "
@@ -858,8 +874,12 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     # -------------------------------------------------------------- bots
     @app.get("/api/bots", response_model=BotsOut, tags=["bots"], summary="The bots you can play against")
     def bots() -> dict:
+        refused = unavailable_bots()
         return {
-            "bots": [{"name": n, "description": registry.describe(n), "level": bot_level(n)} for n in registry.names()],
+            "bots": [{"name": n, "description": registry.describe(n), "level": bot_level(n)}
+                     for n in registry.names() if n not in refused],
+            "unavailable": [{"name": n, "description": registry.describe(n), "reason": why}
+                            for n, why in refused.items()],
             "observation_size": obs_size,
             "num_actions": num_actions,
         }
