@@ -189,6 +189,9 @@ def rules_variants(draw):
         hand_size=draw(st.sampled_from([3, 1, 6])),
         max_rounds=draw(st.sampled_from([None, None, None, 1, 2, 3])),
         no_survivor=draw(st.sampled_from(["sudden_death", "share_win"])),
+        deflect_target=draw(st.sampled_from(["not_weaker", "stronger", "any"])),
+        opening_bonus=draw(st.sampled_from(["first_half", "first_player", "none"])),
+        token_tie=draw(st.sampled_from(["latest", "earliest"])),
     )
     if n == 2:
         kw["epilogue"] = draw(st.booleans())

@@ -70,6 +70,22 @@ def test_r_8_3_not_weaker_deflection_with_no_one_to_name_fizzles_and_the_damage_
     assert t.damage == [0, 1, 0, 0]
 
 
+def test_r_8_3_stronger_deflection_names_only_players_with_more_hp_than_the_owner():
+    """R-8.3 (deflect_target="stronger"): a wounded owner (1 HP) may name the 2-HP players;
+    an owner at full HP has no one stronger, the choice fizzles (R-4.5) and, as the lowest
+    (5 against 8, 6, 7 with Closer last), it takes the round's damage itself."""
+    t = table({"deflect_target": "stronger"}, hands=HANDS, hp={0: 1, 1: 1, 2: 2, 3: 2})
+    t.take_deck().play("Deflection")
+    assert t.phase == "choose_target" and target_seats(t) == [2, 3]
+    plays = {1: "Tycoon", 2: "Merchant", 3: "Closer"}
+    t = table({"deflect_target": "stronger"}, hands=HANDS, hp={0: 2, 1: 2, 2: 1, 3: 2})
+    t.take_deck().play("Deflection")
+    assert t.actor == 1 and t.phase == "acquire"  # no target decision
+    for q in (1, 2, 3):
+        t.take_deck().play(plays[q])
+    assert t.scores == [5, 8, 6, 7] and t.damage == [1, 0, 0, 0]
+
+
 @pytest.mark.parametrize("n", [2, 4, 5, 6, 9])
 @pytest.mark.parametrize("bonus", ["first_half", "first_player", "none"])
 def test_r_1_3_opening_bonus_deals_one_more_card_to_the_first_seats(bonus, n):

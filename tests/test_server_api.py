@@ -210,7 +210,7 @@ def test_page_offers_every_rule_variant_with_allowed_values(client):
         ({"players": 3, "opponents": ["greedy"], "rules": {"num_players": 3}}, 422, "rules.num_players: unknown field"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"ghost_phase": "last"}}, 422, "rules.ghost_phase: input should be 'in_turn' or 'first'"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"no_survivor": "nobody"}}, 422, "rules.no_survivor: input should be 'sudden_death' or 'share_win'"),
-        ({"players": 3, "opponents": ["greedy"], "rules": {"deflect_target": "self"}}, 422, "rules.deflect_target: input should be 'any' or 'not_weaker'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"deflect_target": "self"}}, 422, "rules.deflect_target: input should be 'any', 'not_weaker' or 'stronger'"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"opening_bonus": "all"}}, 422, "rules.opening_bonus: input should be 'none', 'first_player' or 'first_half'"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"token_tie": 1}}, 422, "rules.token_tie: input should be 'earliest' or 'latest'"),
     ],

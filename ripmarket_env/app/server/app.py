@@ -119,7 +119,7 @@ class RulesIn(Strict):
     no_survivor: Optional[Literal[NO_SURVIVOR]] = Field(None, description=(
         "round damage that would leave nobody alive (R-9.2): sudden_death (default) or share_win (first edition)"))
     deflect_target: Optional[Literal[DEFLECT_TARGETS]] = Field(None, description=(
-        "whom a Deflection may name (R-8.3): not_weaker (default) or any (first edition)"))
+        "whom a Deflection may name (R-8.3): not_weaker (default), stronger or any (first edition)"))
     opening_bonus: Optional[Literal[OPENING_BONUS]] = Field(None, description=(
         "who draws one more card at setup (R-1.3): first_half (default), first_player or none (first edition)"))
     token_tie: Optional[Literal[TOKEN_TIES]] = Field(None, description=(

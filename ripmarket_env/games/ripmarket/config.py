@@ -12,7 +12,7 @@ TIE_RULES = ("all", "earliest")
 GHOST_PHASES = ("in_turn", "first")
 REWARD_MODES = ("win", "placement")
 NO_SURVIVOR = ("sudden_death", "share_win")
-DEFLECT_TARGETS = ("any", "not_weaker")
+DEFLECT_TARGETS = ("any", "not_weaker", "stronger")
 OPENING_BONUS = ("none", "first_player", "first_half")
 TOKEN_TIES = ("earliest", "latest")
 
@@ -58,8 +58,8 @@ class RulesConfig(RulesBase):
             dealt; the game goes on) or "share_win" (the first edition: it is dealt and
             the players who died last share the win) (R-9.2).
         deflect_target: whom a Deflection may name: "not_weaker", a living player with at
-            least the owner's HP (the default), or "any" other living player (the first
-            edition) (R-8.3).
+            least the owner's HP (the default), "stronger", one with more HP than the owner,
+            or "any" other living player (the first edition) (R-8.3).
         opening_bonus: which seats draw one more Living card at setup, counted in the first
             round's turn order from the First Player: "first_half" (the first players // 2,
             the default), "first_player" or "none" (the first edition) (R-1.3).

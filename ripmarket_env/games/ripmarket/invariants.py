@@ -117,14 +117,18 @@ def expected_mask(r, db, rules) -> np.ndarray:
     elif ph in (PH_PLAY, PH_REPLACE):
         m[rg["card"].start + np.flatnonzero(r["hand"][p] > 0)] = True
     elif ph == PH_TARGET:  # another living player (richer for damage_target;
-        # for a Deflection under deflect_target="not_weaker", at least the owner's HP, R-8.3)
+        # for a Deflection under deflect_target="not_weaker", at least the owner's HP, under
+        # "stronger" more than the owner's HP, R-8.3)
         d, k = int(r["pend_card"]), int(r["pend_op"])
         richer = db.living_ops[d, k, 0] == R.BY_NAME["damage_target"].code
-        not_weaker = db.living_ops[d, k, 0] == R.BY_NAME["deflect"].code and rules.deflect_target == "not_weaker"
+        deflect = db.living_ops[d, k, 0] == R.BY_NAME["deflect"].code
+        not_weaker = deflect and rules.deflect_target == "not_weaker"
+        stronger = deflect and rules.deflect_target == "stronger"
         for off in range(1, P):
             q = (p + off) % P
             m[rg["target"].start + off - 1] = (alive[q] and (not richer or hp[q] > hp[p])
-                                               and (not not_weaker or hp[q] >= hp[p]))
+                                               and (not not_weaker or hp[q] >= hp[p])
+                                               and (not stronger or hp[q] > hp[p]))
     elif ph == PH_MARKET:  # a non-empty Market slot
         for k in range(M):
             m[rg["market_slot"].start + k] = market[k] >= 0

@@ -693,13 +693,15 @@ def finish_play(r, T, c):
 def target_ok(r, c, p, q, code):
     """May player p's pending choice primitive ``code`` name player q? A living other player;
     Backstab only one with more HP (R-2.17); a Deflection under deflect_target="not_weaker"
-    only one with at least p's HP (R-8.3)."""
+    only one with at least p's HP, under "stronger" only one with more (R-8.3)."""
     if not r.alive[q]:
         return False
     if code == OP_DAMAGE_TARGET:
         return r.hp[q] > r.hp[p]
     if code == OP_DEFLECT and c[C_DEFLECT] == 1:
         return r.hp[q] >= r.hp[p]
+    if code == OP_DEFLECT and c[C_DEFLECT] == 2:
+        return r.hp[q] > r.hp[p]
     return True
 
 
