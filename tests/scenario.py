@@ -71,10 +71,12 @@ def variant_cards(edition: str = "cards.json", **effects):
 
 #: The turn rules a hand-arranged table plays unless a test names them: the first edition's
 #: seat-order turns (Ghosts among the living), equal opening hands, token ties to the
-#: earliest and Deflections naming anyone, so that a round reads in seat order from the
-#: First Player. The second edition's rulings (R-3.3, R-1.3, R-8.6, R-8.3) have their own
-#: tests (tests/test_rules_balance_rulings.py), and whole seeded games play the defaults.
-TABLE_RULES = {"ghost_phase": "in_turn", "opening_bonus": "none", "token_tie": "earliest", "deflect_target": "any"}
+#: earliest, Deflections naming anyone and round damage in the first round (a hand-arranged
+#: round is the game's first), so that a round reads in seat order from the First Player.
+#: The second edition's rulings (R-3.3, R-1.3, R-8.6, R-8.3, R-8.2's grace round) have their
+#: own tests (tests/test_rules_balance_rulings.py), and whole seeded games play the defaults.
+TABLE_RULES = {"ghost_phase": "in_turn", "opening_bonus": "none", "token_tie": "earliest", "deflect_target": "any",
+               "grace_round": False}
 
 
 class Table:

@@ -47,7 +47,7 @@ def random_actions(eng: Engine, rng: np.random.Generator) -> np.ndarray:
 def step_limit(rules: RulesConfig) -> int:
     """Generous bound on the decisions of one game (R-9.3: at most players x start HP
     rounds; a round has a handful of decisions per seat)."""
-    return rules.num_players * rules.hp * rules.num_players * 12 + 50
+    return (rules.num_players * rules.hp + 1) * rules.num_players * 12 + 50
 
 
 def assert_sound(eng: Engine, g: int, prev=None, what: str = "") -> None:
@@ -120,7 +120,7 @@ def test_random_play_invariants(num_players):
     ``check_game`` after every step of every game (R-2.3, R-6.1, R-6.3, R-9.3, R-10.1,
     R-11.1, R-12.1, R-12.2), every legal action of every game accepted and one game's
     illegal actions rejected per step (R-12.2); every game ends within players x start HP
-    rounds (R-9.3). Even player counts use the placement rewards (R-11.2)."""
+    rounds, plus the grace round (R-9.3, R-8.2). Even player counts use the placement rewards (R-11.2)."""
     rules = RulesConfig(num_players=num_players, reward_mode="placement" if num_players % 2 == 0 else "win")
     B = 30
     eng = Engine(rules, batch_size=B)
@@ -139,8 +139,9 @@ def test_random_play_invariants(num_players):
         for g in live:
             assert_sound(eng, g, prev[g], f"after step {steps}")
         steps += 1
-    bound = num_players * rules.hp
-    assert eng.state["round_num"].max() <= bound
+    # the grace round (R-8.2) and the rounds sudden death spared (R-9.2) cost no HP
+    bound = num_players * rules.hp + int(rules.grace_round) + eng.state["spared_rounds"].astype(int)
+    assert (eng.state["round_num"] <= bound).all()
     assert (eng.state["round_num"] < rules.rounds_cap).all()  # R-9.3: never a cap draw
     assert np.abs(eng.rewards().sum(axis=1)).max() < 1e-5  # R-11.1
 
@@ -225,7 +226,8 @@ def test_property_invariants_and_mask(rules, seed, choices):
         eng.step([play_policy(eng, 0, choices, i)])
         assert_sound(eng, 0, prev[0], f"after step {i}")
         i += 1
-    assert eng.state["round_num"][0] <= rules.num_players * rules.hp
+    assert eng.state["round_num"][0] <= (rules.num_players * rules.hp + int(rules.grace_round)
+                                         + int(eng.state["spared_rounds"][0]))  # R-8.2, R-9.2
     assert abs(float(eng.rewards()[0].sum())) < 1e-5
 
 

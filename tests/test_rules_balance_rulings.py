@@ -86,13 +86,57 @@ def test_r_8_3_stronger_deflection_names_only_players_with_more_hp_than_the_owne
     assert t.scores == [5, 8, 6, 7] and t.damage == [1, 0, 0, 0]
 
 
+def test_r_8_2_grace_round_deals_no_round_damage_in_the_first_round_only():
+    """R-8.2 (grace_round, the default): in the first round the lowest (Deflection's 5
+    against 8, 6, 7) takes no damage, a ``grace`` event says so, the Deflection is not
+    spent and the highest still takes the First Player token (R-8.6); the second round deals
+    damage again. Under grace_round=False (the first edition) the first round's lowest is hit."""
+    plays = {0: "Deflection", 1: "Tycoon", 2: "Merchant", 3: "Closer"}
+    second = {0: "Proud Heir", 1: "Proud Heir", 2: "Proud Heir", 3: "Glass Crown"}
+    hands = {q: [plays[q], second[q]] for q in range(4)}
+    t = table({"grace_round": True}, hands=hands)
+    t.take_deck().play("Deflection")
+    t.choose_seat(1) if t.phase == "choose_target" else None
+    for q in (1, 2, 3):
+        t.take_deck().play(plays[q])
+    assert t.scores == [5, 8, 6, 7] and t.damage == [0, 0, 0, 0] and t.hp == [2, 2, 2, 2]
+    kinds = [e.kind for e in t.eng.events(0)]
+    assert "grace" in kinds and "deflect" not in kinds and "damage" not in kinds
+    assert t.r["first_player"] == 1 and t.r["round_num"] == 1
+    for _ in range(4):  # round 2 (seat 1 first): Proud Heir (7) x 3 against Glass Crown (8)
+        q = t.actor
+        t.take_deck().play(second[q])
+    assert t.scores == [7, 7, 7, 8] and t.damage == [1, 1, 1, 0] and t.hp == [1, 1, 1, 2]
+    assert "grace" not in [e.kind for e in t.eng.events(0)]
+    t = table({"grace_round": False}, hands=hands)
+    t.take_deck().play("Deflection")
+    t.choose_seat(1) if t.phase == "choose_target" else None
+    for q in (1, 2, 3):
+        t.take_deck().play(plays[q])
+    assert t.damage == [0, 1, 0, 0]  # the Deflection passed the first round's damage to seat 1
+
+
+def test_r_8_2_grace_round_event_text_is_public():
+    """R-8.2 / R-12.3: the grace event names no card and reads the same for every viewer."""
+    t = table({"grace_round": True}, hands={0: ["Tycoon"], 1: ["Merchant"], 2: ["Closer"], 3: ["Spite"]})
+    for q in range(4):
+        t.take_deck()
+        t.play(["Tycoon", "Merchant", "Closer", "Spite"][q])
+        if t.phase == "choose_target":
+            t.choose_seat((q + 1) % 4)
+    ev = [e for e in t.eng.events(0) if e.kind == "grace"]
+    assert len(ev) == 1
+    texts = {ev[0].text_for(v) for v in (0, 1, 2, 3, "god")}
+    assert len(texts) == 1 and texts.pop().startswith("First round: nobody takes round damage")
+
+
 @pytest.mark.parametrize("n", [2, 4, 5, 6, 9])
 @pytest.mark.parametrize("bonus", ["first_half", "first_player", "none"])
 def test_r_1_3_opening_bonus_deals_one_more_card_to_the_first_seats(bonus, n):
     """R-1.3 (opening_bonus): after the deal and the choice of the First Player, the first
     players // 2 seats of the first round's turn order (the First Player, then clockwise)
-    each draw one more Living card ("first_half", the default); "first_player": the First
-    Player alone; "none": everyone holds hand_size."""
+    each draw one more Living card ("first_half"); "first_player": the First Player alone;
+    "none" (the rulebook's setup, the default): everyone holds hand_size."""
     extra = {"first_half": n // 2, "first_player": 1, "none": 0}[bonus]
     eng = Engine(RulesConfig(num_players=n, opening_bonus=bonus), batch_size=30)
     eng.reset(list(range(30)))
@@ -101,7 +145,7 @@ def test_r_1_3_opening_bonus_deals_one_more_card_to_the_first_seats(bonus, n):
         hands = [int(st["hand_n"][(fp + i) % n]) for i in range(n)]  # in turn order
         assert hands == [4] * extra + [3] * (n - extra)
         assert int(st["deck_n"]) == 64 - (3 if n <= 6 else 4) - 3 * n - extra
-    assert RulesConfig(num_players=n).opening_bonus == "first_half"
+    assert RulesConfig(num_players=n).opening_bonus == "none"
 
 
 def test_r_1_3_the_opening_bonus_changes_nothing_else_of_the_deal():

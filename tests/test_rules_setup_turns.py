@@ -121,16 +121,15 @@ def test_r_1_2_scaling_is_fixed_when_players_die():
 
 @pytest.mark.parametrize("n", [2, 4, 7, 10])
 def test_r_1_3_setup(n):
-    """R-1.3: Market filled, 3 Living cards per player and one more for the first n // 2 of
-    the first round's turn order, start HP, everyone living, no Shadow cards, a First
-    Player; the rest of the Living Deck and the whole Shadow Deck wait."""
+    """R-1.3: Market filled, 3 Living cards per player (the rulebook's setup, the default),
+    start HP, everyone living, no Shadow cards, a First Player; the rest of the Living Deck
+    and the whole Shadow Deck wait."""
     rules = RulesConfig(num_players=n)
     eng = Engine(rules)
     eng.reset([11])
     st = eng.state[0]
-    fp = int(st["first_player"])
-    assert [int(st["hand_n"][(fp + i) % n]) for i in range(n)] == [4] * (n // 2) + [3] * (n - n // 2)
-    assert int(st["deck_n"]) == 64 - rules.market - 3 * n - n // 2
+    assert [int(x) for x in st["hand_n"][:n]] == [3] * n
+    assert int(st["deck_n"]) == 64 - rules.market - 3 * n
     assert int(st["discard_n"]) == 0
     assert int(st["shadow_deck_n"]) == 32 and int(st["shadow_n"][:n].sum()) == 0
     assert st["alive"][:n].all() and list(st["hp"][:n]) == [rules.hp] * n
@@ -157,12 +156,13 @@ def test_r_1_3_hand_size_variant():
 
 def test_r_1_4_defaults():
     """R-1.4: the defaults are the rulebook's values and the second edition's rulings (the
-    Ghosts haunt first, R-3.3; the first seats' extra card, R-1.3; token ties to the latest,
-    R-8.6; a Deflection names a player with at least its owner's HP, R-8.3)."""
+    Ghosts haunt first, R-3.3; no extra card at setup, R-1.3; token ties to the latest,
+    R-8.6; a Deflection names a player with more HP than its owner, R-8.3; the first round
+    deals no round damage, R-8.2)."""
     r = RulesConfig(num_players=5)
     assert (r.tie_rule, r.epilogue, r.ghost_phase, r.reward_mode, r.hand_size) == ("all", False, "first", "win", 3)
-    assert (r.opening_bonus, r.token_tie, r.deflect_target, r.no_survivor) == (
-        "first_half", "latest", "not_weaker", "sudden_death")
+    assert (r.opening_bonus, r.token_tie, r.deflect_target, r.no_survivor, r.grace_round) == (
+        "none", "latest", "stronger", "sudden_death", True)
     assert r.rounds_cap == 3 * 5 * 2
 
 
@@ -172,7 +172,8 @@ def test_r_1_4_defaults():
      ("ghost_cap", 0, "1 to 5"), ("ghost_cap", 6, "1 to 5"), ("tie_rule", "some", "all | earliest"),
      ("epilogue", "yes", "true or false"), ("ghost_phase", "last", "in_turn | first"),
      ("max_rounds", 0, "1 to 1000"), ("max_rounds", 1001, "1 to 1000"),
-     ("reward_mode", "score", "win | placement"), ("hand_size", 7, "1 to 6")],
+     ("reward_mode", "score", "win | placement"), ("hand_size", 7, "1 to 6"),
+     ("grace_round", 1, "true or false"), ("deflect_target", "weaker", "any | not_weaker | stronger")],
 )
 def test_r_1_4_invalid_variant_is_rejected_with_field_value_and_allowed(field, value, allowed):
     """R-1.4: an invalid value is rejected when the config is built, naming the field, the

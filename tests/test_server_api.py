@@ -128,11 +128,11 @@ def test_rules_and_page(client):
 
 
 SECOND_EDITION_VARIANTS = {"ghost_phase": "in_turn", "no_survivor": "share_win", "deflect_target": "any",
-                           "opening_bonus": "none", "token_tie": "earliest"}
+                           "opening_bonus": "first_half", "token_tie": "earliest", "grace_round": False}
 
 
 def test_second_edition_rule_variants(client, tmp_path):
-    """The rule variants of the second edition (R-1.3, R-3.3, R-8.3, R-8.6, R-9.2) reach the
+    """The rule variants of the second edition (R-1.3, R-3.3, R-8.2, R-8.3, R-8.6, R-9.2) reach the
     game's rules, its view and its record, which replays under them."""
     g = new_game(client, players=4, seed=5, opponents=["random"], rules=SECOND_EDITION_VARIANTS)
     assert {k: g["rules"][k] for k in SECOND_EDITION_VARIANTS} == SECOND_EDITION_VARIANTS
@@ -184,6 +184,10 @@ def test_page_offers_every_rule_variant_with_allowed_values(client):
         assert options is not None, f"no choice for {field}"
         assert options[0] == "" and set(options[1:]) == set(values) - {defaults[field]}, field
         assert f'"{field}"' in script.split("const RULE_VARIANTS")[1].split(";")[0], field
+    # yes/no variants: a choice of the value that is not the default, sent as a boolean
+    for field in ("grace_round",):
+        assert page.options.get(field) == ["", str(not defaults[field]).lower()], field
+        assert f'"{field}"' in script.split("const BOOL_VARIANTS")[1].split(";")[0], field
 
 
 # ------------------------------------------------------------------ errors
@@ -213,6 +217,7 @@ def test_page_offers_every_rule_variant_with_allowed_values(client):
         ({"players": 3, "opponents": ["greedy"], "rules": {"deflect_target": "self"}}, 422, "rules.deflect_target: input should be 'any', 'not_weaker' or 'stronger'"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"opening_bonus": "all"}}, 422, "rules.opening_bonus: input should be 'none', 'first_player' or 'first_half'"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"token_tie": 1}}, 422, "rules.token_tie: input should be 'earliest' or 'latest'"),
+        ({"players": 3, "opponents": ["greedy"], "rules": {"grace_round": "no"}}, 422, "rules.grace_round: input should be a valid boolean"),
     ],
 )
 def test_create_errors(client, body, status, message):

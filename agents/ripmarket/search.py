@@ -278,8 +278,10 @@ def public_state(obs: np.ndarray, mask: np.ndarray, rules: RulesConfig | None = 
     st["alive"][0, :P] = alive
     st["hp"][0, :P] = _rint(col("hp"), hp0)
     # rounds sudden death spared are not in the observation: the fewest the round
-    # number and the HP left allow (every other round cost at least 1 HP, R-9.3)
-    st["spared_rounds"] = max(0, round_num + int(st["hp"][0, :P].sum()) - P * hp0)
+    # number and the HP left allow (every other round but the grace round, R-8.2, cost at
+    # least 1 HP, R-9.3)
+    grace = 1 if rules.grace_round and round_num >= 1 else 0
+    st["spared_rounds"] = max(0, round_num + int(st["hp"][0, :P].sum()) - P * hp0 - grace)
     st["hand_n"][0, :P] = hand_n
     st["shadow_n"][0, :P] = shadow_n
     st["acted"][0, :P] = acted

@@ -135,6 +135,9 @@ def round_story(summary, db, name: Callable[[int], str]) -> list[dict]:
         if e.kind == "spared":
             out.append({"seat": -1, "kind": "sudden_death",
                         "text": "Sudden death: the damage would have left nobody alive, so nobody takes it"})
+        elif e.kind == "grace":
+            out.append({"seat": -1, "kind": "grace",
+                        "text": "First round: nobody takes round damage (R-8.2)"})
     # Shadow cards attached at resolution: did they trigger, and for or against the victim?
     haunter: dict[tuple[int, int], list[int]] = {}
     for e in ev:

@@ -119,11 +119,13 @@ class RulesIn(Strict):
     no_survivor: Optional[Literal[NO_SURVIVOR]] = Field(None, description=(
         "round damage that would leave nobody alive (R-9.2): sudden_death (default) or share_win (first edition)"))
     deflect_target: Optional[Literal[DEFLECT_TARGETS]] = Field(None, description=(
-        "whom a Deflection may name (R-8.3): not_weaker (default), stronger or any (first edition)"))
+        "whom a Deflection may name (R-8.3): stronger (default), not_weaker or any (first edition)"))
     opening_bonus: Optional[Literal[OPENING_BONUS]] = Field(None, description=(
-        "who draws one more card at setup (R-1.3): first_half (default), first_player or none (first edition)"))
+        "who draws one more card at setup (R-1.3): none (default, the first edition too), first_half or first_player"))
     token_tie: Optional[Literal[TOKEN_TIES]] = Field(None, description=(
         "who of the tied takes the First Player token (R-8.6): latest (default) or earliest (first edition)"))
+    grace_round: Optional[StrictBool] = Field(None, description=(
+        "the first round deals no round damage (R-8.2): true (default) or false (first edition)"))
 
 
 class CreateGame(Strict):
@@ -305,7 +307,7 @@ class RoundSeat(BaseModel):
 
 class StoryLine(BaseModel):
     seat: int = Field(description="The seat the sentence is about; -1 for the whole table.")
-    kind: str = Field(description="scores, damage, deflect, hit, sudden_death, haunt or death")
+    kind: str = Field(description="scores, damage, deflect, hit, sudden_death, grace, haunt or death")
     text: str
 
 

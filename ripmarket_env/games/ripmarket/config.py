@@ -31,7 +31,8 @@ C_NO_SURVIVOR = 10
 C_DEFLECT = 11
 C_OPENING = 12
 C_TOKEN_TIE = 13
-C_LEN = 14
+C_GRACE = 14
+C_LEN = 15
 
 
 class ConfigError(ValueError):
@@ -57,15 +58,18 @@ class RulesConfig(RulesBase):
         no_survivor: round damage that would leave nobody alive: "sudden_death" (it is not
             dealt; the game goes on) or "share_win" (the first edition: it is dealt and
             the players who died last share the win) (R-9.2).
-        deflect_target: whom a Deflection may name: "not_weaker", a living player with at
-            least the owner's HP (the default), "stronger", one with more HP than the owner,
+        deflect_target: whom a Deflection may name: "stronger", a living player with more
+            HP than the owner (the default), "not_weaker", one with at least the owner's HP,
             or "any" other living player (the first edition) (R-8.3).
         opening_bonus: which seats draw one more Living card at setup, counted in the first
-            round's turn order from the First Player: "first_half" (the first players // 2,
-            the default), "first_player" or "none" (the first edition) (R-1.3).
+            round's turn order from the First Player: "none" (the rulebook, the default),
+            "first_half" (the first players // 2) or "first_player" (R-1.3).
         token_tie: who of the players tied for the First Player token takes it: the
             "latest" in the round's turn order (the default) or the "earliest" (the first
             edition) (R-8.6).
+        grace_round: the first round deals no round damage (True, the default since the
+            second edition) or deals it like every other round (False, the first edition)
+            (R-8.2).
     """
 
     error = ConfigError
@@ -81,9 +85,10 @@ class RulesConfig(RulesBase):
     reward_mode: str = "win"
     hand_size: int = 3
     no_survivor: str = "sudden_death"
-    deflect_target: str = "not_weaker"
-    opening_bonus: str = "first_half"
+    deflect_target: str = "stronger"
+    opening_bonus: str = "none"
     token_tie: str = "latest"
+    grace_round: bool = True
 
     def __post_init__(self) -> None:
         def bad(name: str, allowed: str) -> None:
@@ -124,6 +129,8 @@ class RulesConfig(RulesBase):
             bad("opening_bonus", " | ".join(OPENING_BONUS))
         if self.token_tie not in TOKEN_TIES:
             bad("token_tie", " | ".join(TOKEN_TIES))
+        if not isinstance(self.grace_round, bool):
+            bad("grace_round", "true or false")
 
     # Resolved values -----------------------------------------------------------
     @property
@@ -166,4 +173,5 @@ class RulesConfig(RulesBase):
         arr[C_DEFLECT] = DEFLECT_TARGETS.index(self.deflect_target)
         arr[C_OPENING] = OPENING_BONUS.index(self.opening_bonus)
         arr[C_TOKEN_TIE] = TOKEN_TIES.index(self.token_tie)
+        arr[C_GRACE] = int(self.grace_round)
         return arr

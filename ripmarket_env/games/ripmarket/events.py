@@ -46,6 +46,7 @@ The kinds (``EVENT_KINDS``: code -> name, meaning of ``seat``, ``a``, ``b``):
 30  game_over        -1           reason (END_REASONS)     number of winners
 31  place            seat         2 x place                1 for a winner
 32  spared           -1           players spared           - (sudden death, R-9.2)
+33  grace            -1           players spared           - (the first round, R-8.2)
 === ================ ============ ======================== ==========================
 
 Hidden information (R-12.3): a card drawn from the Living Deck, a face-down play (or
@@ -71,7 +72,7 @@ EVENT_KINDS: dict[int, str] = {
     13: "rule", 14: "exorcise", 15: "trigger", 16: "discard", 17: "skip", 18: "shadow_draw",
     19: "pass", 20: "haunt", 21: "reveal", 22: "score", 23: "no_score", 24: "deflect", 25: "damage",
     26: "death", 27: "first_player", 28: "round_start", 29: "resolve", 30: "game_over", 31: "place",
-    32: "spared",
+    32: "spared", 33: "grace",
 }
 EVENT_CODES: dict[str, int] = {name: code for code, name in EVENT_KINDS.items()}
 END_REASONS = {0: "last_alive", 1: "all_died", 2: "max_rounds"}
@@ -208,6 +209,10 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
     elif kind == "spared":
         t = (f"Sudden death: the round's damage would leave nobody alive, so it is not dealt; "
              f"the {a} living players play on")
+    elif kind == "grace":
+        t = (f"First round: nobody takes round damage (the {a} lowest would have)" if a > 1 else
+             "First round: nobody takes round damage (the lowest would have)" if a else
+             "First round: nobody takes round damage")
     elif kind == "first_player":
         t = f"{who} takes the First Player token"
     elif kind == "round_start":

@@ -23,8 +23,8 @@ Invariants checked (state):
 - R-3.1/R-3.4 the turn order is a permutation of the seats and the actor is the seat
   whose turn it is; R-5.5/R-8.6 a Ghost never holds the First Player token.
 - R-9.3 and R-2.5: every resolved round costs at least one HP except a round sudden death
-  spared (R-9.2, counted in ``spared_rounds``), so ``round + total HP <= players x start
-  HP + spared_rounds`` and the ``max_rounds`` cap is never reached when it exceeds that
+  spared (R-9.2, counted in ``spared_rounds``) and the grace round (R-8.2), so ``round +
+  total HP <= players x start HP + spared_rounds (+ 1 after the grace round)`` and the ``max_rounds`` cap is never reached when it exceeds that
   bound.
 - R-9.1/R-9.2 a finished game has winners (the last living player, or, with
   ``no_survivor="share_win"`` only, those who died last); R-11.1/R-11.2 rewards follow
@@ -247,15 +247,16 @@ def check_record(r, db, rules, prev=None) -> list[str]:
         v.append("R-1.3: a living player holds Shadow cards")
 
     # ---------------------------------------------------------------- bound
-    # every resolved round deals damage, except those sudden death spared
-    spared = int(r["spared_rounds"])
-    if spared and rules.no_survivor != "sudden_death":
-        v.append(f"R-9.2: {spared} rounds spared by sudden death under no_survivor={rules.no_survivor!r}")
+    # every resolved round deals damage, except those sudden death spared and the
+    # grace round
+    spared = int(r["spared_rounds"]) + (1 if rules.grace_round and rnd >= 1 else 0)
+    if int(r["spared_rounds"]) and rules.no_survivor != "sudden_death":
+        v.append(f"R-9.2: {int(r['spared_rounds'])} rounds spared by sudden death under no_survivor={rules.no_survivor!r}")
     bound = P * hp0 + spared
     total_hp = int(hpP.sum())
     if rnd + total_hp > bound:
         v.append(
-            f"R-9.3: round {rnd} with total HP {total_hp} exceeds players x start HP + spared rounds = {bound} "
+            f"R-9.3: round {rnd} with total HP {total_hp} exceeds players x start HP + spared and grace rounds = {bound} "
             "(a resolved round dealt no damage)"
         )
     if rules.rounds_cap > bound and rnd >= rules.rounds_cap:

@@ -40,6 +40,7 @@ from ripmarket_env.games.ripmarket.config import (
     C_CAP,
     C_EPILOGUE,
     C_GHOST_FIRST,
+    C_GRACE,
     C_HAND,
     C_HP,
     C_MARKET,
@@ -111,6 +112,7 @@ EV_RESOLVE = 29
 EV_GAME_OVER = 30
 EV_PLACE = 31
 EV_SPARED = 32
+EV_GRACE = 33
 
 END_LAST_ALIVE = 0
 END_ALL_DIED = 1
@@ -1095,6 +1097,14 @@ def resolve_round(r, T, c):
             if hit[q] != hit2[q]:
                 r.shadow_swings += 1
                 break
+    # grace round (default): the first round deals no round damage, so nothing is
+    # redirected either; card damage (Backstab, R-2.17) was dealt when played.
+    if c[C_GRACE] == 1 and r.round_num == 0:
+        graced = 0
+        for q in range(P):
+            graced += hit[q]
+            hit[q] = 0
+        ev_push(r, EV_GRACE, -1, graced, 0)
     # 4. Deflection; under Earthquake no damage is redirected.
     quake = rule == RULE_EARTHQUAKE
     for i in range(P):

@@ -156,6 +156,8 @@ function fillOpponents() {
 
 // The setup form's rule variants (index.html, one <select> each; docs/RULES.md, "Rule variants").
 const RULE_VARIANTS = ["tie_rule", "ghost_phase", "no_survivor", "deflect_target", "opening_bonus", "token_tie"];
+// yes/no variants: the <select>'s "true" / "false" are sent as booleans
+const BOOL_VARIANTS = ["grace_round"];
 
 async function startGame() {
   showError("");
@@ -169,6 +171,9 @@ async function startGame() {
   const rules = {};
   for (const field of RULE_VARIANTS) {  // an empty choice keeps the rulebook's value
     if ($(field).value) rules[field] = $(field).value;
+  }
+  for (const field of BOOL_VARIANTS) {
+    if ($(field).value) rules[field] = $(field).value === "true";
   }
   if (Object.keys(rules).length) body.rules = rules;
   $("start").disabled = true;
