@@ -37,8 +37,8 @@ def test_second_edition_values():
     v = {d.name: int(d.value) for d in DB.living}
     assert {k: v[k] for k in ("Grave Digger", "Double Back", "Heavy Taxes", "Low Tide", "Undercurrent",
                               "Veiled Blade", "Tycoon", "Aftershock")} == {
-        "Grave Digger": 4, "Double Back": 3, "Heavy Taxes": 5, "Low Tide": 6, "Undercurrent": 7,
-        "Veiled Blade": 6, "Tycoon": 8, "Aftershock": 7}
+        "Grave Digger": 2, "Double Back": 3, "Heavy Taxes": 5, "Low Tide": 3, "Undercurrent": 7,
+        "Veiled Blade": 6, "Tycoon": 7, "Aftershock": 6}
 
 
 def test_double_back_draws_then_is_replaced_by_the_drawn_card():
@@ -75,27 +75,28 @@ def test_fire_sale_flushes_then_draws():
 
 
 def test_tycoon_every_base_four_or_less_loses_one():
-    """R-2.10: Tycoon (8) — every played card of base 4 or less loses 1 (Tycoon's own 8 does not)."""
+    """R-2.10: Tycoon (7) — every played card of base 4 or less loses 1 (Tycoon's own 7 does not)."""
     t = table(hands={0: ["Tycoon"], 1: ["Spite"], 2: ["Merchant"], 3: ["Mimic"]})
     t.play_round({0: "Tycoon", 1: {"card": "Spite", "target": 2}, 2: "Merchant", 3: "Mimic"})
-    # 8; Spite 4 - 1 = 3; Merchant 6 - 2 (Spite) = 4; Mimic (base 2): Tycoon's -1 came first,
-    # then Mimic's own "becomes 8" overrides it (R-7.1: a set-to replaces the running total)
-    assert t.scores == [8, 3, 4, 8]
+    # 7; Spite 4 - 1 = 3; Merchant 6 - 2 (Spite) = 4; Mimic (base 2): Tycoon's -1 came first,
+    # then Mimic's own "becomes" (Tycoon's 7, the highest) overrides it (R-7.1: a set-to
+    # replaces the running total)
+    assert t.scores == [7, 3, 4, 7]
     assert t.damage == [0, 1, 0, 0]
     finish(t)
 
 
 def test_aftershock_flushes_the_market_and_wipes_the_scores():
-    """R-2.15 + R-7.5: Aftershock (7) — the Market is flushed and every card scores its base.
+    """R-2.15 + R-7.5: Aftershock (6) — the Market is flushed and every card scores its base.
 
     Without it Spite (-2 on Glass Crown) and Heavy Taxes (-2 on every base 6 or more) would
-    make Glass Crown 8 - 2 - 2 = 4 and Aftershock 7 - 2 = 5; wiped, the cards score 4, 8, 5, 7."""
+    make Glass Crown 8 - 2 - 2 = 4 and Aftershock 6 - 2 = 4; wiped, the cards score 4, 8, 5, 6."""
     t = table(hands={0: ["Spite"], 1: ["Glass Crown"], 2: ["Heavy Taxes"], 3: ["Aftershock"]},
               market=["Relief", "Mimic", "Last Stand"],
               deck_top=["Stockpile", "Merchant", "Proud Heir", "Closer", "Even Keel", "Exorcist", "Backstab"])
     t.play_round({0: {"card": "Spite", "target": 1}, 1: "Glass Crown", 2: "Heavy Taxes", 3: "Aftershock"})
     assert t.last_rule == "earthquake"
-    assert t.scores == [4, 8, 5, 7]
+    assert t.scores == [4, 8, 5, 6]
     assert t.damage == [1, 0, 0, 0]
     assert t.discard_names()["Relief"] == 1 and t.discard_names()["Last Stand"] == 1
     finish(t)
@@ -107,18 +108,18 @@ SHADOW_CASES = [
     ("Blight", "Merchant", False, 6),  # base 6: untouched
     ("Dread", "Merchant", False, 2),  # base 6 >= 6: 6 - 4
     ("Withering", "Mimic", False, 4),  # Mimic copies 8 (Glass Crown); base 2 <= 3: 8 - 4
-    ("Withering", "Grave Digger", False, 5),  # 4 + 1 (one Ghost); base 4: untouched
+    ("Withering", "Grave Digger", False, -1),  # 2 + 1 (one Ghost); base 2 <= 3: - 4
     ("Greed's Toll", "Merchant", True, 2),  # took from the Market: 6 - 4
     ("Greed's Toll", "Merchant", False, 6),  # took from the deck: untouched
     ("Cold Hands", "Merchant", True, 3),  # took from the Market: 6 - 3
     ("Cold Hands", "Merchant", False, 6),  # took from the deck: untouched
-    ("Blessing of the Meek", "Grave Digger", False, 9),  # 4 + 1 (one Ghost); base 4 <= 4: + 4
+    ("Blessing of the Meek", "Grave Digger", False, 7),  # 2 + 1 (one Ghost); base 2 <= 4: + 4
     ("Blessing of the Meek", "Merchant", False, 6),  # base 6: neither
     ("Blessing of the Meek", "The Cull", False, 5),  # base 7 >= 7: the string, 7 - 2
     ("Ancestral Favor", "Haunted Relic", False, 7),  # even: 6 + 2 (haunted, its own text) - 1
     ("Ancestral Favor", "Merchant", False, 5),  # even: the string, 6 - 1
     ("Gilded Chains", "Mimic", False, 13),  # Mimic 8, base 2 <= 3: 8 + 5
-    ("Gilded Chains", "Grave Digger", False, 5),  # 4 + 1 (one Ghost); base 4: neither
+    ("Gilded Chains", "Grave Digger", False, 8),  # 2 + 1 (one Ghost); base 2 <= 3: + 5
     ("Gilded Chains", "Merchant", False, 4),  # base 6 >= 6: the string, 6 - 2
     ("Patron's Gift", "Merchant", False, 9),  # took from the deck: 6 + 3
     ("Patron's Gift", "Merchant", True, 9),  # Market, but Merchant's draw is from the deck (R-4.9): 6 + 3

@@ -204,7 +204,7 @@ def test_exact_rows(db):
 
     uc = db.by_name("Undercurrent").id
     assert db.living_ops[uc, 0].tolist() == [R.OP_FACE_DOWN, 0, 0, 0]
-    assert db.living_ops[uc, 1].tolist() == [R.OP_RULE, R.RULES["low_tide"], 0, 0]
+    assert db.living_ops[uc, 1].tolist() == [R.OP_RULE, R.RULES["cull"], 0, 0]
     assert db.living_nops[uc] == 2 and db.living_face_down[uc]
 
     gd = db.by_name("Grave Digger").id

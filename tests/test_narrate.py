@@ -134,7 +134,7 @@ def test_recent_is_what_happened_since_your_decision():
 
 
 def test_rule_pills_name_the_card():
-    """Undercurrent sets Low Tide, Aftershock sets Earthquake (cards.json): the rule is
+    """Undercurrent sets The Cull, Aftershock sets Earthquake (cards.json): the rule is
     named by the card that set it (R-7.4)."""
     saw = set()
     for seed in range(12):
@@ -146,8 +146,8 @@ def test_rule_pills_name_the_card():
                 saw.add((r["rule_card"], r["rule"]))
         if {"Undercurrent", "Aftershock"} <= {c for c, _ in saw}:
             break
-    assert ("Undercurrent", "Low Tide") in saw and ("Aftershock", "Earthquake") in saw
-    assert rule_text("Low Tide", "Undercurrent").startswith("Undercurrent: Low Tide")
+    assert ("Undercurrent", "The Cull") in saw and ("Aftershock", "Earthquake") in saw
+    assert rule_text("The Cull", "Undercurrent").startswith("Undercurrent: The Cull")
 
 
 def test_every_bot_has_a_plain_difficulty():

@@ -1,7 +1,9 @@
 """Rules tests of the balance pass's rulings and the variants that keep the earlier rules:
 whom a Deflection may name (R-8.3, variant ``deflect_target``), the opening hands of the
-first seats (R-1.3, ``opening_bonus``) and the token's ties (R-8.6, ``token_tie``). Every test names its rule; 4 players
-(2 HP), seat 0 holds the First Player token (turn order 0-1-2-3) unless it says otherwise."""
+first seats (R-1.3, ``opening_bonus``), the token's ties (R-8.6, ``token_tie``) and the grace
+round (R-8.2, ``grace_round``). Every test names its rule; 4 players (2 HP), seat 0 holds the
+First Player token (turn order 0-1-2-3) unless it says otherwise. The hand-arranged rounds play
+the first edition's cards, whose numbers they were written with: the rulings do not depend on them."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 import pytest
 
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
+from ripmarket_env.games.ripmarket.cards.loader import load_cards
 from ripmarket_env.games.ripmarket.config import ConfigError
 from scenario import Table, serial
 
@@ -19,8 +22,11 @@ def _one_thread():
         yield
 
 
+FIRST = load_cards("first-edition")
+
+
 def table(rules=None, first=0, **arrange):
-    t = Table(4, seed=0, **(rules or {}))
+    t = Table(4, seed=0, cards=FIRST, **(rules or {}))
     t.arrange(**arrange)
     t.start_round(first)
     return t
@@ -180,19 +186,20 @@ def test_r_8_6_token_tie_goes_to_the_latest_unless_the_variant_says_earliest():
 
 def test_r_8_6_low_tide_token_tie_goes_to_the_latest_lowest():
     """R-8.6 / R-7.6: under Low Tide the lowest takes the token; seats 0 and 2 tie lowest
-    (6): the latest of them, seat 2, takes it; under "earliest" seat 0."""
-    hands = {0: ["Merchant"], 1: ["Tycoon"], 2: ["Low Tide"], 3: ["Glass Crown"]}
-    plays = {0: "Merchant", 1: "Tycoon", 2: "Low Tide", 3: "Glass Crown"}
+    (3, Fire Sale and Low Tide): the latest of them, seat 2, takes it; under "earliest" seat 0."""
+    hands = {0: ["Fire Sale"], 1: ["Tycoon"], 2: ["Low Tide"], 3: ["Glass Crown"]}
+    plays = {0: "Fire Sale", 1: "Tycoon", 2: "Low Tide", 3: "Glass Crown"}
     for tie, holder in (("latest", 2), ("earliest", 0)):
         t = table({"token_tie": tie}, hands=hands)
         t.play_round(plays)
-        assert t.scores == [6, 8, 6, 8]
+        assert t.scores == [3, 8, 3, 8]
         assert t.first_player == holder
 
 
-@pytest.mark.parametrize("field, value, allowed", [("deflect_target", "richer", "any | not_weaker"),
+@pytest.mark.parametrize("field, value, allowed", [("deflect_target", "richer", "any | not_weaker | stronger"),
                                                    ("opening_bonus", "all", "none | first_player | first_half"),
-                                                   ("token_tie", "first", "earliest | latest")])
+                                                   ("token_tie", "first", "earliest | latest"),
+                                                   ("grace_round", "yes", "true or false")])
 def test_r_1_4_the_new_variants_reject_bad_values(field, value, allowed):
     """R-1.4: a bad value of the balance pass's variants names the field, value and allowed values."""
     with pytest.raises(ConfigError) as e:
