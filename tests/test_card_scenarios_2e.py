@@ -107,8 +107,9 @@ SHADOW_CASES = [
     ("Blight", "The Cull", False, 4),  # base 7 >= 7: 7 - 3
     ("Blight", "Merchant", False, 6),  # base 6: untouched
     ("Dread", "Merchant", False, 2),  # base 6 >= 6: 6 - 4
-    ("Withering", "Mimic", False, 4),  # Mimic copies 8 (Glass Crown); base 2 <= 3: 8 - 4
-    ("Withering", "Grave Digger", False, -1),  # 2 + 1 (one Ghost); base 2 <= 3: - 4
+    ("Withering", "Mimic", False, 4),  # Mimic copies 8 (Glass Crown); base 2 <= 2: 8 - 4
+    ("Withering", "Grave Digger", False, -1),  # 2 + 1 (one Ghost); base 2 <= 2: - 4
+    ("Withering", "Low Tide", False, 3),  # base 3: untouched (base 2 or less only)
     ("Greed's Toll", "Merchant", True, 2),  # took from the Market: 6 - 4
     ("Greed's Toll", "Merchant", False, 6),  # took from the deck: untouched
     ("Cold Hands", "Merchant", True, 3),  # took from the Market: 6 - 3
