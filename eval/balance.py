@@ -74,7 +74,8 @@ class PlayRecorder:
         self.shadow = [[[] for _ in range(P)] for _ in range(B)]
         self.haunted = [[[] for _ in range(P)] for _ in range(B)]
         self.offers: list[list[list]] = [[] for _ in range(B)]  # [seat, [designs offered], design taken or -1]
-        self.round_seats: list[list[list]] = [[] for _ in range(B)]  # [seat, card or -1, [shadows], HP lost]
+        # [seat, card or -1, [shadows], HP lost, round number]
+        self.round_seats: list[list[list]] = [[] for _ in range(B)]
         self._market: list[tuple[int, list[int]] | None] = [None] * B
         for g in range(B):  # what the reset did (decisions taken before the first real one)
             self._take(g, eng.events(g))
@@ -95,7 +96,8 @@ class PlayRecorder:
                 for x in item.seats:
                     if x["alive"] or x["died"]:  # a living player this round
                         card = -1 if x["card"] is None else int(x["card"])
-                        self.round_seats[g].append([x["seat"], card, list(x["haunted_by"]), int(x["hp_lost"])])
+                        self.round_seats[g].append([x["seat"], card, list(x["haunted_by"]), int(x["hp_lost"]),
+                                                    int(item.round)])
                 continue
             ev = item
             k, q = ev.kind, ev.seat
@@ -164,6 +166,49 @@ def _compare(k1, n1, k2, n2) -> dict[str, Any]:
     return {"with": a, "without": b, "delta": delta, "p": two_proportion_p(k1, n1, k2, n2)}
 
 
+def round_matched(games: Sequence[dict], P: int, n_designs: int,
+                  seats: np.ndarray | None = None) -> list[dict[str, Any] | None]:
+    """Per Living design, the round-matched win-rate difference: within each round number,
+    the living players who had the design on the table against the living players with
+    another card on the table, the differences averaged with the design's plays in that
+    round as weights; a 95% interval from the per-round binomial variances. None for a design
+    never on the table.
+
+    The plain difference (played at least once vs not) also measures how long a player
+    lived: a player who survives more rounds plays more cards, so a card that does nothing
+    still shows a positive difference, and a card held for late rounds a larger one. Matching
+    on the round compares players who were alive at the same point of the game."""
+    G = len(games)
+    sel = np.ones((G, P), dtype=bool) if seats is None else seats
+    rows = []  # (round, design, won)
+    for i, g in enumerate(games):
+        for q, card, _by, _lost, *rest in g.get("round_seats", ()):
+            if rest and card >= 0 and sel[i, q]:
+                rows.append((rest[0], card, int(bool(g["winners"][q]))))
+    out: list[dict[str, Any] | None] = [None] * n_designs
+    if not rows:
+        return out
+    a = np.asarray(rows, dtype=np.int64)
+    R, C, W = a[:, 0], a[:, 1], a[:, 2]
+    for d in range(n_designs):
+        on = C == d
+        if not on.any():
+            continue
+        num = var = weight = 0.0
+        for r in np.unique(R[on]):
+            x, y = on & (R == r), ~on & (R == r)
+            if not y.any():
+                continue
+            p1, n1, p0, n0 = W[x].mean(), int(x.sum()), W[y].mean(), int(y.sum())
+            num += n1 * (p1 - p0)
+            var += n1 * n1 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)
+            weight += n1
+        if weight:
+            delta, se = num / weight, math.sqrt(var) / weight
+            out[d] = {"delta": delta, "ci": [delta - 1.96 * se, delta + 1.96 * se], "plays": int(weight)}
+    return out
+
+
 def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None = None) -> dict[str, Any]:
     """The per-card figures over the player-games selected by ``seats`` (G x P bool; all by default)."""
     G = len(games)
@@ -196,7 +241,7 @@ def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None 
                 offered[d] += 1
             if took >= 0:
                 taken[took] += 1
-        for q, card, by, lost in g.get("round_seats", ()):
+        for q, card, by, lost, *_ in g.get("round_seats", ()):
             if not sel[i, q]:
                 continue
             hurt = int(lost > 0)
@@ -209,6 +254,7 @@ def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None 
     total_living = int(played.sum())
     total_shadow = int(shadow.sum())
     living = []
+    matched = round_matched(games, P, DL, sel)
     for d in range(DL):
         has = (played[:, :, d] > 0) & sel
         w_in, n_in = int((win & has).sum()), int(has.sum())
@@ -226,6 +272,7 @@ def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None 
             "win_not_played": c["without"],
             "win_delta": c["delta"],
             "win_p": c["p"],
+            "win_delta_round_matched": matched[d],
             "market": {"offered": int(offered[d]), "taken": int(taken[d]),
                        "take_rate": _rate(int(taken[d]), int(offered[d]))},
             "damage": {"rounds": r_in, "hurt_played": dmg["with"], "hurt_other": dmg["without"],
@@ -506,17 +553,24 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             "Taken from the Market: how often an acquisition took the card when the Market offered it. "
             "Hurt: the share of rounds in which a living player with this card on the table lost HP, against "
-            "the living players with another card (or none).",
+            "the living players with another card (or none). Round-matched: the win rate of the living players "
+            "with the card on the table against those with another card in the same round, averaged over the "
+            "rounds it was played in (players who live longer play more cards, which the plain difference "
+            "also measures).",
             "",
             "| card | plays | share of plays | played in % of player-games | win rate when played | win rate when not "
-            "| difference (p) | taken from the Market when offered | hurt with it | hurt otherwise | difference (p) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| difference (p) | round-matched difference | taken from the Market when offered | hurt with it "
+            "| hurt otherwise | difference (p) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for c in sorted(f["living"], key=lambda c: -c["plays"]):
             m, d = c["market"], c["damage"]
+            rm = c.get("win_delta_round_matched")
+            rm_txt = "—" if rm is None else (f"{100 * rm['delta']:+.1f} [{100 * rm['ci'][0]:+.1f}, "
+                                             f"{100 * rm['ci'][1]:+.1f}] pts")
             L.append(
                 f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {_pct(c['played_rate'])} | "
-                f"{_ci(c['win_played'])} | {_ci(c['win_not_played'])} | {_sig(c['win_delta'], c['win_p'])} | "
+                f"{_ci(c['win_played'])} | {_ci(c['win_not_played'])} | {_sig(c['win_delta'], c['win_p'])} | {rm_txt} | "
                 f"{_ci(m['take_rate'])} of {m['offered']} | {_ci(d['hurt_played'])} | {_ci(d['hurt_other'])} | "
                 f"{_sig(d['delta'], d['p'])} |"
             )

@@ -82,7 +82,9 @@ def test_recorder_rounds_and_market_offers():
                 assert sorted(offer[1]) == sorted(int(d) for d in before["market"][g] if d >= 0)
     for g in range(4):
         r = rec.game_record(eng, g)
-        for q, card, by, hp_lost in r["round_seats"]:
+        rounds = [x[4] for x in r["round_seats"]]
+        assert rounds == sorted(rounds) and rounds[0] == 1  # each seat's row names its round
+        for q, card, by, hp_lost, _round in r["round_seats"]:
             lost[g, q] += hp_lost
         # every HP lost (round damage, Backstab, ...) is in some round's figures
         assert list(lost[g]) == list(hp0[g] - eng.state["hp"][g, :3])
@@ -158,6 +160,28 @@ def test_analyze_counts_a_handmade_game():
     assert f["ghost_swings"]["per_round"] == pytest.approx(1 / 3)
 
 
+def test_round_matched_difference_removes_the_survival_association():
+    """A card that does nothing: every seat plays design (seat + round + game) % 2, seat 0
+    wins, seat s lives 4 - s rounds. The plain difference of design 0 is large (the players
+    who live longer play both designs; the one who dies first only one), the round-matched
+    difference of both designs is zero (within each round the designs win equally often)."""
+    cards = default_cards()
+    games = []
+    for g in range(2):
+        plays = [[(s + r + g) % 2 for r in range(1, 5 - s)] for s in range(4)]
+        seats = [[s, plays[s][r - 1], [], 0, r] for r in range(1, 5) for s in range(4) if r <= 4 - s]
+        games.append({"winners": [True, False, False, False], "rounds": 4, "first_player": 0,
+                      "shadow_swings": 0, "living_plays": plays, "shadow_plays": [[]] * 4,
+                      "haunted": [[]] * 4, "offers": [], "round_seats": seats, "lineup": ["greedy"] * 4})
+    f = analyze(games, 4, cards)
+    assert f["living"][0]["win_delta"] > 0.2  # 2 wins of 7 player-games against 0 of 1
+    for d in (0, 1):
+        rm = f["living"][d]["win_delta_round_matched"]
+        assert rm["delta"] == pytest.approx(0.0) and rm["plays"] == 10
+        assert rm["ci"][0] < 0 < rm["ci"][1]
+    assert f["living"][2]["win_delta_round_matched"] is None  # never on the table
+
+
 def test_report_files(small):
     res, out = small
     for name in ("balance.md", "balance.json", "game_length.png", "seat_position.png", "cards_3p.png", "cards_4p.png"):
@@ -166,6 +190,10 @@ def test_report_files(small):
     assert data["by_players"][1]["living_plays"] == res["by_players"][1]["living_plays"]
     md = (out / "balance.md").read_text()
     assert "## 4 players" in md and default_cards().living[0].name in md
+    assert "| round-matched difference |" in md  # the column, and a value for every design on the table
+    on_table = [c for c in res["by_players"][1]["living"] if c["damage"]["rounds"]]
+    assert on_table and all(c["win_delta_round_matched"] is not None for c in on_table)
+    assert all(c["win_delta_round_matched"] is None for c in res["by_players"][1]["living"] if not c["damage"]["rounds"])
 
 
 def test_reproducible_from_the_seed(small):
