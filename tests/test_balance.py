@@ -360,11 +360,11 @@ def test_balance_cli_plays_a_rules_variant_and_refuses_bad_ones(tmp_path):
     runner = CliRunner()
     out = tmp_path / "b"
     r = runner.invoke(app, ["balance", "--players", "4", "--games", "8", "--workers", "1", "--quiet",
-                            "--rule", "ghost_phase=in_turn", "--rule", "opening_bonus=none", "--out", str(out)])
+                            "--rule", "ghost_phase=in_turn", "--rule", "grace_round=false", "--out", str(out)])
     assert r.exit_code == 0, r.output
     settings = json.loads((out / "balance.json").read_text())["settings"]
-    assert settings["rules"] == {"ghost_phase": "in_turn", "opening_bonus": "none"}
-    assert "rules (instead of the defaults): ghost_phase=in_turn, opening_bonus=none" in (out / "balance.md").read_text()
+    assert settings["rules"] == {"ghost_phase": "in_turn", "grace_round": False}
+    assert "rules (instead of the defaults): ghost_phase=in_turn, grace_round=False" in (out / "balance.md").read_text()
     for args, message in ((["--rule", "bogus=1"], "'bogus' is not a rules field"),
                           (["--rule", "token_tie=first"], "token_tie='first' is not allowed; allowed: earliest | latest"),
                           (["--rule", "ghost_phase"], "expected FIELD=VALUE")):

@@ -21,7 +21,7 @@ Living styles (``agents.make(name)``):
   safer than the best card in hand, otherwise the deck; plays the safest card.
 * ``hoarder`` — values card advantage: draws, takes Market cards that draw, prefers
   Stockpile / Merchant / Black Market Deal when safe enough, else the weakest safe card.
-* ``trickster`` — plays rule flips (Low Tide, Undercurrent, Earthquake, The Cull),
+* ``trickster`` — plays rule changes (Low Tide, Undercurrent, Earthquake, The Cull),
   face-down cards, Deflection and Mimic whenever they are (nearly) as safe as the
   safest plain card.
 * ``random`` — uniformly random (registered in :mod:`agents.base`).

@@ -346,7 +346,7 @@ def balance(
     rule: Optional[list[str]] = typer.Option(
         None, "--rule", metavar="FIELD=VALUE",
         help="R.I.P. Market: play this rules-config field instead of its default (repeatable; docs/RULES.md, "
-        "Rule variants), e.g. --rule ghost_phase=in_turn --rule opening_bonus=none.",
+        "Rule variants), e.g. --rule ghost_phase=in_turn --rule grace_round=false.",
     ),
 ) -> None:
     """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
