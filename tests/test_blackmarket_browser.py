@@ -59,7 +59,8 @@ def _play(browser, server_url: str, size: str, players: int, mode: str, seed: in
                   "document.getElementById('loading-text').textContent)).observe("
                   "document.getElementById('loading-text'), {childList: true})")
     (page.tap if phone else page.click)("#start")
-    page.wait_for_function("window.__stages.some(t => t.includes('Compiling the Black Market engine'))")
+    page.wait_for_function("window.__stages.some(t => t.includes('Compiling the Black Market engine'))",
+                           timeout=120_000)
     page.unroute("**/api/black-market/status*")
     status = _settled(page)
     assert page.locator("#loading").is_hidden()
@@ -100,7 +101,7 @@ def _play(browser, server_url: str, size: str, players: int, mode: str, seed: in
         else:
             choices.nth(rng.randrange(n)).click()
         decisions += 1
-        page.wait_for_function("(b) => document.body.dataset.decision !== b", arg=before)
+        page.wait_for_function("(b) => document.body.dataset.decision !== b", arg=before, timeout=120_000)
         status = _settled(page)
 
     # The end screen: who won, standings of every seat with points, the record to download.

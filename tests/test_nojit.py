@@ -49,7 +49,7 @@ def test_plain_python_matches_compiled():
 # int16 hand size: the case that used to crash the plain-Python engine). The first is the
 # game of issue 19: 6 players, seed 21, random legal moves from default_rng(21).
 COVERAGE_GAMES = (
-    (6, (21,), 21), (4, (11, 12, 13), 5), (8, (31, 32, 33), 7), (6, (41, 42, 43, 44), 9), (6, (136, 137, 138, 139), 9),
+    (6, (21,), 21), (4, (11, 12, 13), 5), (8, (31, 32, 33), 7), (6, (41, 42, 43, 44), 9), (6, (204, 205, 206, 207), 9),
 )
 
 COVERAGE_SCRIPT = r"""
