@@ -254,7 +254,6 @@ def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None 
     total_living = int(played.sum())
     total_shadow = int(shadow.sum())
     living = []
-    matched = round_matched(games, P, DL, sel)
     for d in range(DL):
         has = (played[:, :, d] > 0) & sel
         w_in, n_in = int((win & has).sum()), int(has.sum())
@@ -272,7 +271,6 @@ def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None 
             "win_not_played": c["without"],
             "win_delta": c["delta"],
             "win_p": c["p"],
-            "win_delta_round_matched": matched[d],
             "market": {"offered": int(offered[d]), "taken": int(taken[d]),
                        "take_rate": _rate(int(taken[d]), int(offered[d]))},
             "damage": {"rounds": r_in, "hurt_played": dmg["with"], "hurt_other": dmg["without"],
@@ -309,6 +307,8 @@ def analyze(games: Sequence[dict], players: int, cards) -> dict[str, Any]:
     n_win = win.sum(axis=1)
     share = np.where(n_win[:, None] > 0, win / np.maximum(n_win, 1)[:, None], 0.0)  # a shared win counts 1/k
     out = _card_tables(games, P, cards)
+    for c, matched in zip(out["living"], round_matched(games, P, cards.n_living)):  # all seats only
+        c["win_delta_round_matched"] = matched
     fp = np.array([g["first_player"] for g in games], dtype=np.int64)
     pos_share = np.zeros(P)
     for i in range(G):

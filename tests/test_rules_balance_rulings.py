@@ -39,6 +39,12 @@ def target_seats(t):
 HANDS = {0: ["Deflection"], 1: ["Tycoon"], 2: ["Merchant"], 3: ["Closer"]}
 
 
+def play_the_others(t):
+    """Seats 1-3 take from the deck and play their first card of ``HANDS``."""
+    for q in (1, 2, 3):
+        t.take_deck().play(HANDS[q][0])
+
+
 def test_r_8_3_not_weaker_deflection_names_only_players_with_at_least_the_owners_hp():
     """R-8.3 (deflect_target="not_weaker"): the owner at 2 HP may name the 2-HP players only;
     under "any" (the first edition) every other living player."""
@@ -61,18 +67,15 @@ def test_r_8_3_not_weaker_deflection_with_no_one_to_name_fizzles_and_the_damage_
     """R-8.3 / R-4.5 (deflect_target="not_weaker"): the only 2-HP player's Deflection has no
     one to name: no decision, and as the lowest (5 against 8, 6, 7 with Closer last) it
     takes the round's damage itself. Under "any" the same round names seat 1 and passes it on."""
-    plays = {0: "Deflection", 1: "Tycoon", 2: "Merchant", 3: "Closer"}
     t = table({"deflect_target": "not_weaker"}, hands=HANDS, hp={0: 2, 1: 1, 2: 1, 3: 1})
     t.take_deck().play("Deflection")
     assert t.actor == 1 and t.phase == "acquire"  # no target decision
-    for q in (1, 2, 3):
-        t.take_deck().play(plays[q])
+    play_the_others(t)
     assert t.scores == [5, 8, 6, 7] and t.damage == [1, 0, 0, 0]
     t = table({"deflect_target": "any"}, hands=HANDS, hp={0: 2, 1: 1, 2: 1, 3: 1})
     t.take_deck().play("Deflection")
     t.choose_seat(1)
-    for q in (1, 2, 3):
-        t.take_deck().play(plays[q])
+    play_the_others(t)
     assert t.damage == [0, 1, 0, 0]
 
 
@@ -83,12 +86,10 @@ def test_r_8_3_stronger_deflection_names_only_players_with_more_hp_than_the_owne
     t = table({"deflect_target": "stronger"}, hands=HANDS, hp={0: 1, 1: 1, 2: 2, 3: 2})
     t.take_deck().play("Deflection")
     assert t.phase == "choose_target" and target_seats(t) == [2, 3]
-    plays = {1: "Tycoon", 2: "Merchant", 3: "Closer"}
     t = table({"deflect_target": "stronger"}, hands=HANDS, hp={0: 2, 1: 2, 2: 1, 3: 2})
     t.take_deck().play("Deflection")
     assert t.actor == 1 and t.phase == "acquire"  # no target decision
-    for q in (1, 2, 3):
-        t.take_deck().play(plays[q])
+    play_the_others(t)
     assert t.scores == [5, 8, 6, 7] and t.damage == [1, 0, 0, 0]
 
 
@@ -97,14 +98,13 @@ def test_r_8_2_grace_round_deals_no_round_damage_in_the_first_round_only():
     against 8, 6, 7) takes no damage, a ``grace`` event says so, the Deflection is not
     spent and the highest still takes the First Player token (R-8.6); the second round deals
     damage again. Under grace_round=False (the first edition) the first round's lowest is hit."""
-    plays = {0: "Deflection", 1: "Tycoon", 2: "Merchant", 3: "Closer"}
     second = {0: "Proud Heir", 1: "Proud Heir", 2: "Proud Heir", 3: "Glass Crown"}
-    hands = {q: [plays[q], second[q]] for q in range(4)}
+    hands = {q: [HANDS[q][0], second[q]] for q in range(4)}
     t = table({"grace_round": True}, hands=hands)
     t.take_deck().play("Deflection")
-    t.choose_seat(1) if t.phase == "choose_target" else None
-    for q in (1, 2, 3):
-        t.take_deck().play(plays[q])
+    if t.phase == "choose_target":
+        t.choose_seat(1)
+    play_the_others(t)
     assert t.scores == [5, 8, 6, 7] and t.damage == [0, 0, 0, 0] and t.hp == [2, 2, 2, 2]
     kinds = [e.kind for e in t.eng.events(0)]
     assert "grace" in kinds and "deflect" not in kinds and "damage" not in kinds
@@ -116,9 +116,9 @@ def test_r_8_2_grace_round_deals_no_round_damage_in_the_first_round_only():
     assert "grace" not in [e.kind for e in t.eng.events(0)]
     t = table({"grace_round": False}, hands=hands)
     t.take_deck().play("Deflection")
-    t.choose_seat(1) if t.phase == "choose_target" else None
-    for q in (1, 2, 3):
-        t.take_deck().play(plays[q])
+    if t.phase == "choose_target":
+        t.choose_seat(1)
+    play_the_others(t)
     assert t.damage == [0, 1, 0, 0]  # the Deflection passed the first round's damage to seat 1
 
 

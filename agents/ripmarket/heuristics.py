@@ -50,7 +50,7 @@ import numpy as np
 
 from ripmarket_env.games.ripmarket.cards.loader import CardDB
 from ripmarket_env.games.ripmarket.cards.registry import base_cond_holds
-from ripmarket_env.games.ripmarket.config import RulesConfig
+from ripmarket_env.games.ripmarket.config import RulesConfig, deflection_may_name
 
 from agents.base import BaseAgent, register
 from agents.ripmarket.view import SeatInfo, SeatView, tables
@@ -308,7 +308,7 @@ class RoundModel:
         me = self.v.me
         opts = [s.rel for s in self.v.seats  # Backstab: more HP; Deflection: R-8.3's default
                 if s.rel != 0 and s.alive and (not self.ci.damage[design] or s.hp_frac > me.hp_frac)
-                and (not self.ci.deflect[design] or _may_deflect_to(s.hp_frac, me.hp_frac))]
+                and (not self.ci.deflect[design] or deflection_may_name(DEFLECT_TARGET, s.hp_frac, me.hp_frac))]
         return opts or [-1]
 
 
@@ -316,12 +316,6 @@ class RoundModel:
 #: observation does not carry the rules variant, so under another ``deflect_target`` their
 #: estimate of a Deflection's worth is off (the target decision itself reads the legal mask).
 DEFLECT_TARGET = RulesConfig.__dataclass_fields__["deflect_target"].default
-
-
-def _may_deflect_to(their_hp: float, my_hp: float) -> bool:
-    if DEFLECT_TARGET == "stronger":
-        return their_hp > my_hp
-    return their_hp >= my_hp if DEFLECT_TARGET == "not_weaker" else True
 
 
 # ---------------------------------------------------------------------------------

@@ -16,6 +16,14 @@ DEFLECT_TARGETS = ("any", "not_weaker", "stronger")
 OPENING_BONUS = ("none", "first_player", "first_half")
 TOKEN_TIES = ("earliest", "latest")
 
+
+def deflection_may_name(deflect_target: str, their_hp, owner_hp) -> bool:
+    """R-8.3: may a Deflection name a living player with ``their_hp`` under this
+    ``deflect_target`` (the kernels' ``target_ok`` compiles the same rule)?"""
+    if deflect_target == "stronger":
+        return their_hp > owner_hp
+    return their_hp >= owner_hp if deflect_target == "not_weaker" else True
+
 # Indices into the compiled config array the kernels read.
 C_P = 0
 C_HP = 1

@@ -45,6 +45,7 @@ import numpy as np
 from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.actions import ActionTable
+from ripmarket_env.games.ripmarket.config import deflection_may_name
 from ripmarket_env.games.ripmarket.state import (
     PH_ACQUIRE,
     PH_GHOST,
@@ -117,18 +118,14 @@ def expected_mask(r, db, rules) -> np.ndarray:
     elif ph in (PH_PLAY, PH_REPLACE):
         m[rg["card"].start + np.flatnonzero(r["hand"][p] > 0)] = True
     elif ph == PH_TARGET:  # another living player (richer for damage_target;
-        # for a Deflection under deflect_target="not_weaker", at least the owner's HP, under
-        # "stronger" more than the owner's HP, R-8.3)
+        # for a Deflection, whom deflect_target allows, R-8.3)
         d, k = int(r["pend_card"]), int(r["pend_op"])
         richer = db.living_ops[d, k, 0] == R.BY_NAME["damage_target"].code
         deflect = db.living_ops[d, k, 0] == R.BY_NAME["deflect"].code
-        not_weaker = deflect and rules.deflect_target == "not_weaker"
-        stronger = deflect and rules.deflect_target == "stronger"
         for off in range(1, P):
             q = (p + off) % P
-            m[rg["target"].start + off - 1] = (alive[q] and (not richer or hp[q] > hp[p])
-                                               and (not not_weaker or hp[q] >= hp[p])
-                                               and (not stronger or hp[q] > hp[p]))
+            m[rg["target"].start + off - 1] = (alive[q] and (not richer or hp[q] > hp[p]) and (
+                not deflect or deflection_may_name(rules.deflect_target, hp[q], hp[p])))
     elif ph == PH_MARKET:  # a non-empty Market slot
         for k in range(M):
             m[rg["market_slot"].start + k] = market[k] >= 0
@@ -249,10 +246,10 @@ def check_record(r, db, rules, prev=None) -> list[str]:
     # ---------------------------------------------------------------- bound
     # every resolved round deals damage, except those sudden death spared and the
     # grace round
-    spared = int(r["spared_rounds"]) + (1 if rules.grace_round and rnd >= 1 else 0)
-    if int(r["spared_rounds"]) and rules.no_survivor != "sudden_death":
-        v.append(f"R-9.2: {int(r['spared_rounds'])} rounds spared by sudden death under no_survivor={rules.no_survivor!r}")
-    bound = P * hp0 + spared
+    spared = int(r["spared_rounds"])
+    if spared and rules.no_survivor != "sudden_death":
+        v.append(f"R-9.2: {spared} rounds spared by sudden death under no_survivor={rules.no_survivor!r}")
+    bound = P * hp0 + spared + (1 if rules.grace_round and rnd >= 1 else 0)
     total_hp = int(hpP.sum())
     if rnd + total_hp > bound:
         v.append(
