@@ -165,3 +165,22 @@ def test_the_games_command_lists_every_registered_game():
     assert res.exit_code == 0, res.output
     for spec in registry().values():
         assert spec.id in res.output and spec.env_name in res.output and spec.gym_id in res.output
+
+
+@pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
+def test_every_engine_of_a_game_shares_one_dtype_object_per_layout(game):
+    """numba's dispatcher is fast only for the dtype object it cached (core/dtypes.py):
+    new engines, clones, pickled and deep-copied engines all carry the canonical one."""
+    import copy
+    import pickle
+
+    spec = get(game)
+    first = spec.make_engine(spec.make_rules(4), 1)
+    again = spec.make_engine(spec.make_rules(4), 2)
+    first.reset([1])
+    for other in (again, first.clone(), pickle.loads(pickle.dumps(first)), copy.deepcopy(first)):
+        assert other.state.dtype is first.state.dtype
+        assert other.tables.dtype is first.tables.dtype
+    twin = pickle.loads(pickle.dumps(first))
+    assert twin.state.tobytes() == first.state.tobytes() and twin.tables.tobytes() == first.tables.tobytes()
+    twin.step(np.flatnonzero(twin.state["mask"][0])[:1])  # the unpickled copy still plays

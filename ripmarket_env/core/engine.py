@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ripmarket_env.core import kernels as CK
+from ripmarket_env.core.dtypes import canonical
 
 try:  # plain-Python mode (NUMBA_DISABLE_JIT=1) reads records by attribute via recarray views
     from numba.core.config import DISABLE_JIT as NO_JIT
@@ -262,6 +263,16 @@ class Engine:
             )
         self._encode(v, out)
         return out
+
+    # ------------------------------------------------------------------ pickling
+    def __setstate__(self, d: dict) -> None:
+        """Unpickle (copy.deepcopy, multiprocessing, Ray): the state and tables come back
+        with their canonical dtype objects (``core.dtypes``), so that the compiled calls
+        dispatch as fast on the copy as on the original."""
+        self.__dict__.update(d)
+        for name in ("state", "tables"):
+            if name in d:
+                setattr(self, name, canonical(d[name]))
 
     # ------------------------------------------------------------------ clone
     def clone(self, games: Sequence[int] | None = None) -> "Engine":
