@@ -58,10 +58,23 @@ def _play(browser, server_url: str, size: str, players: int, mode: str, seed: in
     page.evaluate("window.__stages = []; new MutationObserver(() => window.__stages.push("
                   "document.getElementById('loading-text').textContent)).observe("
                   "document.getElementById('loading-text'), {childList: true})")
+    # The new game's POST is held until the page has shown the stage: otherwise, when the
+    # engine is already compiled in this server, the game can be ready before the status
+    # answer arrives, and the page rightly never shows a loading stage.
+    held = []
+    page.route("**/api/black-market/games", lambda route: held.append(route)
+               if route.request.method == "POST" else route.continue_())
     (page.tap if phone else page.click)("#start")
     page.wait_for_function("window.__stages.some(t => t.includes('Compiling the Black Market engine'))",
                            timeout=120_000)
     page.unroute("**/api/black-market/status*")
+    for _ in range(600):  # the POST reaches the route handler during Playwright's dispatch
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1, f"expected the one new-game request to be held, got {len(held)}"
+    held[0].continue_()
+    page.unroute("**/api/black-market/games")
     status = _settled(page)
     assert page.locator("#loading").is_hidden()
 
