@@ -90,6 +90,19 @@ def copy_rows(state: np.ndarray, idx) -> np.ndarray:
     return out
 
 
+class _CanonicalArray:
+    """``Engine.state`` / ``Engine.tables``: whatever array is assigned is stored with its
+    layout's one dtype object (``core.dtypes.canonical``), however it was made (allocated,
+    cloned, determinized, loaded). Set-only: a read is a plain instance-dict read, so the
+    hot paths pay nothing."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.name] = canonical(value)
+
+
 class Engine:
     """A batch of games of one kind sharing one rules config (see the module docstring).
 
@@ -100,7 +113,8 @@ class Engine:
     observation layout's offsets).
     """
 
-    state: np.ndarray
+    state: np.ndarray = _CanonicalArray()
+    tables: np.ndarray = _CanonicalArray()
     batch_size: int
     num_players: int
     phase_names: Sequence[str]
@@ -266,13 +280,12 @@ class Engine:
 
     # ------------------------------------------------------------------ pickling
     def __setstate__(self, d: dict) -> None:
-        """Unpickle (copy.deepcopy, multiprocessing, Ray): the state and tables come back
-        with their canonical dtype objects (``core.dtypes``), so that the compiled calls
-        dispatch as fast on the copy as on the original."""
+        """Unpickle (copy.deepcopy, multiprocessing, Ray): the plain ``__dict__`` update
+        would bypass ``_CanonicalArray``, so the state and tables are assigned again."""
         self.__dict__.update(d)
         for name in ("state", "tables"):
             if name in d:
-                setattr(self, name, canonical(d[name]))
+                setattr(self, name, d[name])
 
     # ------------------------------------------------------------------ clone
     def clone(self, games: Sequence[int] | None = None) -> "Engine":

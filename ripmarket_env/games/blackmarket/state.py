@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ripmarket_env.core.dtypes import canonical_dtype
-
 MAX_SEATS = 6
 N_SLOTS = 6
 MAX_DICE = 3
@@ -96,7 +94,7 @@ def state_dtype(db) -> np.dtype:
         if sub and dtype is np.bool_:
             dtype = np.int8
         spec.append((name, dtype, sub) if sub else (name, dtype))
-    return canonical_dtype(np.dtype(spec, align=True))
+    return np.dtype(spec, align=True)
 
 
 def allocate(batch: int, db) -> np.ndarray:
@@ -123,7 +121,7 @@ def tables_from_db(db) -> np.ndarray:
         ("prim_design", np.int8, (N_PRIMITIVES,)), ("hand_copies", np.int16, (3,)),
         ("eff_index", np.int8, (D,)), ("spent_index", np.int8, (D,)),
     ], align=True)
-    tb = np.zeros(1, dtype=canonical_dtype(dt))
+    tb = np.zeros(1, dtype=dt)
     t = tb[0]
     t["prim_design"][:] = -1
     ne = ns = 0

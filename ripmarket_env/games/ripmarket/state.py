@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ripmarket_env.core.dtypes import canonical_dtype
-
 MAX_SEATS = 10
 MAX_MARKET = 4
 MAX_ATTACHED = 9  # at most 9 Ghosts can haunt one player
@@ -164,7 +162,7 @@ def state_dtype(db) -> np.dtype:
         if sub and dtype is np.bool_:
             dtype = np.int8
         spec.append((name, dtype, sub) if sub else (name, dtype))
-    return canonical_dtype(np.dtype(spec, align=True))
+    return np.dtype(spec, align=True)
 
 
 def allocate(batch: int, db) -> np.ndarray:
@@ -183,7 +181,7 @@ def tables_from_db(db) -> np.ndarray:
     """The card database compiled into one record (array of length 1) for the kernels."""
     dims = _dims(db)
     dt = np.dtype([(n, t, tuple(dims[ch] for ch in shape)) for n, shape, t in _TABLE_FIELDS], align=True)
-    tb = np.zeros(1, dtype=canonical_dtype(dt))
+    tb = np.zeros(1, dtype=dt)
     tb["value"][0] = db.living_value
     tb["ops"][0] = db.living_ops
     tb["nops"][0] = db.living_nops

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ripmarket_env.core.dtypes import canonical_dtype
-
 MAX_SEATS = 6
 N_DESIGNS = 13
 MAX_DECK = 64
@@ -106,7 +104,7 @@ def state_dtype() -> np.dtype:
         if shape and dtype is np.bool_:
             dtype = np.int8
         spec.append((name, dtype, shape) if shape else (name, dtype))
-    return canonical_dtype(np.dtype(spec, align=True))
+    return np.dtype(spec, align=True)
 
 
 def allocate(batch: int) -> np.ndarray:
@@ -121,7 +119,7 @@ def tables_from_db(db) -> np.ndarray:
     """The card data as one record (array of length 1) for the kernels: copies per design
     and the value of each Number design."""
     dt = np.dtype([("copies", np.int8, (N_DESIGNS,)), ("value", np.int8, (N_DESIGNS,))], align=True)
-    tb = np.zeros(1, dtype=canonical_dtype(dt))
+    tb = np.zeros(1, dtype=dt)
     tb["copies"][0] = db.copies
     tb["value"][0] = [c.value for c in db.deck]
     return tb
