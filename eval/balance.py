@@ -433,7 +433,9 @@ def run_balance(
             "games_requested": int(games),
             "seed": int(seed),
             "workers": workers,
-            "cards": card_file or "packaged cards.json",
+            # a packaged edition by its name, so that the run reads anywhere; a file by its path
+            "cards": (str(cards) if card_file and card_path(cards) != Path(str(cards)) else card_file)
+            or "packaged cards.json",
             "cards_digest": db.digest,
             **({"rules": dict(rules)} if rules else {}),
         },
@@ -616,20 +618,23 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def result_cards(result: dict[str, Any]):
-    """The card database a balance result was played with (its settings name the file)."""
-    from ripmarket_env.games.ripmarket.cards.loader import default_cards, load_cards
-
-    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS
+    """The card database a balance result was played with: the file its settings name while
+    it is there with the run's digest, else today's cards.json or a packaged edition with
+    that digest (a run made in another checkout names a path that is gone here)."""
+    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS, default_cards, load_cards
 
     f = result["settings"].get("cards")
     digest = result["settings"].get("cards_digest")
-    if f not in (None, "packaged cards.json"):
-        return load_cards(f)
-    # the packaged cards of the run: today's, or a packaged edition with the run's digest
+    named = f not in (None, "packaged cards.json")
+    if named and (digest is None or Path(f).is_file()):
+        db = load_cards(f)
+        if digest is None or db.digest == digest:
+            return db
     for db in (default_cards(), *(load_cards(name) for name in EDITIONS)):
         if digest is None or db.digest == digest:
             return db
-    raise ValueError(f"the run was played with packaged cards of digest {digest[:12]}..., which are neither "
+    where = f"the card file {f} (missing or changed since)" if named else "packaged cards"
+    raise ValueError(f"the run was played with {where} of digest {digest[:12]}..., which are neither "
                      f"today's cards.json nor a packaged edition ({', '.join(EDITIONS)})")
 
 

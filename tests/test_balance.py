@@ -372,3 +372,21 @@ def test_balance_cli_plays_a_rules_variant_and_refuses_bad_ones(tmp_path):
         r = runner.invoke(app, ["balance", "--players", "4", "--games", "8", "--out", str(bad), *args])
         assert r.exit_code == 2 and message in r.output, r.output
         assert not bad.exists()
+
+
+def test_a_run_names_its_cards_so_that_it_reads_in_another_checkout(tmp_path):
+    """A run of a packaged edition records the edition's name, not this checkout's path; a
+    run whose card file is gone (made in another checkout) is read with the packaged cards
+    of its digest, and one whose cards are nowhere is refused naming the file."""
+    from eval.balance import result_cards
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    res = run_balance(["greedy", "random"], [3], games=6, seed=2, workers=1, progress=False, cards="first-edition")
+    first = load_cards("first-edition")
+    assert res["settings"]["cards"] == "first-edition"
+    assert result_cards(res).digest == first.digest
+    moved = {"settings": {"cards": str(tmp_path / "gone" / "first_edition.json"), "cards_digest": first.digest}}
+    assert result_cards(moved).digest == first.digest
+    lost = {"settings": {"cards": str(tmp_path / "gone.json"), "cards_digest": "0" * 64}}
+    with pytest.raises(ValueError, match="gone.json"):
+        result_cards(lost)
