@@ -4,7 +4,7 @@ The first edition's scenarios (tests/test_card_scenarios.py) pin every effect pr
 these pin the packaged second edition's new numbers and combinations, each worked out by
 hand from the card text (docs/CARDS.md). 4 players, 2 HP each, seat 0 holds the First
 Player token (turn order 0, 1, 2, 3). Fillers: Merchant (6, draw 1), Veiled Blade (6,
-face-down), Glass Crown (8; loses 3 only when haunted), Proud Heir (7; loses 1 per Ghost,
+face-down), Glass Crown (7; loses 3 only when haunted), Proud Heir (7; loses 1 per Ghost,
 none unless a test has a Ghost).
 """
 
@@ -36,9 +36,11 @@ def test_second_edition_values():
     """The changed printed values (docs/CARDS.md)."""
     v = {d.name: int(d.value) for d in DB.living}
     assert {k: v[k] for k in ("Grave Digger", "Double Back", "Heavy Taxes", "Low Tide", "Undercurrent",
-                              "Veiled Blade", "Tycoon", "Aftershock")} == {
+                              "Veiled Blade", "Tycoon", "Aftershock", "Glass Crown", "Closer",
+                              "Haunted Relic")} == {
         "Grave Digger": 2, "Double Back": 3, "Heavy Taxes": 5, "Low Tide": 3, "Undercurrent": 7,
-        "Veiled Blade": 6, "Tycoon": 7, "Aftershock": 6}
+        "Veiled Blade": 6, "Tycoon": 7, "Aftershock": 6, "Glass Crown": 7, "Closer": 7, "Haunted Relic": 6}
+    assert max(v.values()) == 7  # no Living card prints an 8
 
 
 def test_double_back_draws_then_is_replaced_by_the_drawn_card():
@@ -53,7 +55,7 @@ def test_double_back_draws_then_is_replaced_by_the_drawn_card():
     assert t.played(0) == "Glass Crown"
     assert t.discard_names()["Double Back"] == 1
     t.play_round({1: "Merchant", 2: "Veiled Blade", 3: "Proud Heir"})
-    assert t.scores == [8, 6, 6, 7]
+    assert t.scores == [7, 6, 6, 7]
     assert t.damage == [0, 1, 1, 0]  # Merchant and Veiled Blade tie at 6
     finish(t)
 
@@ -90,15 +92,64 @@ def test_aftershock_flushes_the_market_and_wipes_the_scores():
     """R-2.15 + R-7.5: Aftershock (6) — the Market is flushed and every card scores its base.
 
     Without it Spite (-2 on Glass Crown) and Heavy Taxes (-2 on every base 6 or more) would
-    make Glass Crown 8 - 2 - 2 = 4 and Aftershock 6 - 2 = 4; wiped, the cards score 4, 8, 5, 6."""
+    make Glass Crown 7 - 2 - 2 = 3 and Aftershock 6 - 2 = 4; wiped, the cards score 4, 7, 5, 6."""
     t = table(hands={0: ["Spite"], 1: ["Glass Crown"], 2: ["Heavy Taxes"], 3: ["Aftershock"]},
               market=["Relief", "Mimic", "Last Stand"],
               deck_top=["Stockpile", "Merchant", "Proud Heir", "Closer", "Even Keel", "Exorcist", "Backstab"])
     t.play_round({0: {"card": "Spite", "target": 1}, 1: "Glass Crown", 2: "Heavy Taxes", 3: "Aftershock"})
     assert t.last_rule == "earthquake"
-    assert t.scores == [4, 8, 5, 6]
+    assert t.scores == [4, 7, 5, 6]
     assert t.damage == [1, 0, 0, 0]
     assert t.discard_names()["Relief"] == 1 and t.discard_names()["Last Stand"] == 1
+    finish(t)
+
+
+def test_closer_loses_one_for_the_last_living_player_to_play():
+    """R-2.8 if_last: Closer (7) loses 1 only for the last living player of the round to play
+    (the last seat sees every other card, so it pays for the safety)."""
+    plays = {0: "Closer", 1: "Merchant", 2: "Veiled Blade", 3: "Closer"}
+    t = table(hands={p: [c] for p, c in plays.items()})
+    t.play_round(plays)
+    # seat 0: 7 (three players after it); seat 3: 7 - 1 = 6 (last), tied lowest with 6s
+    assert t.scores == [7, 6, 6, 6]
+    assert t.damage == [0, 1, 1, 1]
+    finish(t)
+
+
+def test_closer_counts_the_last_living_player_not_the_last_seat():
+    """R-2.8 if_last: with seat 3 a Ghost, seat 2 is the last living player to play: its
+    Closer loses 1, seat 0's does not."""
+    plays = {0: "Closer", 1: "Merchant", 2: "Closer"}
+    t = table(hands={0: ["Closer"], 1: ["Merchant"], 2: ["Closer"]}, ghosts={3: ["Dread", "Dread"]})
+    t.play_round(plays)
+    assert t.scores == [7, 6, 6, 0]
+    assert t.damage == [0, 1, 1, 0]
+    finish(t)
+
+
+def test_haunted_relic_gains_one_when_haunted():
+    """R-2.8 if_haunted: Haunted Relic (6) gains 1 if a Shadow card is attached to its player.
+    Seat 1 is a Ghost holding two Withering (base 2 or less), which cannot touch a base-6
+    card, so only the Relic's own text counts."""
+    plays = {0: "Merchant", 2: "Haunted Relic", 3: "Haunted Relic"}
+    t = table(hands={0: ["Merchant"], 2: ["Haunted Relic"], 3: ["Haunted Relic"]},
+              ghosts={1: ["Withering", "Withering"]})
+    t.play_round(plays, haunts={1: ("Withering", 2)})
+    # seat 2: 6 + 1 = 7 (haunted); seat 0's Merchant and seat 3's Relic tie at 6
+    assert t.scores == [6, 0, 7, 6]
+    assert t.damage == [1, 0, 0, 1]
+    finish(t)
+
+
+def test_glass_crown_loses_three_when_haunted():
+    """R-2.8 if_haunted (negative): Glass Crown (7) loses 3 if haunted; Withering (base 2 or
+    less) does not touch it."""
+    plays = {0: "Merchant", 2: "Glass Crown", 3: "Glass Crown"}
+    t = table(hands={0: ["Merchant"], 2: ["Glass Crown"], 3: ["Glass Crown"]},
+              ghosts={1: ["Withering", "Withering"]})
+    t.play_round(plays, haunts={1: ("Withering", 2)})
+    assert t.scores == [6, 0, 4, 7]
+    assert t.damage == [0, 0, 1, 0]
     finish(t)
 
 
@@ -107,7 +158,7 @@ SHADOW_CASES = [
     ("Blight", "The Cull", False, 4),  # base 7 >= 7: 7 - 3
     ("Blight", "Merchant", False, 6),  # base 6: untouched
     ("Dread", "Merchant", False, 2),  # base 6 >= 6: 6 - 4
-    ("Withering", "Mimic", False, 4),  # Mimic copies 8 (Glass Crown); base 2 <= 2: 8 - 4
+    ("Withering", "Mimic", False, 3),  # Mimic copies 7 (Glass Crown); base 2 <= 2: 7 - 4
     ("Withering", "Grave Digger", False, -1),  # 2 + 1 (one Ghost); base 2 <= 2: - 4
     ("Withering", "Low Tide", False, 3),  # base 3: untouched (base 2 or less only)
     ("Greed's Toll", "Merchant", True, 2),  # took from the Market: 6 - 4
@@ -117,9 +168,9 @@ SHADOW_CASES = [
     ("Blessing of the Meek", "Grave Digger", False, 7),  # 2 + 1 (one Ghost); base 2 <= 4: + 4
     ("Blessing of the Meek", "Merchant", False, 6),  # base 6: neither
     ("Blessing of the Meek", "The Cull", False, 5),  # base 7 >= 7: the string, 7 - 2
-    ("Ancestral Favor", "Haunted Relic", False, 7),  # even: 6 + 2 (haunted, its own text) - 1
+    ("Ancestral Favor", "Haunted Relic", False, 6),  # even: 6 + 1 (haunted, its own text) - 1
     ("Ancestral Favor", "Merchant", False, 5),  # even: the string, 6 - 1
-    ("Gilded Chains", "Mimic", False, 13),  # Mimic 8, base 2 <= 3: 8 + 5
+    ("Gilded Chains", "Mimic", False, 12),  # Mimic 7, base 2 <= 3: 7 + 5
     ("Gilded Chains", "Grave Digger", False, 8),  # 2 + 1 (one Ghost); base 2 <= 3: + 5
     ("Gilded Chains", "Merchant", False, 4),  # base 6 >= 6: the string, 6 - 2
     ("Patron's Gift", "Merchant", False, 9),  # took from the deck: 6 + 3
@@ -139,7 +190,7 @@ def test_second_edition_shadow_card(shadow, card, from_market, expected):
               market=["Black Market Deal", "Relief", "Spite"])
     plays = {0: "Veiled Blade", 2: {"card": card, "market": 0 if from_market else None}, 3: "Glass Crown"}
     t.play_round(plays, haunts={1: (shadow, 2)})
-    assert t.scores == [6, 0, expected, 8]
+    assert t.scores == [6, 0, expected, 7]
     finish(t)
 
 
@@ -154,5 +205,5 @@ def test_pickpocket_watches_the_market():
     # seat 2 took Relief from the Market and Merchant drew Mimic; one of the two was discarded
     assert sum(t.hand(2).values()) == 1
     assert t.discard_names()["Relief"] + t.discard_names()["Mimic"] == 1
-    assert t.scores == [6, 0, 6, 8]
+    assert t.scores == [6, 0, 6, 7]
     finish(t)

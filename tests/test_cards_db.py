@@ -75,8 +75,15 @@ def test_values_in_range(db):
     assert all(2 <= d.value <= 8 for d in db.living)
     assert all(d.value is None for d in db.shadow)
     assert db.living_value.min() >= 2 and db.living_value.max() <= 8
-    # every value 2..8 appears somewhere in the deck
-    assert set(int(v) for v in db.living_value) == set(range(2, 9))
+
+
+def test_printed_values_span_of_each_edition():
+    """R-2.1: printed values stay within 2-8; the first edition prints every value from 2 to
+    8, the second edition every value from 2 to 7 (its only 8, Glass Crown, is a 7)."""
+    first = load_cards("first-edition")
+    assert set(int(v) for v in first.living_value) == set(range(2, 9))
+    second = default_cards()
+    assert set(int(v) for v in second.living_value) == set(range(2, 8))
 
 
 def test_every_family_present(db):
