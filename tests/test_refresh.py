@@ -23,12 +23,14 @@ BC_ZOO = [f"{s}-bc" for s in D.DEFAULT_STYLES]
 
 
 def test_guest_decisions_are_not_recorded():
-    plain = D._collect_chunk((4, STYLES, 3, 5, 0))
-    guest = D._collect_chunk((4, STYLES, 3, 5, 0, "random"))
+    # two players: the guest holds half the seats, so leaving its decisions out shows in the
+    # count (at 4 players other deals can make the games with a guest longer)
+    plain = D._collect_chunk((2, STYLES, 3, 5, 0))
+    guest = D._collect_chunk((2, STYLES, 3, 5, 0, "random"))
     # the guest is agent index len(STYLES); none of its decisions may be in the recording
     assert guest.style.max() < len(STYLES) and guest.style.min() >= 0
-    assert len(guest) < len(plain)
-    again = D._collect_chunk((4, STYLES, 3, 5, 0, "random"))
+    assert len(guest) < 0.75 * len(plain)
+    again = D._collect_chunk((2, STYLES, 3, 5, 0, "random"))
     assert np.array_equal(guest.action, again.action) and np.array_equal(guest.obs, again.obs)
 
 
