@@ -127,29 +127,18 @@ def test_closer_counts_the_last_living_player_not_the_last_seat():
     finish(t)
 
 
-def test_haunted_relic_gains_one_when_haunted():
-    """R-2.8 if_haunted: Haunted Relic (6) gains 1 if a Shadow card is attached to its player.
-    Seat 1 is a Ghost holding two Withering (base 2 or less), which cannot touch a base-6
-    card, so only the Relic's own text counts."""
-    plays = {0: "Merchant", 2: "Haunted Relic", 3: "Haunted Relic"}
-    t = table(hands={0: ["Merchant"], 2: ["Haunted Relic"], 3: ["Haunted Relic"]},
-              ghosts={1: ["Withering", "Withering"]})
-    t.play_round(plays, haunts={1: ("Withering", 2)})
-    # seat 2: 6 + 1 = 7 (haunted); seat 0's Merchant and seat 3's Relic tie at 6
-    assert t.scores == [6, 0, 7, 6]
-    assert t.damage == [1, 0, 0, 1]
-    finish(t)
-
-
-def test_glass_crown_loses_three_when_haunted():
-    """R-2.8 if_haunted (negative): Glass Crown (7) loses 3 if haunted; Withering (base 2 or
-    less) does not touch it."""
-    plays = {0: "Merchant", 2: "Glass Crown", 3: "Glass Crown"}
-    t = table(hands={0: ["Merchant"], 2: ["Glass Crown"], 3: ["Glass Crown"]},
-              ghosts={1: ["Withering", "Withering"]})
-    t.play_round(plays, haunts={1: ("Withering", 2)})
-    assert t.scores == [6, 0, 4, 7]
-    assert t.damage == [0, 0, 1, 0]
+@pytest.mark.parametrize("card, haunted, unhaunted, damage", [
+    ("Haunted Relic", 7, 6, [1, 0, 0, 1]),  # 6 + 1 when haunted; seat 0's 6 ties seat 3's 6
+    ("Glass Crown", 4, 7, [0, 0, 1, 0]),  # 7 - 3 when haunted, the lowest
+])
+def test_if_haunted_cards_of_the_second_edition(card, haunted, unhaunted, damage):
+    """R-2.8 if_haunted: Haunted Relic (6) gains 1 and Glass Crown (7) loses 3 if a Shadow
+    card is attached to its player. Seat 1 is a Ghost holding two Withering (base 2 or
+    less), which cannot touch either card, so only the card's own text counts."""
+    t = table(hands={0: ["Merchant"], 2: [card], 3: [card]}, ghosts={1: ["Withering", "Withering"]})
+    t.play_round({0: "Merchant", 2: card, 3: card}, haunts={1: ("Withering", 2)})
+    assert t.scores == [6, 0, haunted, unhaunted]
+    assert t.damage == damage
     finish(t)
 
 
