@@ -80,12 +80,13 @@ document.addEventListener('DOMContentLoaded', () => {
 });
 """
 
-# Scroll a card into the middle of the window; true if nothing covers its centre.
+# Scroll an element into the middle of the window; true if a click at its centre reaches it
+# (nothing covers it).
 UNCOVERED = """(el) => {
   el.scrollIntoView({block: 'center'});
   const r = el.getBoundingClientRect();
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return !!hit && hit.closest('.has-tip') === el;
+  return !!hit && (hit === el || el.contains(hit));
 }"""
 
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -216,7 +217,10 @@ def play_game(browser, server_url: str, tmp_path: Path, size: str) -> None:
         roll = rng.random()
         if not phone and table_actions and roll < 0.4:  # click the card, Market slot, deck or seat itself
             a = rng.choice(table_actions)
-            page.locator(f"#game [data-action='{a}'].legal:not(.choice)").first.click()
+            target = page.locator(f"#game [data-action='{a}'].legal:not(.choice)").first
+            if not target.evaluate(UNCOVERED):  # the last round's result lies over it: close it first
+                page.locator("#banner.round-result button", has_text="Continue").click()
+            target.click()
             table_clicks += 1
         elif roll < 0.7 and n <= 9:  # the keys 1-9 choose
             page.keyboard.press(str(rng.randrange(n) + 1))
