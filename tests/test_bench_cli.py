@@ -186,3 +186,47 @@ def test_bench_train_suite_measures_a_config(tmp_path):
                      (["--config", str(tmp_path / "none.yaml")], "config file not found")):
         res = runner.invoke(app, ["bench", "--suite", "train", "--config", str(smoke), *bad])
         assert res.exit_code != 0 and msg in res.output
+
+
+def test_bench_bot_suite_times_single_decisions(tmp_path):
+    """--suite bot: every agent decides the same sampled decisions (each with a choice) one at
+    a time on one thread; the report gives the per-decision times and the 5 ms target."""
+    from eval.latency import TARGET_MS, sample_decisions
+
+    out = tmp_path / "bot.json"
+    res = runner.invoke(app, ["bench", "--suite", "bot", "--json", "--agents", "random,greedy", "--players", "3,5",
+                              "--decisions", "12", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert json.loads(out.read_text()) == report and report["suite"] == "bot"
+    bot = report["bot"]
+    assert bot["threads"]["numba"] == 1 and bot["target"]["p95_ms"] == TARGET_MS
+    assert [(r["agent"], r["players"]) for r in bot["results"]] == [
+        ("random", 3), ("greedy", 3), ("random", 5), ("greedy", 5)]
+    for r in bot["results"]:
+        assert r["decisions"] == 12 and 0 < r["median_ms"] <= r["p95_ms"] <= r["max_ms"]
+        assert r["under_target"] == (r["p95_ms"] < TARGET_MS)
+    obs, mask = sample_decisions("ripmarket", 5, 12, seed=0)
+    assert obs.shape[0] == 12 and (mask.sum(axis=1) >= 2).all()
+    again, _ = sample_decisions("ripmarket", 5, 12, seed=0)
+    assert np.array_equal(obs, again)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agents", "nobody"], "unknown agent 'nobody'"),
+    (["--decisions", "0"], "--decisions 0 is not allowed"),
+    (["--players", "11"], "--players"),
+    (["--game", "chess"], "--game 'chess' is not a registered game"),
+])
+def test_bench_bot_suite_refuses_bad_options(args, message):
+    res = runner.invoke(app, ["bench", "--suite", "bot", *args])
+    assert res.exit_code == 2 and message in res.output, res.output
+
+
+@pytest.mark.parametrize("game, agent, players", [("rune-market", "rm-banker", 4), ("black-market", "bm-builder", 2)])
+def test_bench_bot_suite_plays_every_game_at_its_default_count(game, agent, players):
+    res = runner.invoke(app, ["bench", "--suite", "bot", "--json", "--game", game, "--agents", agent,
+                              "--decisions", "6"])
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)["bot"]["results"]
+    assert (row["agent"], row["players"], row["decisions"]) == (agent, players, 6)

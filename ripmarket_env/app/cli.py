@@ -561,7 +561,8 @@ def bench(
     suite: str = typer.Option(
         "all", "--suite", metavar="SUITE",
         help="engine (compiled random play), env (AEC env vs texas_holdem_v4, gym env, vector env), all "
-        "(engine and env) or train (a training config's learner steps/s, --config).",
+        "(engine and env), train (a training config's learner steps/s, --config) or bot (milliseconds per "
+        "decision of one game on one core, --agents).",
     ),
     players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: ripmarket 2,4,6,10; rune-market 2,4,6)."),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game to measure: ripmarket, black-market or rune-market (engine and env suites; black-market: --players 2,4,6)."),
@@ -577,19 +578,26 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo-6p,greedy,search at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
+    decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
     single-agent gym env, the vector env) with random opponents; with --suite train,
     learner steps per second of a training config end to end (rollouts against its
-    league and PPO updates) and where the time goes."""
+    league and PPO updates) and where the time goes; with --suite bot, the milliseconds a
+    bot takes to decide one move of one game on one CPU core (the web page's and the bot
+    API's wait)."""
+    if suite == "bot":
+        _bench_bot(game, players, agents_, decisions, as_json, out)
+        return
     if game == "black-market":
         _bench_black_market(players or "2,4,6", batch, seconds, as_json, out)
         return
-    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",)}
+    suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
-        fail(f"--suite {suite!r} is not allowed; allowed: engine, env, all, train")
+        fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
     if suite == "train":
         _bench_train(config, rollouts, as_json, out, backend)
         return
@@ -716,6 +724,53 @@ def _write_report(text: str, out: Optional[Path], err) -> None:
     except OSError as exc:
         fail(f"cannot write {out}: {exc}")
     err.print(f"wrote {out}")
+
+
+def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisions: int, as_json: bool,
+               out: Optional[Path]) -> None:
+    """``bench --suite bot``: ``eval.latency.run_latency``."""
+    import agents
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    from eval.latency import DEFAULT_AGENTS, DEFAULT_PLAYERS, render_rich, run_latency
+
+    spec = get(game)
+    ps = _int_list(players or str(DEFAULT_PLAYERS.get(game, spec.default_players)), "--players",
+                   spec.min_players, spec.max_players)
+    if not 1 <= decisions <= 100_000:
+        fail(f"--decisions {decisions} is not allowed; give 1 to 100000")
+    from agents.checkpoint import CheckpointError
+
+    names = [n.strip() for n in (agents_ or ",".join(DEFAULT_AGENTS.get(game, ("random",)))).split(",") if n.strip()]
+    for n in names:
+        if n not in agents.names(game) and not (n.endswith(".zip") and Path(n).is_file()):
+            fail(f"--agents: unknown agent {n!r} for {game}; allowed: a checkpoint file (.zip) or one of "
+                 f"{', '.join(agents.names(game))}")
+    from rich.console import Console
+
+    from eval.progress import Progress
+    from ripmarket_env.app import bench as B
+
+    err = Console(stderr=True)
+    with Progress(len(names) * len(ps), "bot latency", transient=True) as progress:
+
+        def advance(label: str) -> None:
+            progress.describe(label)
+            progress.advance(1)
+
+        try:
+            result = run_latency(names, ps, decisions, game=game, on_config=advance)
+        except (CheckpointError, ValueError, KeyError) as exc:  # a bot of other cards, a broken checkpoint
+            fail(f"--agents: {exc}")
+    report = {"suite": "bot", "environment": B.environment(), "bot": result}
+    text = B.to_json(report)
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+    else:
+        Console().print(render_rich(result))
 
 
 def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None) -> None:

@@ -1,0 +1,125 @@
+"""``ripmarket bench --suite bot``: how long a bot takes to decide one move of one game.
+
+A person at the web page, or a program calling ``POST /api/bots/{name}/act``, waits for
+one decision of one game, not for a batch: this suite measures exactly that. Decisions
+are sampled from seeded random play (only decisions with a choice, every seat and phase
+of the game, Ghost turns included), then each agent decides every sample with
+``act(observation, mask)``, one call at a time, timed with ``perf_counter``. Torch and
+numba are held to one thread, so the figure is one CPU core's. Every agent is warmed up
+first (kernels compiled, network loaded) and the warm-up is not timed.
+
+The target is a decision in under ``TARGET_MS`` milliseconds at the 95th percentile.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+#: The per-decision target (milliseconds, 95th percentile, one core).
+TARGET_MS = 5.0
+#: Each game's default agents (its trained bot, a heuristic, its search) and player count.
+DEFAULT_AGENTS = {"ripmarket": ("ppo-6p", "greedy", "search"), "rune-market": ("rm-ppo-4p", "rm-banker", "rm-search"),
+                  "black-market": ("bm-ppo-2p", "bm-builder", "bm-search")}
+DEFAULT_PLAYERS = {"ripmarket": 6, "rune-market": 4, "black-market": 2}
+WARMUP = 5
+
+
+def sample_decisions(game: str, players: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (observation, mask) pairs of decisions with at least two legal actions, from
+    seeded random play of single games (a new game whenever one ends)."""
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    eng = spec.make_engine(spec.make_rules(players), batch_size=1)
+    rng = np.random.default_rng(seed)
+    eng.reset([int(rng.integers(2**31 - 1))])
+    obs, masks = [], []
+    while len(obs) < n:
+        if eng.terminated[0]:
+            eng.reset([int(rng.integers(2**31 - 1))])
+        mask = eng.legal_mask()[0]
+        legal = np.flatnonzero(mask)
+        if len(legal) >= 2:
+            obs.append(eng.observe()[0].copy())
+            masks.append(mask.copy())
+        eng.step([int(rng.choice(legal))])
+    return np.stack(obs).astype(np.float32), np.stack(masks).astype(bool)
+
+
+def _one_thread() -> dict[str, int]:
+    threads = {}
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+        threads["numba"] = int(numba.get_num_threads())
+    except ImportError:  # pragma: no cover - numba is a core dependency
+        pass
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        threads["torch"] = int(torch.get_num_threads())
+    except ImportError:
+        pass
+    return threads
+
+
+def time_agent(agent, obs: np.ndarray, masks: np.ndarray) -> dict[str, Any]:
+    """Milliseconds per ``act`` call over the samples (after ``WARMUP`` untimed calls);
+    every answer is checked to be legal."""
+    for i in range(min(WARMUP, len(obs))):
+        agent.act(obs[i], masks[i])
+    ms = np.empty(len(obs))
+    for i in range(len(obs)):
+        t0 = time.perf_counter()
+        a = agent.act(obs[i], masks[i])
+        ms[i] = (time.perf_counter() - t0) * 1e3
+        if not masks[i][int(a)]:
+            raise RuntimeError(f"the agent answered the illegal action {a} on sample {i}")
+    p95 = float(np.percentile(ms, 95))
+    return {"decisions": int(len(ms)), "mean_ms": float(ms.mean()), "median_ms": float(np.median(ms)),
+            "p95_ms": p95, "max_ms": float(ms.max()), "under_target": p95 < TARGET_MS}
+
+
+def run_latency(names, players, decisions: int = 200, seed: int = 0, game: str = "ripmarket",
+                on_config=None) -> dict[str, Any]:
+    """The report: one row per agent and player count. ``names``: registered agent names
+    or checkpoint files of ``game`` (``eval.evaluate.make_agent``)."""
+    from eval.evaluate import make_agent
+
+    threads = _one_thread()
+    rows = []
+    for P in players:
+        obs, masks = sample_decisions(game, int(P), int(decisions), seed)
+        for name in names:
+            row = {"agent": name, "players": int(P), **time_agent(make_agent(name, seed=seed, game=game), obs, masks)}
+            rows.append(row)
+            if on_config is not None:
+                on_config(f"{name}, {P} players")
+    return {
+        "game": game,
+        "benchmark": "one decision of one game: agent.act(observation, mask), decisions with a choice from seeded random play",
+        "unit": "milliseconds per decision",
+        "threads": threads,
+        "target": {"p95_ms": TARGET_MS},
+        "config": {"agents": list(names), "players": [int(p) for p in players], "decisions": int(decisions),
+                   "seed": int(seed)},
+        "results": rows,
+    }
+
+
+def render_rich(report: dict):
+    from rich.table import Table
+
+    t = Table(title=f"{report['game']}: milliseconds per decision, one game, one core "
+                    f"(target: 95th percentile under {report['target']['p95_ms']:g} ms)")
+    for col in ("agent", "players", "decisions", "median", "p95", "max", "under target"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in report["results"]:
+        t.add_row(r["agent"], str(r["players"]), str(r["decisions"]), f"{r['median_ms']:.2f}", f"{r['p95_ms']:.2f}",
+                  f"{r['max_ms']:.2f}", "yes" if r["under_target"] else "no")
+    return t
