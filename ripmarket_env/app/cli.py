@@ -726,6 +726,21 @@ def _write_report(text: str, out: Optional[Path], err) -> None:
     err.print(f"wrote {out}")
 
 
+def _suite_report(suite: str, result: dict, render, as_json: bool, out: Optional[Path], err) -> None:
+    """A bench suite's report under its name with the machine's environment: JSON (to
+    ``out`` too) or ``render(result)`` in the terminal."""
+    from rich.console import Console
+
+    from ripmarket_env.app import bench as B
+
+    text = B.to_json({"suite": suite, "environment": B.environment(), suite: result})
+    _write_report(text, out, err)
+    if as_json:
+        typer.echo(text)
+    else:
+        Console().print(render(result))
+
+
 def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisions: int, as_json: bool,
                out: Optional[Path]) -> None:
     """``bench --suite bot``: ``eval.latency.run_latency``."""
@@ -751,7 +766,6 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
     from rich.console import Console
 
     from eval.progress import Progress
-    from ripmarket_env.app import bench as B
 
     err = Console(stderr=True)
     with Progress(len(names) * len(ps), "bot latency", transient=True) as progress:
@@ -764,13 +778,7 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
             result = run_latency(names, ps, decisions, game=game, on_config=advance)
         except (CheckpointError, ValueError, KeyError) as exc:  # a bot of other cards, a broken checkpoint
             fail(f"--agents: {exc}")
-    report = {"suite": "bot", "environment": B.environment(), "bot": result}
-    text = B.to_json(report)
-    _write_report(text, out, err)
-    if as_json:
-        typer.echo(text)
-    else:
-        Console().print(render_rich(result))
+    _suite_report("bot", result, render_rich, as_json, out, err)
 
 
 def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None) -> None:
@@ -786,20 +794,12 @@ def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]
         fail(f"the train suite needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     from rich.console import Console
 
-    from ripmarket_env.app import bench as B
-
     err = Console(stderr=True)
     try:
         result = train_bench(config, rollouts, console=err, backend=backend)
     except ConfigError as exc:
         fail(str(exc))
-    report = {"suite": "train", "environment": B.environment(), "train": result}
-    text = B.to_json(report)
-    _write_report(text, out, err)
-    if as_json:
-        typer.echo(text)
-    else:
-        Console().print(render_rich(result))
+    _suite_report("train", result, render_rich, as_json, out, err)
 
 
 def envdoc(
