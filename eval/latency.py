@@ -92,11 +92,12 @@ def run_latency(names, players, decisions: int = 200, seed: int = 0, game: str =
     from eval.evaluate import make_agent
 
     threads = _one_thread()
+    bots = {name: make_agent(name, seed=seed, game=game) for name in names}  # an unknown name fails here, first
     rows = []
     for P in players:
         obs, masks = sample_decisions(game, int(P), int(decisions), seed)
-        for name in names:
-            row = {"agent": name, "players": int(P), **time_agent(make_agent(name, seed=seed, game=game), obs, masks)}
+        for name, bot in bots.items():
+            row = {"agent": name, "players": int(P), **time_agent(bot, obs, masks)}
             rows.append(row)
             if on_config is not None:
                 on_config(f"{name}, {P} players")
