@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_load():
-    for name in ("smoke", "ppo_6p", "ppo_6p_stage1", "ppo_6p_stage2", "ppo_6p_stage3", "ppo_6p_stage4", "throughput_6p", "fast_6p"):
+    for name in ("smoke", "ppo", "ppo_6p", "ppo_6p_stage1", "ppo_6p_stage2", "ppo_6p_stage3", "ppo_6p_stage4", "throughput_6p", "fast_6p"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert cfg.exp_name
         assert cfg.run_name(now=5).startswith(f"{cfg.env_id}__{cfg.exp_name}__{cfg.seed}__")
@@ -41,6 +41,10 @@ def test_shipped_configs_load():
     ({"n_envs": 32, "n_steps": 32, "batch_size": 1000}, ["batch_size", "1024"]),
     ({"gamma": 1.5}, ["gamma"]),
     ({"progress": "yes"}, ["progress", "true or false"]),
+    ({"player_counts": [2, 11]}, ["player_counts", "2..10"]),
+    ({"player_counts": [4, 4]}, ["player_counts", "distinct"]),
+    ({"player_counts": [2, 3], "pretrain": {"games": 4}}, ["pretrain.games", "player_counts"]),
+    ({"player_counts": [2, 3, 4], "n_envs": 2, "n_steps": 2, "batch_size": 4}, ["n_envs", "one game per player count"]),
 ])
 def test_config_errors_name_key_and_allowed_values(data, words):
     with pytest.raises(ConfigError) as e:
@@ -305,3 +309,65 @@ def test_random_only_league_uses_the_compiled_path():
     assert env.batch.env_time > 0
     mixed = config_from_dict({**base, "league": {"mix": {"random": 0.5, "self": 0.5}}})
     assert not make_league_vec_env(mixed, League(mixed, seed=0), 0).batch.compiled_opponents
+
+
+# ----------------------------------------------------------------------------- several player counts
+def test_mixed_count_env_plays_every_count():
+    """player_counts: one vector env whose rows are games at each count, in count order;
+    every observation names its game's count (the observation's num_players one-hot)."""
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
+    from train.selfplay import League, MixedBatch, make_league_vec_env
+
+    cfg = config_from_dict({"player_counts": [2, 5, 10], "n_envs": 7, "n_steps": 2, "batch_size": 14,
+                            "league": {"mix": {"random": 0.5, "zoo": 0.5}, "zoo": ["greedy-bc", "shark-bc"]}})
+    env = make_league_vec_env(cfg, League(cfg, seed=0), 3)
+    b = env.batch
+    assert isinstance(b, MixedBatch) and b.player_counts == [2, 5, 10] and b.num_envs == 7
+    sizes = [p.num_envs for p in b.parts]
+    assert sum(sizes) == 7 and max(sizes) - min(sizes) == 1  # the games split as evenly as they go
+    view = Engine(RulesConfig(num_players=4)).obs_layout.slice("num_players")
+    want = np.repeat([2, 5, 10], sizes)
+    obs = env.reset()
+    rng = np.random.default_rng(0)
+    ended_total = 0
+    for _ in range(150):
+        assert (obs[:, view].argmax(1) + 2 == want).all()
+        m = env.action_masks()
+        assert m.any(axis=1).all()
+        z = rng.random(m.shape)
+        z[m == 0] = -1
+        before = obs.copy()
+        obs_next, rew, done, info = env.step(z.argmax(1))
+        # the observation acted on is left as it was (SB3 stores it after the step)
+        assert np.array_equal(obs, before) and obs_next is not obs
+        obs = obs_next
+        for g in np.flatnonzero(done):  # a finished game's last observation, from its own count
+            last = info[g]["terminal_observation"]
+            assert last[view].argmax() + 2 == want[g]
+            ended_total += 1
+        assert (rew[~done] == 0).all()
+    assert ended_total > 0 and b.env_time > 0
+    assert env.reset().shape == (7, b.obs_size)
+
+
+def test_mixed_count_training_run(tmp_path):
+    """A tiny run at three counts: the checkpoint names them, and every evaluation plays
+    each count (the curve's points carry one result per count)."""
+    from train.selfplay import train
+
+    cfg = config_from_dict({"exp_name": "mixed", "player_counts": [2, 3, 6], "total_timesteps": 256, "n_envs": 6,
+                            "n_steps": 32, "batch_size": 64, "n_epochs": 1, "eval_every": 128, "eval_games": 2,
+                            "checkpoint_every": 0, "final_eval_games": 2, "progress": False,
+                            "policy": {"arch": "mlp", "net_arch": [16]},
+                            "league": {"mix": {"self": 0.5, "random": 0.5}, "eval_zoo": ["random"],
+                                       "snapshot_every": 128}})
+    summary = train(cfg, tmp_path)
+    assert read_metadata(Path(summary["checkpoint"]))["num_players"] == [2, 3, 6]
+    assert len(summary["evals"]) >= 2
+    for point in summary["evals"]:
+        assert sorted(point["by_count"]) == [2, 3, 6]
+        assert all(r["games"] == 2 for r in point["by_count"].values())
+        expect = np.mean([r["win_rate"] * n for n, r in point["by_count"].items()])
+        assert point["win_rate_vs_zoo"] == pytest.approx(expect)
+    assert sorted(summary["final_eval"]["by_count"]) == [2, 3, 6]
+    assert Path(summary["learning_curve"]).read_bytes()[:4] == b"\x89PNG"

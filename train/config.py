@@ -154,6 +154,12 @@ class TrainConfig:
     """Seeds torch, numpy, Python, the env's deals and the league draws."""
     num_players: int = 6
     """Players per game (2..10)."""
+    player_counts: list[int] = field(default_factory=list)
+    """Train one network at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
+    ``n_envs`` games are split evenly over the counts (the observation names the count,
+    so the network learns each), and the in-training evaluations play every count. Empty:
+    ``num_players`` only. Sb3 backend, without ``pretrain`` or ``league.refresh_every``
+    (both record games at one count)."""
     reward_mode: str = "win"
     """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
     total_timesteps: int = 1_000_000
@@ -213,6 +219,10 @@ class TrainConfig:
     """``backend: rllib``: where RLlib runs the sampling and updates (see RLlibConfig)."""
 
     # ------------------------------------------------------------------ derived
+    def counts(self) -> list[int]:
+        """The player counts this run trains at (``player_counts``, else ``num_players``)."""
+        return list(self.player_counts) or [self.num_players]
+
     def run_name(self, now: float | None = None) -> str:
         """``env__exp__seed__time`` (CleanRL's convention)."""
         return f"{self.env_id}__{self.exp_name}__{self.seed}__{int(now if now is not None else time.time())}"
@@ -312,6 +322,14 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             raise _bad(k, data[k], "a non-empty string without '__' or '/'")
     _int(data, "seed", 0, MAX_SEED)
     _int(data, "num_players", 2, 10)
+    if "player_counts" in data:
+        pc = data["player_counts"]
+        if not (isinstance(pc, list) and all(isinstance(x, int) and not isinstance(x, bool) and 2 <= x <= 10 for x in pc)
+                and len(set(pc)) == len(pc)):
+            raise _bad("player_counts", pc, "a list of distinct player counts 2..10, e.g. [2, 3, 4, 5, 6, 7, 8, 9, 10] "
+                       "(empty: num_players only)")
+        if pc and data.get("n_envs", 256) < len(pc):
+            raise _bad("n_envs", data.get("n_envs", 256), f"at least one game per player count ({len(pc)})")
     _choice(data, "reward_mode", REWARD_MODES)
     _int(data, "total_timesteps", 1, MAX_TIMESTEPS)
     _int(data, "n_envs", 1, MAX_ENVS)
@@ -382,6 +400,12 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
+    if cfg.player_counts:
+        for key, value, off in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0),
+                                ("league.refresh_every", cfg.league.refresh_every, 0)):
+            if value != off:
+                raise _bad(key, value, f"{off!r} with player_counts (it records games at one player count)"
+                           if off != "sb3" else "'sb3' with player_counts")
     if cfg.league.refresh_every and not any(z.endswith("-bc") for z in cfg.league.zoo):
         raise _bad("league.refresh_every", cfg.league.refresh_every,
                    "0 unless league.zoo holds distilled agents (names ending in -bc) to refresh")

@@ -201,8 +201,79 @@ def _league_batch_class():
     return LeagueBatch, RandomBatch
 
 
+class MixedBatch:
+    """Several league batches, one per player count, seen as one batch of games: rows
+    ``bounds[i]:bounds[i+1]`` are the games of ``parts[i]`` (``player_counts``). Every
+    count shares the observation layout and the actions (the observation names the
+    count), so one policy acts on all rows at once; each part plays its own opponents."""
+
+    def __init__(self, parts: list):
+        sizes = {(p.obs_size, p.num_actions) for p in parts}
+        if len(sizes) != 1:  # pragma: no cover - the layout pads every count to 10 seats
+            raise ValueError(f"the player counts' observations or actions differ: {sorted(sizes)}")
+        self.parts = parts
+        self.bounds = np.cumsum([0] + [p.num_envs for p in parts])
+        self.num_envs = int(self.bounds[-1])
+        self.num_players = max(p.num_players for p in parts)
+        self.player_counts = [p.num_players for p in parts]
+        self.observation_space = parts[0].observation_space
+        self.num_actions = parts[0].num_actions
+        self.obs_size = parts[0].obs_size
+        self.obs = np.zeros((self.num_envs, self.obs_size), np.float32)
+        self.masks = np.zeros((self.num_envs, self.num_actions), bool)
+        self.illegal = np.zeros(0, np.int64)
+
+    @property
+    def env_time(self) -> float:
+        return sum(p.env_time for p in self.parts)
+
+    @property
+    def seat(self) -> np.ndarray:
+        return np.concatenate([p.seat for p in self.parts])
+
+    @property
+    def episode(self) -> np.ndarray:
+        return np.concatenate([p.episode for p in self.parts])
+
+    def _encode(self, rows, viewers, out) -> None:  # the terminal-observation kernel (first part's)
+        self.parts[0]._encode(rows, viewers, out)
+
+    def _gather(self) -> None:
+        # A new observation array per step, as the parts' ring buffers give: SB3 stores the
+        # observation it acted on only after the step (rollout_buffer.add(self._last_obs)),
+        # so the step must not overwrite it.
+        self.obs = np.concatenate([p.obs for p in self.parts])
+        for p, a, b in zip(self.parts, self.bounds[:-1], self.bounds[1:]):
+            self.masks[a:b] = p.masks
+
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        for i, p in enumerate(self.parts):  # each count its own stream of deals
+            p.reset(None if seed is None else int(np.random.SeedSequence([seed, i]).generate_state(1)[0]))
+        self._gather()
+        return self.obs
+
+    def step(self, actions):
+        actions = np.asarray(actions).reshape(-1)
+        rewards, dones, ended, terminal = [], [], [], []
+        for p, a, b in zip(self.parts, self.bounds[:-1], self.bounds[1:]):
+            _, r, d, e, t = p.step(actions[a:b])
+            rewards.append(r)
+            dones.append(d)
+            ended.append(e + a)
+            terminal.append(t)
+        self.illegal = np.concatenate([p.illegal + a for p, a in zip(self.parts, self.bounds[:-1])])
+        self._gather()
+        return (self.obs, np.concatenate(rewards), np.concatenate(dones), np.concatenate(ended),
+                np.concatenate(terminal))
+
+    def render(self, game: int = 0, mode: str = "ansi"):
+        i = int(np.searchsorted(self.bounds, game, side="right")) - 1
+        return self.parts[i].render(game - int(self.bounds[i]), mode)
+
+
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
-    """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat)."""
+    """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat);
+    with ``cfg.player_counts``, a ``MixedBatch`` of one league batch per count."""
     from ripmarket_env.envs.vector import vec_env_classes
     from ripmarket_env.games.ripmarket import SPEC, RulesConfig
 
@@ -212,10 +283,18 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     only_random = league.mix[0] == 0 and league.mix[1] == 0
     Batch = RandomBatch if only_random else LeagueBatch
 
+    def batch(n: int, players: int, part_seed: int):
+        return Batch(league, n, None, "random", "random",
+                     RulesConfig(num_players=players, reward_mode=cfg.reward_mode), part_seed)
+
     class LeagueVecEnv(RipMarketVecEnv):
         def __init__(self):
-            self.batch = Batch(league, cfg.n_envs, None, "random", "random",
-                                     RulesConfig(num_players=cfg.num_players, reward_mode=cfg.reward_mode), seed)
+            counts = cfg.counts()
+            if len(counts) == 1:
+                self.batch = batch(cfg.n_envs, counts[0], seed)
+            else:
+                share = np.diff(np.linspace(0, cfg.n_envs, len(counts) + 1).round().astype(int))
+                self.batch = MixedBatch([batch(int(n), c, seed + i) for i, (n, c) in enumerate(zip(share, counts))])
             self.render_mode = None
             self.num_players = self.batch.num_players
             self._actions = None
@@ -367,20 +446,17 @@ class LeagueCallback(BaseCallback):
             self.next_ckpt = s + self.cfg.checkpoint_every if self.cfg.checkpoint_every else None
             if self.next_refresh is not None:
                 self.next_refresh = s + lc.refresh_every
-        if self.cfg.progress:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
-            self.progress = Progress(TextColumn("[bold]train[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeElapsedColumn(), TimeRemainingColumn(), console=self.console)
-            self.progress.start()
-            self.task = self.progress.add_task(self.run_name, total=self.cfg.total_timesteps)
+        if self.cfg.progress:  # rich's bar on a terminal, plain lines in a log (every 30 s at most)
+            from eval.progress import Progress
+
+            self.progress = Progress(self.cfg.total_timesteps, f"train {self.run_name}", every=30.0)
+            self.progress.__enter__()
+            self.progress.advance(s)
         if self.refresh is not None and self.cfg.league.refresh_start_games:
             self.t_refresh_start = self._refresh(self.cfg.league.refresh_start_games)
         self.league.add_snapshot(self.model.policy, s)
         if self.next_eval is not None:  # the curve starts from the initial (or warm-started) policy
-            res = self.evaluate()
-            self.history.append({"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
-                                 "wilson95": res["wilson95"], "games": res["games"], "time_s": 0.0})
+            self.history.append(self._point(self.evaluate(), 0.0))
         self._t0 = time.perf_counter()
 
     def _on_rollout_start(self) -> None:
@@ -434,11 +510,12 @@ class LeagueCallback(BaseCallback):
             self.t_refresh += self._refresh()  # in-training refreshes: part of the callbacks' time
             self.next_refresh = steps + self.cfg.league.refresh_every
         if self.next_eval is not None and steps >= self.next_eval:
-            res = self.evaluate()
-            wr = float(res["win_rate"])
+            point = self._point(self.evaluate(), elapsed)
+            wr = point["win_rate_vs_zoo"]
             lg.record("charts/win_rate_vs_zoo", wr)
-            self.history.append({"steps": steps, "win_rate_vs_zoo": wr, "wilson95": res["wilson95"],
-                                 "games": res["games"], "time_s": elapsed})
+            for n, r in point.get("by_count", {}).items():
+                lg.record(f"charts/win_rate_vs_zoo_{n}p", r["win_rate"])
+            self.history.append(point)
             if wr > self.best:
                 self.best = wr
                 self.save("best", {"eval_win_rate_vs_zoo": wr, "eval_games": self.cfg.eval_games})
@@ -447,9 +524,9 @@ class LeagueCallback(BaseCallback):
             self.save("latest")
             self.next_ckpt = steps + self.cfg.checkpoint_every
         if self.progress is not None:
-            self.progress.update(self.task, completed=min(steps, self.cfg.total_timesteps),
-                                 description=f"{self.run_name}  {(steps - self.start_steps) / max(elapsed, 1e-9):,.0f} steps/s"
-                                 + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
+            self.progress.describe(f"train {self.run_name}  {(steps - self.start_steps) / max(elapsed, 1e-9):,.0f} steps/s"
+                                   + (f"  win vs zoo {self.history[-1]['win_rate_vs_zoo']:.2f}" if self.history else ""))
+            self.progress.advance(min(steps, self.cfg.total_timesteps) - self.progress.done)
 
     def _refresh(self, games: int | None = None) -> float:
         """One zoo refresh against the current learner (saved as ``latest``), logged;
@@ -468,21 +545,42 @@ class LeagueCallback(BaseCallback):
         return dt
 
     def evaluate(self) -> dict[str, Any]:
+        """The learner against the evaluation zoo, ``eval_games`` games at each player count."""
         from agents.policy import PolicyAgent
 
         self.model.policy.set_training_mode(False)
         agent = PolicyAgent(self.model.policy, deterministic=True, name="learner")
-        return evaluate_vs_zoo(agent, self.cfg.num_players, self.cfg.eval_games, self.cfg.league.eval_zoo,
-                               seed=self.cfg.seed + len(self.history) + 1)
+        return evaluate_counts(agent, self.cfg, self.cfg.eval_games, seed=self.cfg.seed + len(self.history) + 1)
+
+    def _point(self, res: dict[str, Any], elapsed: float) -> dict[str, Any]:
+        return {"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
+                "wilson95": res["wilson95"], "games": res["games"], "time_s": elapsed,
+                **({"by_count": res["by_count"]} if "by_count" in res else {})}
 
     def save(self, tag: str, extra: dict | None = None) -> Path:
-        meta = make_metadata(self.cfg.to_dict(), [self.cfg.num_players], self.model.num_timesteps,
+        meta = make_metadata(self.cfg.to_dict(), self.cfg.counts(), self.model.num_timesteps,
                              {"run_name": self.run_name, "tag": tag, **(extra or {})})
         return save_checkpoint(self.model, self.ckpt_dir / f"{tag}.zip", meta)
 
     def _on_training_end(self) -> None:
         if self.progress is not None:
-            self.progress.stop()
+            self.progress.__exit__(None, None, None)
+
+
+def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str, Any]:
+    """``evaluate_vs_zoo`` at the run's one player count; with several (``player_counts``),
+    ``games`` games at each, their results under ``by_count`` and, as the summary
+    ``win_rate``, the mean over the counts of the win rate times the count (1.0 = parity:
+    winning as often as a seat's fair share; the band is the mean of the counts' bands)."""
+    counts = cfg.counts()
+    if len(counts) == 1:
+        return evaluate_vs_zoo(agent, counts[0], games, cfg.league.eval_zoo, seed=seed)
+    by = {n: evaluate_vs_zoo(agent, n, games, cfg.league.eval_zoo, seed=seed * 100 + n) for n in counts}
+    parity = float(np.mean([r["win_rate"] * n for n, r in by.items()]))
+    band = [float(np.mean([r["wilson95"][k] * n for n, r in by.items()])) for k in (0, 1)]
+    return {"win_rate": parity, "wilson95": band, "games": games, "parity": True,
+            "by_count": {n: {"win_rate": r["win_rate"], "wilson95": r["wilson95"], "games": r["games"]}
+                         for n, r in by.items()}}
 
 
 # ----------------------------------------------------------------------------- plots
@@ -495,6 +593,8 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if "by_count" in history[-1]:
+        return _plot_counts(history, path, title, plt)
     steps = np.array([h["steps"] for h in history], float)
     wr = np.array([h["win_rate_vs_zoo"] for h in history])
     lo = np.array([h.get("wilson95", [w, w])[0] for h, w in zip(history, wr)])
@@ -508,6 +608,33 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
     ax.set_ylim(0, max(0.5, float(hi.max()) + 0.05))
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left")
+    ax.set_title(title or "learning curve")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _plot_counts(history: list[dict], path: Path, title: str, plt) -> Path:
+    """Several player counts: one line per count, the win rate as a multiple of parity
+    (win rate times the count; 1 = a seat's fair share), with its 95% Wilson band."""
+    steps = np.array([h["steps"] for h in history], float)
+    counts = sorted({int(n) for h in history for n in h.get("by_count", {})})
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for n in counts:
+        pts = [(s, h["by_count"].get(n) or h["by_count"].get(str(n))) for s, h in zip(steps, history)]
+        pts = [(s, r) for s, r in pts if r]
+        xs = np.array([s for s, _ in pts])
+        ax.fill_between(xs, [r["wilson95"][0] * n for _, r in pts], [r["wilson95"][1] * n for _, r in pts], alpha=0.12)
+        ax.plot(xs, [r["win_rate"] * n for _, r in pts], marker="o", ms=3, label=f"{n} players")
+    ax.axhline(1.0, color="grey", lw=1, ls="--")
+    games = history[-1]["by_count"]
+    g = next(iter(games.values()))["games"]
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel(f"wins / parity ({g} games per point and count)")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", ncol=3, fontsize=8)
     ax.set_title(title or "learning curve")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -733,7 +860,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
         summary["learning_curve"] = str(curve)
     if cfg.final_eval_games:
         agent = PolicyAgent(model.policy, deterministic=True, name=run_name)
-        res = evaluate_vs_zoo(agent, cfg.num_players, cfg.final_eval_games, cfg.league.eval_zoo, seed=cfg.seed + 10_000)
+        res = evaluate_counts(agent, cfg, cfg.final_eval_games, seed=cfg.seed + 10_000)
         summary["final_eval"] = res
     (ckpt_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     env.close()
