@@ -199,6 +199,18 @@ def card_conflict(name: str, cards=None) -> str | None:
         return _conflicts[key]
 
 
+def _counts_text(counts) -> str:
+    """`` at 6 players`` / `` at 2-10 players`` from a checkpoint's ``num_players`` list."""
+    if not (isinstance(counts, list) and counts and all(isinstance(c, int) for c in counts)):
+        return ""
+    lo, hi = min(counts), max(counts)
+    if lo == hi:
+        return f" at {lo} players"
+    if sorted(counts) == list(range(lo, hi + 1)):
+        return f" at {lo}-{hi} players"
+    return " at " + ", ".join(map(str, sorted(counts))) + " players"
+
+
 def _register_shipped() -> None:
     if not CHECKPOINT_DIR.is_dir():
         return
@@ -217,7 +229,8 @@ def _register_shipped() -> None:
             meta = {}
         game = checkpoint_game(meta)
         if game == "ripmarket":
-            register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league "
+            register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league"
+                                          f"{_counts_text(meta.get('num_players'))} "
                                           f"(checkpoint agents/checkpoints/{p.name}).")
             _SHIPPED[p.stem] = p
         else:

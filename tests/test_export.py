@@ -19,7 +19,7 @@ from ripmarket_env.games import get
 
 REPO = Path(__file__).resolve().parents[1]
 #: Rules of the sampled games per shipped export (the seats it was trained for).
-RULES = {"ppo-6p": {"num_players": 6}, "zoo-bc": {"num_players": 6}, "rm-ppo-4p": {"num_players": 4},
+RULES = {"ppo-6p": {"num_players": 6}, "ppo": {"num_players": 8}, "zoo-bc": {"num_players": 6}, "rm-ppo-4p": {"num_players": 4},
          "bm-ppo-2p": {"num_players": 2}, "bm-ppo-4p-teams": {"num_players": 4, "mode": "teams"}}
 
 
@@ -128,6 +128,6 @@ def test_export_of_a_checkpoint_file_records_its_fingerprint(tmp_path):
     from agents.export import file_sha256
     from agents.policy import load_agent
 
-    src = SHIPPED[2].source  # rm-ppo-4p.zip
+    src = next(s.source for s in SHIPPED if s.name == "rm-ppo-4p")
     path = export_agent(load_agent(src), tmp_path / "rm.ts", game="rune-market", source=src)
     assert read_meta(path)["source_sha256"] == file_sha256(src)

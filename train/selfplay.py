@@ -616,25 +616,28 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
 
 
 def _plot_counts(history: list[dict], path: Path, title: str, plt) -> Path:
-    """Several player counts: one line per count, the win rate as a multiple of parity
-    (win rate times the count; 1 = a seat's fair share), with its 95% Wilson band."""
+    """Several player counts: the win rate as a multiple of parity (win rate times the
+    count; 1 = a seat's fair share), one thin line per count and, in black with its band
+    (the mean of the counts' 95% Wilson bands), the mean over the counts."""
     steps = np.array([h["steps"] for h in history], float)
     counts = sorted({int(n) for h in history for n in h.get("by_count", {})})
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for n in counts:
         pts = [(s, h["by_count"].get(n) or h["by_count"].get(str(n))) for s, h in zip(steps, history)]
         pts = [(s, r) for s, r in pts if r]
-        xs = np.array([s for s, _ in pts])
-        ax.fill_between(xs, [r["wilson95"][0] * n for _, r in pts], [r["wilson95"][1] * n for _, r in pts], alpha=0.12)
-        ax.plot(xs, [r["win_rate"] * n for _, r in pts], marker="o", ms=3, label=f"{n} players")
+        ax.plot([s for s, _ in pts], [r["win_rate"] * n for _, r in pts], marker="o", ms=2.5, lw=0.9, alpha=0.75,
+                label=f"{n} players")
+    lo = [h["wilson95"][0] for h in history]
+    hi = [h["wilson95"][1] for h in history]
+    ax.fill_between(steps, lo, hi, color="black", alpha=0.10)
+    ax.plot(steps, [h["win_rate_vs_zoo"] for h in history], color="black", lw=2.4, marker="o", label="mean")
     ax.axhline(1.0, color="grey", lw=1, ls="--")
-    games = history[-1]["by_count"]
-    g = next(iter(games.values()))["games"]
+    g = next(iter(history[-1]["by_count"].values()))["games"]
     ax.set_xlabel("learner steps")
     ax.set_ylabel(f"wins / parity ({g} games per point and count)")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", ncol=3, fontsize=8)
+    ax.legend(loc="lower right", ncol=5, fontsize=7)
     ax.set_title(title or "learning curve")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
