@@ -318,3 +318,36 @@ def test_default_budget_depends_on_the_player_count():
                 break
         n, k = agent.last["simulations"], agent.last["actions"].size
         assert n == max(1, default_budget(P) // k)
+
+
+def test_prior_searches_only_the_priors_most_likely_actions():
+    """prior=: the trained network ranks the legal actions; the top_k it likes best are
+    searched, each with budget / top_k simulations (search-ppo)."""
+    prior = agents.make("ppo-6p")
+    with pytest.raises(ValueError, match="top_k"):
+        SearchAgent(prior="ppo-6p", top_k=0)
+    with pytest.raises(ValueError, match="logits"):
+        SearchAgent(prior="greedy")
+    agent = SearchAgent(budget=30, seed=2, prior="ppo-6p", top_k=2)
+    wide = 0
+    for _, _, o, m in random_states(6, games=3, steps=40, seed=8, every=4):
+        a = agent.act(o, m)
+        assert m[a]
+        legal = np.flatnonzero(m)
+        if legal.size <= 2 or agent.last is None:
+            continue
+        wide += 1
+        z = prior.logits(o[None])[0][legal]
+        best2 = set(legal[np.argsort(-z, kind="stable")[:2]].tolist())
+        assert set(agent.last["actions"].tolist()) == best2 and a in best2
+        assert agent.last["simulations"] == 15
+    assert wide > 0
+
+
+def test_search_ppo_is_registered_with_the_bot_for_every_table():
+    if "ppo" not in agents.names():
+        pytest.fail("agents/checkpoints/ppo.zip (the bot for every table) is not shipped")
+    agent = agents.make("search-ppo", budget=12, seed=0)
+    assert agent.prior == "ppo" and agent.top_k == 3
+    for _, _, o, m in random_states(4, games=2, steps=20, seed=4, every=5):
+        assert m[agent.act(o, m)]

@@ -458,13 +458,19 @@ class SearchAgent(BaseAgent):
             ``place_weight`` times its finishing place scaled to [-1, 1] (winners 1, the
             first seat out -1; :func:`placement_score`): surviving longer counts even in a
             game the seat does not win. 0 values the final reward alone.
+        prior: a registered agent with ``logits`` (a trained network such as ``ppo``) as the
+            search's prior: only its ``top_k`` most likely legal actions are searched, so
+            each gets ``budget / top_k`` simulations instead of ``budget / |legal|``
+            (``search-ppo``). None: every legal action is searched.
+        top_k: the prior's candidates per decision (at least 1).
     """
 
     name = "search"
 
     def __init__(self, budget: int | None = None, rollout: str = "value", seed: int | None = None,
                  rules: RulesConfig | None = None, cards: CardDB | None = None, infer_takes: bool = True,
-                 max_steps: int = 5000, eps: float = 0.25, place_weight: float = 1.0):
+                 max_steps: int = 5000, eps: float = 0.25, place_weight: float = 1.0, prior: str | None = None,
+                 top_k: int = 3):
         if budget is not None and (isinstance(budget, bool) or int(budget) < 1):
             raise ValueError(f"budget must be a positive integer (or None for the default), got {budget}")
         self.budget = None if budget is None else int(budget)
@@ -482,6 +488,13 @@ class SearchAgent(BaseAgent):
             raise ValueError(f"place_weight must be in [0, 10], got {place_weight}")
         self.place_weight = float(place_weight)
         self._policy = None if rollout in _COMPILED else make(rollout, seed=seed)
+        if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        self.top_k = int(top_k)
+        self.prior = prior
+        self._prior = None if prior is None else make(prior, seed=seed)
+        if self._prior is not None and not hasattr(self._prior, "logits"):
+            raise ValueError(f"prior={prior!r} has no action scores (logits); give a trained network such as ppo")
         self.last: dict | None = None
         self.fallbacks = 0
 
@@ -504,6 +517,9 @@ class SearchAgent(BaseAgent):
             pub = public_state(observation, mask, self.rules, self.cards, self.infer_takes)
             if not pub.viewer_alive and pub.engine.rules.reward_mode == "win":
                 return int(self.rng.choice(legal))  # a Ghost's reward is fixed (R-5.5, R-11.1)
+            if self._prior is not None and legal.size > self.top_k:  # the prior's most likely actions only
+                z = self._prior.logits(np.asarray(observation, np.float32)[None])[0][legal]
+                legal = np.sort(legal[np.argsort(-z, kind="stable")[: self.top_k]])
             values, n = self.evaluate(pub, legal)
         except ReconstructionError:  # not a view of these rules: play a random legal action
             self.fallbacks += 1

@@ -578,7 +578,7 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
-    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo-6p,greedy,search at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo,greedy,search,search-ppo at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
