@@ -314,3 +314,27 @@ def test_agents_list_marks_bots_of_other_cards():
     for name in ("ppo-6p-stage1", "ppo-6p-stage2", "ppo-6p-stage3", "ppo-6p-stage4"):
         assert "Cannot play the packaged cards" in rows[name] and "first edition" in rows[name]
     assert "Cannot play" not in rows["ppo-6p"] and "Cannot play" not in rows["greedy"]
+
+
+def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
+    """Without --opponents the terminal game seats ppo (2-10 players) at every other seat;
+    with cards it was not trained on, the heuristics take its place."""
+    import ripmarket_env.app.play as play_mod
+    from ripmarket_env.app.play import default_opponents
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    seated = []
+
+    def fake_play(players, seat, names, **kw):
+        seated.append(assign_opponents(players, seat, names, play_mod.playable_bots(kw.get("cards"))))
+
+    monkeypatch.setattr(play_mod, "play_terminal", fake_play)
+    for players in (2, 5, 10):
+        r = CliRunner().invoke(app, ["play", "--players", str(players), "--seed", "3"])
+        assert r.exit_code == 0, r.output
+        assert seated[-1] == ["you"] + ["ppo"] * (players - 1)
+    r = CliRunner().invoke(app, ["play", "--players", "4", "--seat", "2", "--cards", "first-edition"])
+    assert r.exit_code == 0, r.output
+    assert seated[-1] == ["greedy", "survivor", "you", "shark"]
+    assert default_opponents(6) == ["ppo"]
+    assert default_opponents(3, load_cards("first-edition")) == ["greedy", "survivor"]

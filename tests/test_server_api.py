@@ -582,6 +582,19 @@ def test_bots_that_cannot_play_these_cards_are_not_offered(client):
     assert len(client.app.state.games) == before
 
 
+def test_the_default_opponent_is_the_bot_for_every_table(client):
+    """/api/bots names the setup's default opponents: ppo, the trained bot for 2-10
+    players, offered with a plain difficulty; a game seats it at every size."""
+    listing = client.get("/api/bots").json()
+    assert listing["default_opponents"] == ["ppo"]
+    ppo = next(b for b in listing["bots"] if b["name"] == "ppo")
+    assert ppo["level"].startswith("Hard") and "2-10 players" in ppo["level"]
+    for players in (2, 7, 10):
+        r = client.post("/api/games", json={"players": players, "opponents": ["ppo"], "seed": 4})
+        assert r.status_code == 201, r.text
+        assert r.json()["controllers"] == ["you"] + ["ppo"] * (players - 1)
+
+
 def test_terminal_bot_choices_follow_the_cards():
     """The terminal game checks the opponents against the cards in play: with the second
     edition the first-edition stages are refused with the reason, with --cards first-edition

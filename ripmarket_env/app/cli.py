@@ -994,8 +994,8 @@ def play(
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: greedy,survivor,shark,hoarder,trickster, as many as there are other seats; rune-market: "
-        "rm-banker,rm-raider,rm-bandit].",
+        "[default: ppo, the trained bot for 2-10 players, at every other seat (greedy,survivor,shark,hoarder,trickster "
+        "with cards it was not trained on); rune-market: rm-banker,rm-raider,rm-bandit].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
@@ -1012,12 +1012,9 @@ def play(
         return
     if game != "ripmarket":
         fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, black-market, rune-market")
-    from ripmarket_env.app.play import SetupError, assign_opponents, play_terminal, playable_bots, unavailable_bots
+    from ripmarket_env.app.play import (SetupError, assign_opponents, default_opponents, play_terminal, playable_bots,
+                                        unavailable_bots)
 
-    if opponents is None:
-        names = ["greedy", "survivor", "shark", "hoarder", "trickster"][: max(players - 1, 1)]
-    else:
-        names = [n.strip() for n in opponents.split(",") if n.strip()]
     check_int("--seed", seed, 0)
     _check_cards(cards_file)
     cards = None
@@ -1025,6 +1022,10 @@ def play(
         from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
         cards = load_cards(cards_file)
+    if opponents is None:  # the trained bot for every table (the heuristics where it cannot play these cards)
+        names = default_opponents(players, cards)
+    else:
+        names = [n.strip() for n in opponents.split(",") if n.strip()]
     try:  # the bots that can play these cards (a trained bot of other cards is refused with the reason)
         assign_opponents(players, seat, names, playable_bots(cards), unavailable_bots(cards))
     except SetupError as exc:

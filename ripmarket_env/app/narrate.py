@@ -25,7 +25,9 @@ BOT_LEVELS = {
     "trickster": "Medium",
     "hoarder": "Medium",
     "search": "Hard: thinks ahead",
-    "ppo-6p": "Hard: trained by self-play",
+    "ppo-6p": "Hard: trained by self-play at 6 players",
+    "ppo": "Hard: trained by self-play for every table size (2-10 players)",
+    "search-ppo": "Hard: thinks ahead about the moves the trained bot likes",
 }
 
 _RULE_EFFECT = {

@@ -59,8 +59,15 @@ __all__ = [
     "SetupError",
     "agent_registry",
     "assign_opponents",
+    "default_opponents",
     "play_terminal",
 ]
+
+#: The default AI opponent of the terminal game and the web page: the trained bot for
+#: every table (2-10 players, ``agents/checkpoints/ppo.zip``). Where it cannot play (the
+#: cards in play are not the ones it was trained on), the heuristics take its place.
+DEFAULT_BOT = "ppo"
+FALLBACK_BOTS = ("greedy", "survivor", "shark", "hoarder", "trickster")
 
 MAX_BOT_STEPS = 100_000
 
@@ -140,6 +147,14 @@ def unavailable_bots(cards=None) -> dict[str, str]:
         if reason is not None:
             out[name] = reason
     return out
+
+
+def default_opponents(players: int, cards=None) -> list[str]:
+    """The opponents of a game set up without naming them: ``DEFAULT_BOT`` at every other
+    seat when it can play ``cards`` (None: the packaged cards), else the heuristics."""
+    if DEFAULT_BOT in playable_bots(cards):
+        return [DEFAULT_BOT]
+    return list(FALLBACK_BOTS[: max(players - 1, 1)])
 
 
 def playable_bots(cards=None) -> list[str]:

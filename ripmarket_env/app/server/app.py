@@ -60,7 +60,7 @@ from ripmarket_env.games.ripmarket.config import (
 )
 from ripmarket_env.games.ripmarket.engine import IllegalActionError
 from ripmarket_env.app.play import (
-    KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry, playable_bots, unavailable_bots,
+    KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry, default_opponents, playable_bots, unavailable_bots,
 )
 from ripmarket_env.app.server.games import BadToken, GameGone, GameManager, Limits, TooManyGames, UnknownGame
 from ripmarket_env.app.server.store import Store
@@ -436,6 +436,9 @@ class BotsOut(BaseModel):
     unavailable: list[UnavailableBot] = Field(default_factory=list, description=(
         "Registered bots that cannot play the cards in play (e.g. the first edition's ppo-6p stages), "
         "with the reason; a game refuses them (422), the bot endpoint too (409)."))
+    default_opponents: list[str] = Field(default_factory=list, description=(
+        "The bots a new game's setup offers first, repeated round the table: the trained bot for every "
+        "table (ppo), or the heuristics where it cannot play the cards in play."))
     observation_size: int
     num_actions: int
 
@@ -882,6 +885,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                      for n in registry.names() if n not in refused],
             "unavailable": [{"name": n, "description": registry.describe(n), "reason": why}
                             for n, why in refused.items()],
+            "default_opponents": default_opponents(10),
             "observation_size": obs_size,
             "num_actions": num_actions,
         }

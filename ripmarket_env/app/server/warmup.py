@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 #: R.I.P. Market's bots whose first use is slow (kernel compilation, torch import): warmed up at start.
-SLOW_BOTS = ("search", "ppo-6p")
+SLOW_BOTS = ("search", "ppo", "ppo-6p")
 #: The other games' slow bots, by game.
 OTHER_SLOW_BOTS = {"rune-market": ("rm-search", "rm-ppo-4p"), "black-market": ("bm-search", "bm-ppo-2p")}
 GAME_NAMES = {"ripmarket": "R.I.P. Market", "rune-market": "The Rune Market", "black-market": "Black Market"}

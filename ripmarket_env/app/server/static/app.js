@@ -4,7 +4,9 @@
 // X-Seat-Token header (never in a URL); an action names the decision_number it answers.
 "use strict";
 
-const DEFAULT_BOTS = ["greedy", "survivor", "shark", "hoarder", "trickster"];
+// The setup's first choice per seat, repeated round the table: the server's default
+// opponents (/api/bots: the trained bot for every table), else these heuristics.
+let DEFAULT_BOTS = ["greedy", "survivor", "shark", "hoarder", "trickster"];
 const STORE = "ripmarket.game";
 const SPEED = "ripmarket.speed";
 // Events worth showing one at a time while the bots play (the rest go to the log only).
@@ -714,7 +716,9 @@ async function boot() {
   window.addEventListener("resize", layoutBoard);
   wireTips();
   try {
-    bots = (await api("GET", "/api/bots")).bots;
+    const listing = await api("GET", "/api/bots");
+    bots = listing.bots;
+    if (listing.default_opponents && listing.default_opponents.length) DEFAULT_BOTS = listing.default_opponents;
   } catch (e) {
     showError(`Cannot reach the server: ${e.message}`);
     return;
