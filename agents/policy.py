@@ -249,12 +249,11 @@ def _register_prior_search() -> None:
     prior (its three most likely actions are searched; ``agents.ripmarket.search``)."""
     if "ppo" not in _SHIPPED:
         return
+    from functools import partial
+
     from agents.ripmarket.search import SearchAgent
 
-    def make_search_ppo(budget=None, seed=None, top_k: int = 3, **kwargs):
-        return SearchAgent(budget=budget, seed=seed, prior="ppo", top_k=top_k, **kwargs)
-
-    register("search-ppo", make_search_ppo,
+    register("search-ppo", partial(SearchAgent, prior="ppo"),
              "Search with the trained bot ppo as its prior: the bot's 3 most likely legal actions are each played "
              "out budget/3 times (top_k= to change), the best mean of final reward plus finishing place is chosen.")
     _SHIPPED["search-ppo"] = _SHIPPED["ppo"]  # it plays the cards its prior was trained on

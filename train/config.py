@@ -401,11 +401,10 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
     if cfg.player_counts:
-        for key, value, off in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0),
-                                ("league.refresh_every", cfg.league.refresh_every, 0)):
-            if value != off:
-                raise _bad(key, value, f"{off!r} with player_counts (it records games at one player count)"
-                           if off != "sb3" else "'sb3' with player_counts")
+        for key, value, allowed in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0),
+                                    ("league.refresh_every", cfg.league.refresh_every, 0)):
+            if value != allowed:
+                raise _bad(key, value, f"{allowed!r} with player_counts (one network trained at several counts)")
     if cfg.league.refresh_every and not any(z.endswith("-bc") for z in cfg.league.zoo):
         raise _bad("league.refresh_every", cfg.league.refresh_every,
                    "0 unless league.zoo holds distilled agents (names ending in -bc) to refresh")

@@ -219,7 +219,7 @@ class MixedBatch:
         self.observation_space = parts[0].observation_space
         self.num_actions = parts[0].num_actions
         self.obs_size = parts[0].obs_size
-        self.obs = np.zeros((self.num_envs, self.obs_size), np.float32)
+        self.obs = np.zeros((0, self.obs_size), np.float32)  # each reset and step gathers a new one
         self.masks = np.zeros((self.num_envs, self.num_actions), bool)
         self.illegal = np.zeros(0, np.int64)
 
@@ -578,9 +578,8 @@ def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str,
     by = {n: evaluate_vs_zoo(agent, n, games, cfg.league.eval_zoo, seed=seed * 100 + n) for n in counts}
     parity = float(np.mean([r["win_rate"] * n for n, r in by.items()]))
     band = [float(np.mean([r["wilson95"][k] * n for n, r in by.items()])) for k in (0, 1)]
-    return {"win_rate": parity, "wilson95": band, "games": games, "parity": True,
-            "by_count": {n: {"win_rate": r["win_rate"], "wilson95": r["wilson95"], "games": r["games"]}
-                         for n, r in by.items()}}
+    return {"win_rate": parity, "wilson95": band, "games": games,
+            "by_count": {n: {k: r[k] for k in ("wins", "games", "win_rate", "wilson95")} for n, r in by.items()}}
 
 
 # ----------------------------------------------------------------------------- plots

@@ -1158,7 +1158,7 @@ def _print_final_eval(console, summary: dict) -> None:
     if fe and "by_count" in fe:  # several player counts: one line per count
         for n, r in fe["by_count"].items():
             lo, hi = r["wilson95"]
-            console.print(f"final evaluation vs the zoo at {n} players: {r['win_rate'] * r['games']:.0f}/{r['games']} "
+            console.print(f"final evaluation vs the zoo at {n} players: {r['wins']:.0f}/{r['games']} "
                           f"wins = {r['win_rate']:.1%} (95% Wilson {lo:.1%}..{hi:.1%}; parity {1 / int(n):.1%})")
     elif fe:
         lo, hi = fe["wilson95"]
