@@ -97,20 +97,24 @@ def test_a_stage_resumes_from_the_weights_without_unpickling(tmp_path):
         load_trainable(bad, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
 
 
-def test_trainers_let_idle_openmp_workers_sleep():
-    """Importing the training package sets OMP_WAIT_POLICY=PASSIVE (before numba or torch
-    load OpenMP) unless the user chose a policy."""
+def test_trainers_spin_briefly_then_sleep():
+    """Importing the training package sets GOMP_SPINCOUNT=5000 (before numba or torch
+    load OpenMP: idle workers spin briefly, then sleep) unless the user chose a wait
+    policy or a spin count."""
     import os
     import subprocess
     import sys
 
-    code = "import train, os; print(os.environ['OMP_WAIT_POLICY'])"
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip() == "PASSIVE"
-    env["OMP_WAIT_POLICY"] = "ACTIVE"
-    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip() == "ACTIVE"
+    code = "import train, os; print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))"
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+
+    def run(**extra):
+        return subprocess.run([sys.executable, "-c", code], env={**base, **extra}, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    assert run() == ["5000", "None"]
+    assert run(OMP_WAIT_POLICY="PASSIVE") == ["None", "PASSIVE"]
+    assert run(GOMP_SPINCOUNT="100") == ["100", "None"]
 
 
 def test_a_tiny_recipe_runs_end_to_end(tmp_path):
