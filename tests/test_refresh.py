@@ -67,6 +67,44 @@ def test_zoo_refresh_trains_the_leagues_own_copy(tmp_path):
     assert meta["refreshes"] == 1 and meta["styles"] == list(D.DEFAULT_STYLES)
 
 
+def _counts_of(data) -> np.ndarray:
+    """The player count each recorded decision was made at (the observation's one-hot)."""
+    from agents.ripmarket.view import tables
+
+    sl = tables()[2].slice("num_players", 0)
+    return np.argmax(np.asarray(data.obs[:, sl], np.float32), axis=1) + 2
+
+
+def test_collect_splits_the_games_over_player_counts():
+    data = D.collect([2, 5], 3, styles=STYLES, seed=1, workers=1, chunk=2, progress=False)
+    # 3 games over two counts: 2 at 2 players, 1 at 5, numbered one after another
+    assert sorted(np.unique(data.game)) == [0, 1, 2]
+    counts = _counts_of(data)
+    assert set(counts[data.game < 2]) == {2} and set(counts[data.game == 2]) == {5}
+    # the same games as recording each count alone (deterministic by seed and game number)
+    alone = D.Decisions.concat([D._collect_chunk((2, STYLES, 2, 1, 0)), D._collect_chunk((5, STYLES, 1, 1, 2))])
+    assert np.array_equal(alone.action, data.action) and np.array_equal(alone.obs, data.obs)
+    assert D.split_evenly(10, 4) == [3, 3, 2, 2] and D.split_evenly(2, 3) == [1, 1, 0]
+
+
+def test_zoo_refresh_records_every_player_count(tmp_path):
+    from train.selfplay import League, ZooRefresh
+
+    cfg = config_from_dict({"player_counts": [2, 3], "n_envs": 2, "n_steps": 2, "batch_size": 4, "progress": False,
+                            "league": {"zoo": BC_ZOO, "refresh_every": 100, "refresh_games": 2,
+                                       "refresh_base_games": 4, "refresh_epochs": 1}})
+    refresh = ZooRefresh(cfg, League(cfg, seed=0), tmp_path)
+    assert (tmp_path / "pretrain" / "zoo2-3p_4games_seed7.npz").is_file()
+    assert sorted(set(_counts_of(refresh.base))) == [2, 3] and len(np.unique(refresh.base.game)) == 4
+    stats = refresh("random")
+    new = refresh.parts[0]
+    assert sorted(set(_counts_of(new))) == [2, 3] and len(np.unique(new.game)) == 2
+    assert not set(new.game) & set(refresh.base.game)  # refresh games numbered apart from the zoo-only ones
+    assert stats["decisions"] == len(refresh.base) + len(new)
+    _, meta = D.load(refresh.save(tmp_path / "zoo.pt", steps=100))
+    assert meta["player_counts"] == [2, 3]
+
+
 def test_init_from_loads_the_weights_and_rejects_other_networks():
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -130,6 +168,8 @@ def test_refresh_and_init_config_errors(data, words):
 
 
 @pytest.mark.parametrize("args, words", [
+    (["--players", "2,11"], ["--players '2,11'", "2 to 10"]),
+    (["--players", "3,3"], ["--players '3,3'", "twice"]),
     (["--guest", "random"], ["--guest", "--guest-games"]),
     (["--guest", "nobody", "--guest-games", "5"], ["--guest nobody", "unknown agent"]),
 ])
@@ -153,3 +193,15 @@ def test_distill_cli_with_a_guest_records_both_kinds_of_games(tmp_path):
     data = D.load_decisions(rec)
     assert meta["games"] == 4 == len(np.unique(data.game))
     assert data.style.max() < len(D.DEFAULT_STYLES)
+
+
+def test_distill_cli_at_several_player_counts(tmp_path):
+    out, rec = tmp_path / "z.pt", tmp_path / "rec.npz"
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "distill", "--players", "2,4", "--games", "3",
+                        "--epochs", "1", "--workers", "1", "--out", str(out), "--recording", str(rec)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    _, meta = D.load(out)
+    data = D.load_decisions(rec)
+    assert meta["num_players"] == [2, 4] and meta["games"] == 3
+    assert sorted(set(_counts_of(data))) == [2, 4]

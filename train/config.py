@@ -95,7 +95,9 @@ class LeagueConfig:
     The imitations stay faithful where the learner leads the game (the DAgger idea), so
     the learner cannot win by exploiting their mistakes."""
     refresh_games: int = 800
-    """Games recorded per refresh (the learner in one seat, heuristics in the others)."""
+    """Games recorded per refresh (the learner in one seat, heuristics in the others).
+    With ``player_counts`` this and the two game counts below are split evenly over the
+    counts (the first counts get the remainder)."""
     refresh_start_games: int = 0
     """Games recorded against the starting policy (``init_from`` or the warm start) for a
     first refresh before training begins; 0 = none."""
@@ -158,8 +160,9 @@ class TrainConfig:
     """Train one network at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
     ``n_envs`` games are split evenly over the counts (the observation names the count,
     so the network learns each), and the in-training evaluations play every count. Empty:
-    ``num_players`` only. Sb3 backend, without ``pretrain`` or ``league.refresh_every``
-    (both record games at one count)."""
+    ``num_players`` only. Sb3 backend, without ``pretrain`` (its recording is at one
+    count). The zoo refreshes (``league.refresh_*``) record their games at every count,
+    split evenly."""
     reward_mode: str = "win"
     """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
     total_timesteps: int = 1_000_000
@@ -401,8 +404,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
     if cfg.player_counts:
-        for key, value, allowed in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0),
-                                    ("league.refresh_every", cfg.league.refresh_every, 0)):
+        for key, value, allowed in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0)):
             if value != allowed:
                 raise _bad(key, value, f"{allowed!r} with player_counts (one network trained at several counts)")
     if cfg.league.refresh_every and not any(z.endswith("-bc") for z in cfg.league.zoo):

@@ -23,7 +23,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -78,10 +78,15 @@ def _collect_chunk(args, report=None) -> Decisions:
                      (first_game + d["game"]).astype(np.int32), d["reward"].astype(np.float32))
 
 
-def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
+def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
             chunk: int = 100, progress: bool = True, guest: str | None = None) -> Decisions:
     """Play ``games`` games between zoo agents (a style drawn per seat) and record every
     decision with more than one legal action. Deterministic given the seed and chunk.
+
+    ``num_players`` may list several player counts: the games are then split evenly over
+    them (the first counts get the remainder), numbered one after another, and played in
+    one pool. Every count shares the observation layout (it names the count), so one
+    network learns them all.
 
     ``guest`` (an agent name or checkpoint) takes one seat of every game, rotating over the
     seats; only the zoo's decisions are recorded. Recording the zoo against the agent being
@@ -91,14 +96,30 @@ def collect(num_players: int, games: int, styles=DEFAULT_STYLES, seed: int = 0, 
     from eval import arena
     from ripmarket_env.games import get
 
-    jobs = [(num_players, tuple(styles), min(chunk, games - g), seed, g, guest) for g in range(0, games, chunk)]
+    counts = [int(num_players)] if np.isscalar(num_players) else [int(c) for c in num_players]
+    share = split_evenly(games, len(counts))
+    jobs, first = [], 0
+    for c, n in zip(counts, share):
+        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest) for g in range(0, n, chunk)]
+        first += n
     vs = f" against {guest}" if guest is not None else ""
+    at = f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts))
     spec = get("ripmarket")
+
+    def warm():
+        for c in counts:
+            arena.warm_up(spec, spec.make_rules(c))
+
     parts = arena.run_pool(_collect_chunk, jobs, workers, total=games, progress=progress,
                            threads=1 if guest is not None else None,
-                           label=f"distill: playing {games} zoo games{vs} at {num_players} players",
-                           warm=lambda: arena.warm_up(spec, spec.make_rules(num_players)))
+                           label=f"distill: playing {games} zoo games{vs} at {at} players", warm=warm)
     return Decisions.concat(parts)
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` whole shares differing by at most one, larger first."""
+    base, extra = divmod(int(total), int(parts))
+    return [base + (i < extra) for i in range(parts)]
 
 
 # ----------------------------------------------------------------------------- network

@@ -326,7 +326,7 @@ class ZooRefresh:
         self.styles = tuple(styles or DEFAULT_STYLES)
         self.cfg = cfg
         lc = cfg.league
-        self.base = recording(cfg.num_players, lc.refresh_base_games, lc.refresh_seed, out, cfg.progress) \
+        self.base = recording(cfg.counts(), lc.refresh_base_games, lc.refresh_seed, out, cfg.progress) \
             if lc.refresh_base_games else None
         self.parts: list = []
         self.count = 0
@@ -337,7 +337,7 @@ class ZooRefresh:
         lc = self.cfg.league
         self.count += 1
         t0 = time.perf_counter()
-        new = collect(self.cfg.num_players, games or lc.refresh_games, self.styles,
+        new = collect(self.cfg.counts(), games or lc.refresh_games, self.styles,
                       seed=lc.refresh_seed * 1_000 + self.count, progress=self.cfg.progress, guest=str(guest))
         new.game = new.game + self.count * 10_000_000  # game ids distinct from the other recordings
         before = agreement(self.net, new, len(self.styles))
@@ -355,7 +355,7 @@ class ZooRefresh:
 
         hidden = [m.out_features for m in self.net if hasattr(m, "out_features")][:-1]
         return save(self.net, path, self.styles, hidden,
-                    {"num_players": self.cfg.num_players, "refreshes": self.count, "learner_steps": steps,
+                    {"num_players": self.cfg.num_players, "player_counts": self.cfg.counts(), "refreshes": self.count, "learner_steps": steps,
                      "base_games": self.cfg.league.refresh_base_games, "seed": self.cfg.league.refresh_seed,
                      "refresh_games": self.cfg.league.refresh_games})
 
@@ -367,13 +367,14 @@ def agreement(net, data, n_styles: int) -> float:
     return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
 
 
-def recording_path(num_players: int, games: int, seed: int, out: Path) -> Path:
-    return out / "pretrain" / f"zoo{num_players}p_{games}games_seed{seed}.npz"
+def recording_path(num_players: int | list[int], games: int, seed: int, out: Path) -> Path:
+    counts = [num_players] if isinstance(num_players, int) else list(num_players)
+    return out / "pretrain" / f"zoo{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
 
 
-def recording(num_players: int, games: int, seed: int, out: Path, progress: bool = True):
-    """The zoo-only recording of ``games`` games (``train.distill.collect``), cached at
-    ``recording_path`` (shared by the warm start and the zoo refresh)."""
+def recording(num_players: int | list[int], games: int, seed: int, out: Path, progress: bool = True):
+    """The zoo-only recording of ``games`` games (``train.distill.collect``; several player
+    counts split them evenly), cached at ``recording_path`` (shared by the warm start and the zoo refresh)."""
     from train.distill import collect, load_decisions, save_decisions
 
     cache = recording_path(num_players, games, seed, out)

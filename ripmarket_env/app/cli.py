@@ -1187,8 +1187,8 @@ def _train_rllib(cfg, out: Path, ray_address: Optional[str], console) -> None:
 
 
 def distill(
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per recorded game (2-10)."),
-    games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record (about 80 decisions each at 6 players)."),
+    players: str = typer.Option("6", "--players", metavar="LIST", help="Seats per recorded game (2-10), or several counts comma-separated (2,3,4,5,6,7,8,9,10): the games are split evenly over them and one network learns every count."),
+    games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record, in all (about 80 decisions each at 6 players)."),
     seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
     epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes playing the zoo games."),
@@ -1203,7 +1203,9 @@ def distill(
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    check_int("--players", players, 2, 10)
+    counts = _int_list(players, "--players", 2, 10)
+    if len(set(counts)) != len(counts):
+        fail(f"--players {players!r} names a count twice; give each player count once")
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
@@ -1230,9 +1232,9 @@ def distill(
         except Exception as exc:
             fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
     else:
-        data = D.collect(players, games, seed=seed, workers=workers)
+        data = D.collect(counts, games, seed=seed, workers=workers)
         if guest is not None:
-            more = D.collect(players, guest_games, seed=seed + 1, workers=workers, guest=guest)
+            more = D.collect(counts, guest_games, seed=seed + 1, workers=workers, guest=guest)
             more.game = more.game + games  # game numbers after the zoo-only games
             data = D.Decisions.concat([data, more])
         if recording is not None:
@@ -1240,7 +1242,7 @@ def distill(
     net, info = D.fit(data, seed=seed, epochs=epochs)
     import numpy as np
 
-    info.update({"num_players": players, "games": int(len(np.unique(data.game))), "seed": seed,
+    info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None})
     D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
