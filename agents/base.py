@@ -18,20 +18,21 @@ from ripmarket_env.core.agent import Agent, BaseAgent, RandomAgent  # noqa: F401
 
 
 def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: np.ndarray | None = None, csr: tuple | None = None) -> np.ndarray:
     """Actions for rows decided by different agents: row ``i`` by ``agents[who[i]]``
     (rows with ``who < 0`` are left as they are in ``out``, -1 by default).
 
     Network agents (those with ``sparse_parts``: frozen policies, distilled styles) decide
     together in one fused pass (``agents.sparse.fused_act``); agents exposing the same
     non-None ``shared_net_key`` decide together in one ``act_styles`` call; every other
-    agent present gets one ``act_batch``."""
+    agent present gets one ``act_batch``. ``csr``: the observations' non-zeros, if the caller
+    has them (``fused_act``)."""
     out = np.full(len(who), -1, np.int64) if out is None else out
     fused = None
     if any(hasattr(agents[a], "sparse_parts") for a in np.unique(who) if a >= 0):
         from agents.sparse import fused_act
 
-        fused = fused_act(agents, who, observations, action_masks, out)
+        fused = fused_act(agents, who, observations, action_masks, out, csr=csr)
     shared: dict = {}
     for a in np.unique(who if fused is None else who[~fused]):
         if a < 0:

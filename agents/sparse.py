@@ -152,6 +152,47 @@ def csr_rows(x: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None,
         cap = n * (x.shape[1] + 1) + 16
 
 
+@njit(cache=True, nogil=True)
+def _select_rows(cols, vals, starts, rows, shift, extra, out_cols, out_vals, out_offsets):
+    """Rows ``rows`` of the CSR ``(cols, vals, starts)`` (in that order), each row's
+    columns shifted by ``shift[i]`` and followed by ``(extra[i], 1)`` where ``extra[i] >= 0``
+    (as ``_nonzeros_rows`` on the dense rows); returns the number of entries, or -1 when
+    ``rows`` or ``starts`` do not fit the arrays (nothing is read or written out of bounds)."""
+    k = 0
+    n, nnz, cap = starts.shape[0], cols.shape[0], out_cols.shape[0]
+    for i in range(rows.shape[0]):
+        out_offsets[i] = k
+        r = rows[i]
+        if r < 0 or r >= n:
+            return -1
+        end = starts[r + 1] if r + 1 < n else nnz
+        if starts[r] < 0 or end > nnz or k + max(end - starts[r], 0) + 1 > cap:
+            return -1
+        for q in range(starts[r], end):
+            out_cols[k] = cols[q] + shift[i]
+            out_vals[k] = vals[q]
+            k += 1
+        if extra[i] >= 0:
+            out_cols[k] = extra[i]
+            out_vals[k] = 1.0
+            k += 1
+    return k
+
+
+def select_rows(csr: tuple, rows: np.ndarray, shift: np.ndarray,
+                extra: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``csr_rows`` for rows already in CSR form (``(cols, vals, starts)`` of every row)."""
+    cols, vals, starts = csr
+    n = len(rows)
+    out_cols, out_vals = np.empty(len(cols) + n, np.int64), np.empty(len(cols) + n, np.float32)
+    offsets = np.zeros(n, np.int64)
+    k = _select_rows(cols, vals, starts, np.asarray(rows, np.int64), shift, extra, out_cols, out_vals, offsets)
+    if k < 0:
+        raise ValueError(f"select_rows: a CSR of {len(starts)} rows and {len(cols)} entries does not hold rows "
+                         f"{int(np.min(rows))}..{int(np.max(rows))} of the observations")
+    return out_cols[:k], out_vals[:k], offsets
+
+
 _tables: dict[tuple, tuple] = {}
 
 
@@ -210,7 +251,7 @@ def _plan(agents) -> tuple:
 
 
 def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
-              out: np.ndarray) -> np.ndarray:
+              out: np.ndarray, csr: tuple | None = None) -> np.ndarray:
     """Actions of every row ``i`` whose agent ``agents[who[i]]`` is a network with a
     ``sparse_parts()`` (frozen policies, distilled styles), all in one pass: one CSR of
     the rows, one ``embedding_bag`` over the first layers stacked (each row reads its own
@@ -219,7 +260,9 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
     float rounding, and the same samples (each sampling agent draws Gumbel noise from its
     own generator for its rows in the same order). Writes ``out`` for those rows; returns
     the mask of rows it decided. Networks whose first layer has another width than most
-    agents' are left to their own ``act_batch``.
+    agents' are left to their own ``act_batch``. ``csr``: the observations' non-zeros as
+    ``(cols, vals, starts)`` when the caller has them (the vector env's ``opp_csr``),
+    which spares the scan of the dense rows.
 
     A league round has a few to a few thousand rows spread over up to a handful of
     networks; most rounds are small, so the per-call costs, paid once per round instead
@@ -244,8 +287,13 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
     table, base = _table(firsts)
     st = style[agent_of]
     # each row: its network's block of the table, its style input, and (separately) its bias row
-    cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows,
-                                   base[gid], np.where(st >= 0, base[gid] + d + st, -1))
+    extra = np.where(st >= 0, base[gid] + d + st, -1)
+    if csr is not None and len(csr[2]) != len(observations):
+        raise ValueError(f"fused_act: csr holds {len(csr[2])} rows for {len(observations)} observations")
+    if csr is not None:
+        cols, vals, offsets = select_rows(csr, rows, base[gid], extra)
+    else:
+        cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows, base[gid], extra)
     with torch.no_grad():
         h = bag(cols, vals, offsets, table)
         h += table[torch.from_numpy(len(table) - len(firsts) + gid)]

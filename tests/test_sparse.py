@@ -108,6 +108,47 @@ def test_compiled_product_and_row_csr_match_dense(n, d, h, seed):
     assert np.allclose(gw, x.T @ g, atol=1e-4)
 
 
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), d=st.integers(1, 50), seed=st.integers(0, 2**31 - 1),
+       density=st.sampled_from([0.0, 0.1, 1.0]))
+def test_rows_of_a_csr_match_the_rows_of_the_dense_array(n, d, seed, density):
+    from agents.sparse import csr_rows, select_rows
+
+    rng = np.random.default_rng(seed)
+    x = _sparse_batch(rng, n, d, density)
+    rows = rng.permutation(n)[: rng.integers(0, n + 1)]
+    shift = rng.integers(0, 100, len(rows))
+    extra = np.where(rng.random(len(rows)) < 0.5, -1, rng.integers(0, 500, len(rows)))
+    got = select_rows(csr(x), rows, shift, extra)
+    want = csr_rows(x, rows, shift, extra)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_gather_csr_gives_the_observations_and_their_nonzeros():
+    """The engine's gather_csr: the same observations, masks and deciders as gather, and
+    each observation's non-zeros as CSR; -1 when the buffer cannot hold them."""
+    from ripmarket_env.core.engine import kernel_view
+    from ripmarket_env.games.ripmarket import SPEC, Engine, RulesConfig
+
+    eng = Engine(RulesConfig(num_players=5), batch_size=24)
+    eng.reset(list(range(24)))
+    rng = np.random.default_rng(2)
+    for _ in range(7):
+        m = eng.legal_mask()
+        eng.step((rng.random(m.shape) * m).argmax(1))
+    kb, S, TB = SPEC.batch, kernel_view(eng.state), kernel_view(eng.tables)
+    rows = np.array([5, 0, 17, 3, 3, 22], np.int64)
+    n, d, A = len(rows), eng.observe().shape[1], eng.legal_mask().shape[1]
+    bufs = [(np.zeros(n, np.int64), np.zeros((n, d), np.float32), np.zeros((n, A), bool)) for _ in range(2)]
+    kb.gather(S, TB, eng.cfg, rows, eng._offs, *bufs[0])
+    cols, vals, starts = np.zeros(n * 200 + d, np.int64), np.zeros(n * 200 + d, np.float32), np.zeros(n, np.int64)
+    k = kb.gather_csr(S, TB, eng.cfg, rows, eng._offs, *bufs[1], cols, vals, starts)
+    assert all(np.array_equal(a, b) for a, b in zip(bufs[0], bufs[1]))
+    want = csr(bufs[0][1])
+    assert k == len(want[0]) and all(np.array_equal(a, b) for a, b in zip((cols[:k], vals[:k], starts), want))
+    assert kb.gather_csr(S, TB, eng.cfg, rows, eng._offs, *bufs[1], cols[:d + 10], vals[:d + 10], starts) == -1
+
+
 @pytest.mark.parametrize("shared", [False, True])
 def test_sparse_policy_acts_like_its_own_distribution(shared):
     from gymnasium import spaces
@@ -178,8 +219,9 @@ def test_fused_opponents_act_like_each_agent_alone():
         for i in np.unique(who[who >= 0]):
             sel = np.flatnonzero(who == i)
             want[sel] = alone[i].act_batch(obs[sel], masks[sel])
+        given = act_grouped(copy.deepcopy(roster), who, obs, masks, csr=csr(obs))  # non-zeros given: same choices
         got = act_grouped(roster, who, obs, masks)
-        assert np.array_equal(got, want)
+        assert np.array_equal(got, want) and np.array_equal(given, want)
         assert got[3] == -1 and (got[who < 0] == -1).all()
         # the three small policies share a first-layer width and go through the fused pass;
         # the distilled styles (another width), random and greedy do not

@@ -290,6 +290,14 @@ def test_export_policy_strips_optimizer(smoke_run, tmp_path):
     np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
 
 
+def _random_legal(env, rng) -> np.ndarray:
+    """A uniformly random legal action for every game of a vector env."""
+    m = env.action_masks()
+    z = rng.random(m.shape)
+    z[m == 0] = -1
+    return z.argmax(1)
+
+
 def test_random_only_league_uses_the_compiled_path():
     from train.config import config_from_dict
     from train.selfplay import League, make_league_vec_env
@@ -301,14 +309,36 @@ def test_random_only_league_uses_the_compiled_path():
     env.reset()
     rng = np.random.default_rng(0)
     for _ in range(20):
-        m = env.action_masks()
-        z = rng.random(m.shape)
-        z[m == 0] = -1
-        obs, rew, done, info = env.step(z.argmax(1))
+        obs, rew, done, info = env.step(_random_legal(env, rng))
         assert env.action_masks().any(axis=1).all()
     assert env.batch.env_time > 0
     mixed = config_from_dict({**base, "league": {"mix": {"random": 0.5, "self": 0.5}}})
     assert not make_league_vec_env(mixed, League(mixed, seed=0), 0).batch.compiled_opponents
+
+
+def test_league_opponents_read_the_gathered_nonzeros_and_play_the_same():
+    """The league batch hands its network opponents the non-zeros gathered with the
+    observations (sparse_opponents); the games are the very same as scanning the dense
+    observations for them."""
+    from train.selfplay import League, make_league_vec_env
+
+    cfg = config_from_dict({"num_players": 6, "n_envs": 16, "n_steps": 2, "batch_size": 32, "league": {
+        "mix": {"zoo": 0.6, "self": 0.2, "random": 0.2}, "zoo": ["greedy-bc", "shark-bc", "trickster-bc"]}})
+    runs = []
+    for sparse in (True, False):
+        league = League(cfg, seed=4)
+        env = make_league_vec_env(cfg, league, 9)
+        assert env.batch.sparse_opponents
+        env.batch.sparse_opponents = sparse
+        obs, seen = env.reset(), []
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            obs, rew, done, _ = env.step(_random_legal(env, rng))
+            seen.append((obs.copy(), rew.copy(), done.copy()))
+        assert (env.batch.opp_csr is not None) == sparse
+        runs.append(seen)
+    for a, b in zip(*runs):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 # ----------------------------------------------------------------------------- several player counts
@@ -334,10 +364,8 @@ def test_mixed_count_env_plays_every_count():
         assert (obs[:, view].argmax(1) + 2 == want).all()
         m = env.action_masks()
         assert m.any(axis=1).all()
-        z = rng.random(m.shape)
-        z[m == 0] = -1
         before = obs.copy()
-        obs_next, rew, done, info = env.step(z.argmax(1))
+        obs_next, rew, done, info = env.step(_random_legal(env, rng))
         # the observation acted on is left as it was (SB3 stores it after the step)
         assert np.array_equal(obs, before) and obs_next is not obs
         obs = obs_next

@@ -162,7 +162,10 @@ def _league_batch_class():
             super().__init__(*args, spec=SPEC, agent_resolver=agents.make, decide=act_grouped, **kwargs)
 
     class LeagueBatch(LearnerBatch):
-        """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``."""
+        """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``;
+        its network opponents read the observations' non-zeros as the engine gathers them."""
+
+        sparse_opponents = True
 
         def __init__(self, league: League, *args, **kwargs):
             self.league = league
@@ -175,7 +178,7 @@ def _league_batch_class():
             self.lineup[games] = self.league.draw((len(games), self.num_players - 1))
 
         def _opponent_actions(self, idx, rel, obs, masks) -> np.ndarray:
-            return act_grouped(self.league.agents, self.lineup[idx, rel], obs, masks)
+            return act_grouped(self.league.agents, self.lineup[idx, rel], obs, masks, csr=self.opp_csr)
 
         def step(self, actions):
             t = time.perf_counter()

@@ -20,7 +20,7 @@ The drivers read only the public face of a row (``done``, ``actor``, ``phase``, 
 calls of the AEC env (``reset_one``, ``step_one``, ``status_one``, ``observe_one``), the
 vector env's learner step with compiled random opponents and auto-reset
 (``learner_step_serial``/``_parallel``, ``learner_reset_serial``/``_parallel``,
-``random_opponents_one``), ``encode_rows``/``gather`` for its Python opponents, and the
+``random_opponents_one``), ``encode_rows``/``gather``/``gather_csr`` for its Python opponents, and the
 bench/fuzz loops ``random_play``/``random_play_obs``.
 
 How the game's kernels reach a driver compiled once (docs/ARCHITECTURE.md, "Batch
@@ -220,6 +220,34 @@ def gather(fns, S, TB, c, rows, offs, viewers, obs, masks):
         encode_obs(r, TB[0], c, v, offs, obs[i])
         for a in range(masks.shape[1]):
             masks[i, a] = r.mask[a] != 0
+
+
+def gather_csr(fns, S, TB, c, rows, offs, viewers, obs, masks, cols, vals, starts):
+    """``gather``, and each observation's non-zeros as CSR (``cols``/``vals`` from
+    ``starts[i]``), read while the row just written is in cache: what network opponents
+    take as their first layer's input (``agents.sparse``). Returns the number of entries,
+    or -1 when ``cols`` cannot hold them all (observations and masks are complete then)."""
+    encode_obs = _encode_fn(fns, ENCODE, S, TB, c, offs, obs)
+    d = obs.shape[1]
+    cap = cols.shape[0]
+    k = 0
+    for i in range(rows.shape[0]):
+        r = S[rows[i]]
+        v = np.int64(r.actor)
+        viewers[i] = v
+        x = obs[i]
+        encode_obs(r, TB[0], c, v, offs, x)
+        for a in range(masks.shape[1]):
+            masks[i, a] = r.mask[a] != 0
+        starts[i] = k
+        if k < 0 or k + d > cap:
+            k = -1
+            continue
+        for j in range(d):  # without a branch: write every entry, keep it when non-zero
+            cols[k] = j
+            vals[k] = x[j]
+            k += x[j] != 0.0
+    return k
 
 
 # ---------------------------------------------------------------------------------------
@@ -463,6 +491,7 @@ def _signatures(state_dtype, tables_dtype):
         "encode_serial": ((S, TB, c, i64a, i64a, f32m), False),
         "encode_rows": ((S, TB, c, i64a, i64a, i64a, f32m), False),
         "gather": ((S, TB, c, i64a, i64a, i64a, f32m, bm), False),
+        "gather_csr": ((S, TB, c, i64a, i64a, i64a, f32m, bm, i64a, f32a, i64a), False),
         "reset_one": ((S, TB, c, i64, u64), False),
         "step_one": ((S, TB, c, i64, i64), False),
         "status_one": ((S, c, i64), False),
@@ -480,7 +509,7 @@ def _signatures(state_dtype, tables_dtype):
 
 DRIVERS = (
     "reset_batch", "reset_serial", "step_batch", "step_serial", "encode_batch", "encode_serial",
-    "encode_rows", "gather", "reset_one", "step_one", "status_one", "random_play", "random_play_obs",
+    "encode_rows", "gather", "gather_csr", "reset_one", "step_one", "status_one", "random_play", "random_play_obs",
     "learner_step_serial", "learner_step_parallel", "learner_reset_serial", "learner_reset_parallel",
     "random_opponents_one",
 )

@@ -208,6 +208,12 @@ class LearnerBatch:
     terminal observations of the games that ended.
     """
 
+    sparse_opponents = False
+    """True: each round of the opponent loop also gives the deciders' observations as CSR,
+    ``opp_csr = (cols, vals, starts)`` (``None`` if a round had too many non-zeros), read
+    in the same compiled pass that encodes them; for network opponents whose first layer
+    takes only the non-zeros (a subclass passes it on in ``_opponent_actions``)."""
+
     def __init__(
         self,
         num_envs: int,
@@ -281,6 +287,8 @@ class LearnerBatch:
         self._opp_obs = np.zeros((B, self.obs_size), np.float32)
         self._opp_masks = np.zeros((B, self.num_actions), dtype=bool)
         self._opp_viewers = np.zeros(B, np.int64)
+        self._opp_cols = self._opp_vals = self._opp_starts = None  # sparse_opponents' buffers, made on first use
+        self.opp_csr = None
         self._rows_a = np.zeros(B, np.int64)
         self._rows_b = np.zeros(B, np.int64)
         self._acts = np.full(B, -1, np.int64)
@@ -365,10 +373,22 @@ class LearnerBatch:
         n = _waiting(S, rows, seat, buf_a)
         use_acc = acc is not None
         acc = acc if use_acc else self.rewards
+        sparse = self.sparse_opponents
+        if sparse and self._opp_cols is None:
+            B = self.num_envs
+            self._opp_cols = np.zeros(B * 192 + self.obs_size, np.int64)
+            self._opp_vals = np.zeros(B * 192 + self.obs_size, np.float32)
+            self._opp_starts = np.zeros(B, np.int64)
         while n:
             idx = buf_a[:n]
             viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
-            gather(S, TB, cfg, idx, offs, viewers, obs, masks)
+            if sparse:
+                k = self._kb.gather_csr(S, TB, cfg, idx, offs, viewers, obs, masks,
+                                        self._opp_cols, self._opp_vals, self._opp_starts)
+                self.opp_csr = None if k < 0 else (self._opp_cols[:k], self._opp_vals[:k], self._opp_starts[:n])
+            else:
+                gather(S, TB, cfg, idx, offs, viewers, obs, masks)
+                self.opp_csr = None
             chosen = self._opponent_actions(idx, (viewers - seat[idx]) % P - 1, obs, masks)
             self._check_opponent_actions(idx, chosen, masks)
             acts[idx] = chosen
