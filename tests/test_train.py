@@ -341,6 +341,39 @@ def test_league_opponents_read_the_gathered_nonzeros_and_play_the_same():
         assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
+def test_sparse_rollout_buffer_trains_exactly_as_scanning(monkeypatch):
+    """arch sparse: the rollout buffer keeps each observation's non-zeros from the forward
+    pass and hands every minibatch its rows (one scan per observation, not one per epoch);
+    the trained weights are bit for bit those of scanning every minibatch again."""
+    import torch
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    import agents.sparse
+    from train import selfplay
+    from train.selfplay import League, build_model, make_league_vec_env, seed_everything
+
+    cfg = config_from_dict({"num_players": 4, "n_envs": 8, "n_steps": 4, "batch_size": 8, "n_epochs": 2,
+                            "policy": {"arch": "sparse", "sparse_hidden": 16, "net_arch": [16]},
+                            "league": {"mix": {"random": 1.0}}})
+    scans = []
+    real_csr = agents.sparse.csr
+    monkeypatch.setattr(agents.sparse, "csr", lambda x: scans.append(len(x)) or real_csr(x))
+    weights = []
+    for keep in (True, False):
+        if not keep:
+            monkeypatch.setattr(selfplay, "_sparse_rollout_buffer_class", lambda: MaskableRolloutBuffer)
+        seed_everything(3)
+        scans.clear()
+        model = build_model(cfg, make_league_vec_env(cfg, League(cfg, seed=3), 3))
+        assert (type(model.rollout_buffer).__name__ == "SparseRolloutBuffer") == keep
+        model.learn(total_timesteps=2 * 8 * 4)
+        weights.append([p.detach().clone() for p in model.policy.parameters()])
+        # 2 rollouts of 4 steps: each step's forward pass scans its 8 observations (and the
+        # value of the last one); scanning again costs 2 epochs x 4 minibatches per rollout
+        assert sum(scans) == (2 * (4 * 8 + 8) if keep else 2 * (4 * 8 + 8) + 2 * 2 * 4 * 8)
+    assert all(torch.equal(a, b) for a, b in zip(*weights))
+
+
 # ----------------------------------------------------------------------------- several player counts
 def test_mixed_count_env_plays_every_count():
     """player_counts: one vector env whose rows are games at each count, in count order;
