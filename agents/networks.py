@@ -80,6 +80,9 @@ class _SparseMatmul(torch.autograd.Function):
         last_x, last_version, last_csr = _SparseMatmul._last
         if x is last_x and x._version == last_version:
             cols, vals, offsets = last_csr
+        elif x.dim() == 2 and x.shape[0] and x.stride(0) == 0:
+            raise RuntimeError("the sparse layer got observations without values (a placeholder of shape "
+                               f"{tuple(x.shape)}) and without their non-zeros")
         else:
             cols, vals, offsets = csr(x.detach().cpu().numpy())
             _SparseMatmul._last = (x, x._version, (cols, vals, offsets))

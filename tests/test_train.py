@@ -343,8 +343,9 @@ def test_league_opponents_read_the_gathered_nonzeros_and_play_the_same():
 
 def test_sparse_rollout_buffer_trains_exactly_as_scanning(monkeypatch):
     """arch sparse: the rollout buffer keeps each observation's non-zeros from the forward
-    pass and hands every minibatch its rows (one scan per observation, not one per epoch);
-    the trained weights are bit for bit those of scanning every minibatch again."""
+    pass instead of the observation and hands every minibatch its rows (one scan per
+    observation, not one per epoch); the trained weights are bit for bit those of storing
+    the observations and scanning every minibatch again."""
     import torch
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
@@ -361,7 +362,7 @@ def test_sparse_rollout_buffer_trains_exactly_as_scanning(monkeypatch):
     weights = []
     for keep in (True, False):
         if not keep:
-            monkeypatch.setattr(selfplay, "_sparse_rollout_buffer_class", lambda: MaskableRolloutBuffer)
+            monkeypatch.setattr(selfplay, "SparseRolloutBuffer", MaskableRolloutBuffer)
         seed_everything(3)
         scans.clear()
         model = build_model(cfg, make_league_vec_env(cfg, League(cfg, seed=3), 3))
@@ -371,6 +372,11 @@ def test_sparse_rollout_buffer_trains_exactly_as_scanning(monkeypatch):
         # 2 rollouts of 4 steps: each step's forward pass scans its 8 observations (and the
         # value of the last one); scanning again costs 2 epochs x 4 minibatches per rollout
         assert sum(scans) == (2 * (4 * 8 + 8) if keep else 2 * (4 * 8 + 8) + 2 * 2 * 4 * 8)
+        if keep:  # no dense observation is stored; a placeholder never passes for one
+            assert model.rollout_buffer.observations.size == 0
+            placeholder = torch.zeros(1).expand(3, model.observation_space.shape[0])
+            with pytest.raises(RuntimeError, match="without values"):
+                model.policy.pi_features_extractor(placeholder)
     assert all(torch.equal(a, b) for a, b in zip(*weights))
 
 

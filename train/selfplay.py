@@ -42,6 +42,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
@@ -708,58 +709,63 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _sparse_rollout_buffer_class():
+class SparseRolloutBuffer(MaskableRolloutBuffer):
     """SB3's ``MaskableRolloutBuffer`` that keeps the non-zeros of every observation it
-    stores, for the ``sparse`` network (``agents.networks.SparseExtractor``).
+    stores instead of the observation, for the ``sparse`` network
+    (``agents.networks.SparseExtractor``).
 
     The learner's first layer reads only an observation's non-zeros, but finding them
     means scanning all 1,127 entries. Without this buffer every observation is scanned
-    once when the learner acts on it and once more in each epoch of the update. Here
-    ``add`` keeps the non-zeros the forward pass just found for the same array (or scans
-    it if it has none), and each minibatch's rows are copied out of them (``select_rows``)
-    and handed to the extractor with the minibatch: one scan per observation. The
-    numbers are the same as scanning."""
-    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+    once when the learner acts on it and once more in each epoch of the update, and the
+    dense observations are copied into the buffer, flattened and gathered per minibatch.
+    Here ``add`` keeps the non-zeros the forward pass just found for the same array (or
+    scans it if it has none) and stores no dense observation; each minibatch's rows are
+    copied out of them (``select_rows``) and handed to the extractor with a placeholder
+    for the observations (no values: a layer that would read them raises). The numbers
+    are the same as scanning."""
 
-    from agents.networks import _SparseMatmul
-    from agents.sparse import csr, select_rows
+    def reset(self) -> None:
+        super().reset()
+        self.observations = np.zeros((self.buffer_size, self.n_envs, 0), np.float32)
+        self.step_csr: list = []
+        self.all_csr = None
 
-    class SparseRolloutBuffer(MaskableRolloutBuffer):
-        def reset(self) -> None:
-            super().reset()
-            self.step_csr: list = []
-            self.all_csr = None
+    def add(self, obs, *args, **kwargs) -> None:
+        from agents.networks import _SparseMatmul
+        from agents.sparse import csr
 
-        def add(self, obs, *args, **kwargs) -> None:
-            x, version, found = _SparseMatmul._last
-            obs = np.asarray(obs)
-            same = (x is not None and x._version == version and tuple(x.shape) == obs.shape
-                    and obs.dtype == np.float32 and obs.flags.c_contiguous and x.is_contiguous()
-                    and x.data_ptr() == obs.ctypes.data)
-            self.step_csr.append(found if same else csr(np.ascontiguousarray(obs, np.float32)))
-            super().add(obs, *args, **kwargs)
+        x, version, found = _SparseMatmul._last
+        obs = np.asarray(obs)
+        if obs.shape != (self.n_envs, *self.obs_shape):
+            raise ValueError(f"observations of shape {obs.shape}; the buffer holds {(self.n_envs, *self.obs_shape)}")
+        same = (x is not None and x._version == version and tuple(x.shape) == obs.shape
+                and obs.dtype == np.float32 and obs.flags.c_contiguous and x.is_contiguous()
+                and x.data_ptr() == obs.ctypes.data)
+        self.step_csr.append(found if same else csr(np.ascontiguousarray(obs, np.float32)))
+        super().add(self.observations[self.pos], *args, **kwargs)
 
-        def _stacked(self):
-            """The non-zeros of every stored observation, rows in (step, env) order."""
-            if self.all_csr is None:
-                lens = [len(c[0]) for c in self.step_csr]
-                base = np.cumsum([0] + lens[:-1])
-                self.all_csr = (np.concatenate([c[0] for c in self.step_csr]),
-                                np.concatenate([c[1] for c in self.step_csr]),
-                                np.concatenate([c[2] + b for c, b in zip(self.step_csr, base)]))
-            return self.all_csr
+    def _stacked(self):
+        """The non-zeros of every stored observation, rows in (step, env) order."""
+        if self.all_csr is None:
+            lens = [len(c[0]) for c in self.step_csr]
+            base = np.cumsum([0] + lens[:-1])
+            self.all_csr = (np.concatenate([c[0] for c in self.step_csr]),
+                            np.concatenate([c[1] for c in self.step_csr]),
+                            np.concatenate([c[2] + b for c, b in zip(self.step_csr, base)]))
+        return self.all_csr
 
-        def _get_samples(self, batch_inds, env=None):
-            data = super()._get_samples(batch_inds, env)
-            # SB3 flattens (step, env) to env * n_steps + step; the stacked rows are step * n_envs + env
-            rows = (batch_inds % self.buffer_size) * self.n_envs + batch_inds // self.buffer_size
-            n = len(rows)
-            found = select_rows(self._stacked(), rows, np.zeros(n, np.int64), np.full(n, -1, np.int64))
-            x = data.observations
-            _SparseMatmul._last = (x, x._version, found)
-            return data
+    def _get_samples(self, batch_inds, env=None):
+        from agents.networks import _SparseMatmul
+        from agents.sparse import select_rows
 
-    return SparseRolloutBuffer
+        data = super()._get_samples(batch_inds, env)
+        # SB3 flattens (step, env) to env * n_steps + step; the stacked rows are step * n_envs + env
+        rows = (batch_inds % self.buffer_size) * self.n_envs + batch_inds // self.buffer_size
+        n = len(rows)
+        found = select_rows(self._stacked(), rows, np.zeros(n, np.int64), np.full(n, -1, np.int64))
+        x = torch.zeros(1).expand(n, *self.obs_shape)  # the shape, no values
+        _SparseMatmul._last = (x, x._version, found)
+        return data._replace(observations=x)
 
 
 def build_model(cfg: TrainConfig, env):
@@ -773,7 +779,7 @@ def build_model(cfg: TrainConfig, env):
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
         policy_kwargs=policy_kwargs(cfg.policy), seed=cfg.seed, device="cpu", verbose=0,
-        rollout_buffer_class=_sparse_rollout_buffer_class() if cfg.policy.arch == "sparse" else None,
+        rollout_buffer_class=SparseRolloutBuffer if cfg.policy.arch == "sparse" else None,
     )
 
 
