@@ -105,6 +105,39 @@ def test_zoo_refresh_records_every_player_count(tmp_path):
     assert meta["player_counts"] == [2, 3]
 
 
+def test_zoo_init_starts_the_leagues_imitations_from_a_saved_zoo(tmp_path):
+    """league.zoo_init: the distilled agents play the network of a saved zoo file (an earlier
+    run's refreshed imitations); the shipped one is untouched; other styles are refused."""
+    import torch
+
+    import agents
+    from train.selfplay import League, ZooRefresh
+
+    shipped = agents.make("greedy-bc").net
+    shipped_w = [p.detach().clone() for p in shipped.parameters()]
+    net, meta = D.load(ROOT / "agents" / "checkpoints" / "zoo-bc.pt")
+    with torch.no_grad():
+        for q in net.parameters():
+            q.mul_(0.5)
+    hidden = [m.out_features for m in net if hasattr(m, "out_features")][:-1]
+    saved = D.save(net, tmp_path / "zoo.pt", meta["styles"], hidden, {"num_players": 6})
+    cfg = config_from_dict({"num_players": 4, "progress": False, "league": {
+        "zoo": BC_ZOO, "zoo_init": str(saved), "refresh_every": 100, "refresh_games": 2, "refresh_base_games": 2}})
+    league = League(cfg, seed=0)
+    mine = [a for a in league.agents if isinstance(a, D.DistilledAgent)]
+    assert len(mine) == 5 and len({id(a.net) for a in mine}) == 1
+    assert all(torch.equal(a, b) for a, b in zip(mine[0].net.parameters(), net.parameters()))
+    refresh = ZooRefresh(cfg, league, tmp_path)  # the refresh goes on from the saved network
+    assert all(torch.equal(a, b) for a, b in zip(refresh.net.parameters(), net.parameters()))
+    assert all(torch.equal(a, b.detach()) for a, b in zip(shipped_w, shipped.parameters()))
+    other = D.save(net, tmp_path / "other.pt", tuple(reversed(meta["styles"])), hidden, {})  # the styles reordered
+    with pytest.raises(CheckpointError, match="in that order"):
+        League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": str(other)}}), seed=0)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": str(tmp_path / "no.pt")}}),
+               seed=0)
+
+
 def test_init_from_loads_the_weights_and_rejects_other_networks():
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -159,6 +192,9 @@ def test_init_from_other_cards_skips_only_the_card_check():
     ({"init_from": "ppo-6p", "pretrain": {"games": 5}}, ["init_from", "pretrain.games"]),
     ({"init_from": 3}, ["init_from", "checkpoint"]),
     ({"league": {"zoo": BC_ZOO, "refresh_games": 0}}, ["league.refresh_games", ">= 1"]),
+    ({"league": {"zoo": ["greedy"], "zoo_init": "z.pt"}}, ["league.zoo_init", "-bc"]),
+    ({"league": {"zoo": BC_ZOO, "zoo_init": 5}}, ["league.zoo_init", "distilled-zoo file"]),
+    ({"backend": "rllib", "league": {"zoo": BC_ZOO, "zoo_init": "z.pt"}}, ["league.zoo_init", "backend rllib"]),
 ])
 def test_refresh_and_init_config_errors(data, words):
     with pytest.raises(ConfigError) as e:

@@ -87,6 +87,13 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+    zoo_init: str = ""
+    """A distilled-zoo file whose network the league's distilled agents (the ``-bc`` agents
+    of ``zoo``, which it then needs) start from instead of the shipped
+    ``agents/checkpoints/zoo-bc.pt``: e.g. the ``zoo-bc.pt`` an earlier run's refreshes
+    saved in its checkpoint folder, so that a later stage starts with the imitations the
+    earlier one kept faithful. It must name the same styles in the same order and match
+    the cards and observation layout; the shipped file is not touched. Empty: the shipped one."""
     refresh_every: int = 0
     """Learner steps between refreshes of the distilled zoo (0 = never): the real
     heuristics play ``refresh_games`` games against the current learner, their decisions
@@ -147,7 +154,7 @@ class TrainConfig:
     "rllib" (RLlib's multi-agent PPO, new API stack, over the AEC env through
     ``ripmarket_env.rllib_env()``; ``train.rllib_backend``). Both read the same PPO keys,
     ``policy.net_arch`` and ``league``; rllib needs ``policy.arch: mlp`` and takes neither
-    ``init_from``, ``pretrain`` nor ``league.refresh_every``."""
+    ``init_from``, ``pretrain``, ``league.refresh_every`` nor ``league.zoo_init``."""
     exp_name: str = "ppo"
     """Experiment name (the ``exp`` part of the run name ``env__exp__seed__time``)."""
     env_id: str = "ripmarket"
@@ -377,6 +384,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             for x in z:
                 if x not in known:
                     raise _bad(f"league.{key}", x, " | ".join(known))
+    if "zoo_init" in lea and not (isinstance(lea["zoo_init"], str) and len(lea["zoo_init"]) <= 4096):
+        raise _bad("league.zoo_init", lea["zoo_init"], "the path of a distilled-zoo file (.pt), or \"\" for the shipped one")
     _int(lea, "refresh_every", 0, MAX_TIMESTEPS, where="league.")
     for k in ("refresh_base_games", "refresh_start_games"):
         _int(lea, k, 0, MAX_GAMES, where="league.")
@@ -394,7 +403,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         if cfg.policy.arch != "mlp":
             raise _bad("policy.arch", cfg.policy.arch, "mlp with backend rllib (RLlib's own MLP: net_arch)")
         for key, value, off in (("init_from", cfg.init_from, ""), ("pretrain.games", cfg.pretrain.games, 0),
-                                ("league.refresh_every", cfg.league.refresh_every, 0)):
+                                ("league.refresh_every", cfg.league.refresh_every, 0),
+                                ("league.zoo_init", cfg.league.zoo_init, "")):
             if value != off:
                 raise _bad(key, value, f"{off!r} with backend rllib (backend sb3 has it)")
     if cfg.n_envs * cfg.n_steps > MAX_ROLLOUT:
@@ -407,6 +417,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         for key, value, allowed in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0)):
             if value != allowed:
                 raise _bad(key, value, f"{allowed!r} with player_counts (one network trained at several counts)")
+    if cfg.league.zoo_init and not any(z.endswith("-bc") for z in cfg.league.zoo):
+        raise _bad("league.zoo_init", cfg.league.zoo_init,
+                   "\"\" unless league.zoo holds distilled agents (names ending in -bc) to start from it")
     if cfg.league.refresh_every and not any(z.endswith("-bc") for z in cfg.league.zoo):
         raise _bad("league.refresh_every", cfg.league.refresh_every,
                    "0 unless league.zoo holds distilled agents (names ending in -bc) to refresh")

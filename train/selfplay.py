@@ -79,6 +79,23 @@ class League:
         self._det = lc.deterministic_opponents
         self._PolicyAgent = PolicyAgent
         self._seed = seed
+        if lc.zoo_init:
+            self._start_distilled_from(lc.zoo_init)
+
+    def _start_distilled_from(self, path: str) -> None:
+        """Give the distilled agents the network of the distilled-zoo file ``path``
+        (``league.zoo_init``); ``CheckpointError`` for a file that does not fit them."""
+        from agents.checkpoint import CheckpointError
+        from train.distill import DistilledAgent, load
+
+        net, meta = load(path)
+        for a in self.agents:
+            if isinstance(a, DistilledAgent):
+                mine = tuple(getattr(a, "styles", ()))
+                if tuple(meta["styles"]) != mine:
+                    raise CheckpointError(f"league.zoo_init: {path} imitates {', '.join(meta['styles'])}; the league's "
+                                          f"distilled agents need {', '.join(mine)} in that order")
+                a.net = net
 
     def add_snapshot(self, policy, steps: int) -> None:
         """Freeze a copy of ``policy`` into the pool (replacing the oldest when full)."""

@@ -1130,6 +1130,10 @@ def train(
             if cfg.backend != "sb3":
                 raise ConfigError(f"--resume takes a checkpoint of backend sb3; {config} has backend {cfg.backend}")
             check_resume(cfg, resume)  # before any run folder is made
+        if cfg.league.zoo_init:
+            from train.distill import load as load_zoo
+
+            load_zoo(cfg.league.zoo_init)  # a missing, damaged or other-cards file stops here
     except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
