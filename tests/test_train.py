@@ -44,7 +44,6 @@ def test_shipped_configs_load():
     ({"progress": "yes"}, ["progress", "true or false"]),
     ({"player_counts": [2, 11]}, ["player_counts", "2..10"]),
     ({"player_counts": [4, 4]}, ["player_counts", "distinct"]),
-    ({"player_counts": [2, 3], "pretrain": {"games": 4}}, ["pretrain.games", "player_counts"]),
     ({"player_counts": [2, 3, 4], "n_envs": 2, "n_steps": 2, "batch_size": 4}, ["n_envs", "one game per player count"]),
 ])
 def test_config_errors_name_key_and_allowed_values(data, words):
@@ -291,6 +290,13 @@ def test_export_policy_strips_optimizer(smoke_run, tmp_path):
     np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
 
 
+def _num_players_slice() -> slice:
+    """Where the observation names the player count (a one-hot from 2 players)."""
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
+
+    return Engine(RulesConfig(num_players=4)).obs_layout.slice("num_players")
+
+
 def _random_legal(env, rng) -> np.ndarray:
     """A uniformly random legal action for every game of a vector env."""
     m = env.action_masks()
@@ -385,7 +391,6 @@ def test_sparse_rollout_buffer_trains_exactly_as_scanning(monkeypatch):
 def test_mixed_count_env_plays_every_count():
     """player_counts: one vector env whose rows are games at each count, in count order;
     every observation names its game's count (the observation's num_players one-hot)."""
-    from ripmarket_env.games.ripmarket import Engine, RulesConfig
     from train.selfplay import League, MixedBatch, make_league_vec_env
 
     cfg = config_from_dict({"player_counts": [2, 5, 10], "n_envs": 7, "n_steps": 2, "batch_size": 14,
@@ -395,7 +400,7 @@ def test_mixed_count_env_plays_every_count():
     assert isinstance(b, MixedBatch) and b.player_counts == [2, 5, 10] and b.num_envs == 7
     sizes = [p.num_envs for p in b.parts]
     assert sum(sizes) == 7 and max(sizes) - min(sizes) == 1  # the games split as evenly as they go
-    view = Engine(RulesConfig(num_players=4)).obs_layout.slice("num_players")
+    view = _num_players_slice()
     want = np.repeat([2, 5, 10], sizes)
     obs = env.reset()
     rng = np.random.default_rng(0)
@@ -419,17 +424,24 @@ def test_mixed_count_env_plays_every_count():
 
 
 def test_mixed_count_training_run(tmp_path):
-    """A tiny run at three counts: the checkpoint names them, and every evaluation plays
-    each count (the curve's points carry one result per count)."""
+    """A tiny run at three counts: the warm start records games at each, the checkpoint
+    names them, and every evaluation plays each count (the curve's points carry one result
+    per count)."""
     from train.selfplay import train
 
     cfg = config_from_dict({"exp_name": "mixed", "player_counts": [2, 3, 6], "total_timesteps": 256, "n_envs": 6,
                             "n_steps": 32, "batch_size": 64, "n_epochs": 1, "eval_every": 128, "eval_games": 2,
                             "checkpoint_every": 0, "final_eval_games": 2, "progress": False,
-                            "policy": {"arch": "mlp", "net_arch": [16]},
+                            "policy": {"arch": "mlp", "net_arch": [16]}, "pretrain": {"games": 3, "epochs": 1},
                             "league": {"mix": {"self": 0.5, "random": 0.5}, "eval_zoo": ["random"],
                                        "snapshot_every": 128}})
     summary = train(cfg, tmp_path)
+    from train.distill import load_decisions
+
+    rec = load_decisions(summary["pretrain"]["recording"])
+    assert summary["pretrain"]["recording"].endswith("zoo2-3-6p_3games_seed7.npz")
+    view = _num_players_slice()
+    assert sorted(set(np.argmax(np.asarray(rec.obs[:, view], np.float32), axis=1) + 2)) == [2, 3, 6]
     assert read_metadata(Path(summary["checkpoint"]))["num_players"] == [2, 3, 6]
     assert len(summary["evals"]) >= 2
     for point in summary["evals"]:

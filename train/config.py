@@ -122,7 +122,8 @@ class PretrainConfig:
     games: int = 0
     """Zoo games to record for behaviour-cloning the learner before PPO starts (0 = no
     pretraining). The games are played by the heuristics (``train.distill.collect``) at
-    the run's player count; the recording is cached under ``<out>/pretrain/``."""
+    the run's player count (with ``player_counts``: split evenly over them); the
+    recording is cached under ``<out>/pretrain/``."""
     seed: int = 7
     """Seed of the recorded games."""
     winners_only: bool = True
@@ -167,9 +168,8 @@ class TrainConfig:
     """Train one network at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
     ``n_envs`` games are split evenly over the counts (the observation names the count,
     so the network learns each), and the in-training evaluations play every count. Empty:
-    ``num_players`` only. Sb3 backend, without ``pretrain`` (its recording is at one
-    count). The zoo refreshes (``league.refresh_*``) record their games at every count,
-    split evenly."""
+    ``num_players`` only. Sb3 backend. The warm start (``pretrain``) and the zoo refreshes
+    (``league.refresh_*``) record their games at every count, split evenly."""
     reward_mode: str = "win"
     """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
     total_timesteps: int = 1_000_000
@@ -414,7 +414,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
     if cfg.player_counts:
-        for key, value, allowed in (("backend", cfg.backend, "sb3"), ("pretrain.games", cfg.pretrain.games, 0)):
+        for key, value, allowed in (("backend", cfg.backend, "sb3"),):
             if value != allowed:
                 raise _bad(key, value, f"{allowed!r} with player_counts (one network trained at several counts)")
     if cfg.league.zoo_init and not any(z.endswith("-bc") for z in cfg.league.zoo):

@@ -668,18 +668,19 @@ def _plot_counts(history: list[dict], path: Path, title: str, plt) -> Path:
 
 # ----------------------------------------------------------------------------- warm start
 def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
-    """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games (recorded
-    once per player count, game count and seed, then reused from ``<out>/pretrain/``)."""
+    """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games, split evenly
+    over the run's player counts (recorded once per player counts, game count and seed,
+    then reused from ``<out>/pretrain/``)."""
     from train.distill import pretrain_policy
 
     p = cfg.pretrain
     t0 = time.perf_counter()
-    data = recording(cfg.num_players, p.games, p.seed, out, cfg.progress)
+    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress)
     t1 = time.perf_counter()
     stats = pretrain_policy(policy, data, winners_only=p.winners_only, value=cfg.reward_mode == "win",
                             epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress)
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
-                  "recording": str(recording_path(cfg.num_players, p.games, p.seed, out))})
+                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out))})
     return stats
 
 
