@@ -166,6 +166,15 @@ for seat in (0, "random"):
         a = np.array([rng.choice(np.flatnonzero(b.masks[g])) for g in range(4)])
         for x in b.step(a)[:3]:
             h.update(np.asarray(x).tobytes())
+b = LearnerBatch(4, num_players=4, seed=7, compiled_opponents=False)  # Python opponents: gather_csr
+b.sparse_opponents = True
+h.update(b.reset().tobytes())
+rng = np.random.default_rng(2)
+for _ in range(20):
+    a = np.array([rng.choice(np.flatnonzero(b.masks[g])) for g in range(4)])
+    h.update(b.step(a)[0].tobytes())
+    for x in b.opp_csr:
+        h.update(np.asarray(x).tobytes())
 env = RipMarketEnv(num_players=3)
 o, info = env.reset(seed=5)
 h.update(o.tobytes())
@@ -180,7 +189,8 @@ print(h.hexdigest())
 
 def test_plain_python_drivers_match_the_compiled_ones():
     """R-12.4: under NUMBA_DISABLE_JIT=1 the same driver functions (the learner step with
-    random opponents and auto-reset, the gym env's opponents) give the same trajectories."""
+    random opponents and auto-reset, the Python opponents' gather_csr, the gym env's
+    opponents) give the same trajectories."""
     outs = []
     for flag in ("1", "0"):
         out = subprocess.run([sys.executable, "-c", _LEARNER], capture_output=True, text=True, timeout=900,
