@@ -288,9 +288,9 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
     st = style[agent_of]
     # each row: its network's block of the table, its style input, and (separately) its bias row
     extra = np.where(st >= 0, base[gid] + d + st, -1)
-    if csr is not None and len(csr[2]) != len(observations):
-        raise ValueError(f"fused_act: csr holds {len(csr[2])} rows for {len(observations)} observations")
     if csr is not None:
+        if len(csr[2]) != len(observations):
+            raise ValueError(f"fused_act: csr holds {len(csr[2])} rows for {len(observations)} observations")
         cols, vals, offsets = select_rows(csr, rows, base[gid], extra)
     else:
         cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows, base[gid], extra)

@@ -388,20 +388,20 @@ def agreement(net, data, n_styles: int) -> float:
     return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
 
 
-def recording_path(num_players: int | list[int], games: int, seed: int, out: Path) -> Path:
-    counts = [num_players] if isinstance(num_players, int) else list(num_players)
+def recording_path(counts: list[int], games: int, seed: int, out: Path) -> Path:
     return out / "pretrain" / f"zoo{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
 
 
-def recording(num_players: int | list[int], games: int, seed: int, out: Path, progress: bool = True):
-    """The zoo-only recording of ``games`` games (``train.distill.collect``; several player
-    counts split them evenly), cached at ``recording_path`` (shared by the warm start and the zoo refresh)."""
+def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True):
+    """The zoo-only recording of ``games`` games at the player ``counts`` (split evenly;
+    ``train.distill.collect``), cached at ``recording_path`` (shared by the warm start and
+    the zoo refresh)."""
     from train.distill import collect, load_decisions, save_decisions
 
-    cache = recording_path(num_players, games, seed, out)
+    cache = recording_path(counts, games, seed, out)
     if cache.is_file():
         return load_decisions(cache)
-    data = collect(num_players, games, seed=seed, progress=progress)
+    data = collect(counts, games, seed=seed, progress=progress)
     save_decisions(data, cache)
     return data
 

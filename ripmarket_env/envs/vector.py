@@ -368,12 +368,12 @@ class LearnerBatch:
         S, TB, cfg, offs = _k(eng.state), _k(eng.tables), eng.cfg, eng._offs
         seat, P, acts = self.seat, self.num_players, self._acts
         buf_a, buf_b = self._rows_a, self._rows_b
-        gather = self._kb.gather
         rows = self._arange if games is None else games
         n = _waiting(S, rows, seat, buf_a)
         use_acc = acc is not None
         acc = acc if use_acc else self.rewards
         sparse = self.sparse_opponents
+        gather = self._kb.gather_csr if sparse else self._kb.gather
         if sparse and self._opp_cols is None:
             B = self.num_envs
             self._opp_cols = np.zeros(B * 192 + self.obs_size, np.int64)
@@ -383,8 +383,7 @@ class LearnerBatch:
             idx = buf_a[:n]
             viewers, obs, masks = self._opp_viewers[:n], self._opp_obs[:n], self._opp_masks[:n]
             if sparse:
-                k = self._kb.gather_csr(S, TB, cfg, idx, offs, viewers, obs, masks,
-                                        self._opp_cols, self._opp_vals, self._opp_starts)
+                k = gather(S, TB, cfg, idx, offs, viewers, obs, masks, self._opp_cols, self._opp_vals, self._opp_starts)
                 self.opp_csr = None if k < 0 else (self._opp_cols[:k], self._opp_vals[:k], self._opp_starts[:n])
             else:
                 gather(S, TB, cfg, idx, offs, viewers, obs, masks)
