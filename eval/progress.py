@@ -5,6 +5,9 @@
 (a log file, CI, a pipe), rich would print nothing until the end, so it writes one plain
 line at the start, then one at most every ``every`` seconds and whenever another tenth of
 the work is done, and one at the end: ``label: 120/2,000 (6%) 14 s, ETA 3 min``.
+
+``start``: work done before this run (a resumed training): the bar begins there, and the
+ETA counts only the work done since.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ class Progress:
     stderr) is where it goes; ``terminal`` forces the choice (None: ask the stream)."""
 
     def __init__(self, total: int, label: str, enabled: bool = True, stream=None, terminal: bool | None = None,
-                 every: float = 10.0, transient: bool = False):
+                 every: float = 10.0, transient: bool = False, start: int = 0):
         self.total = int(total)
         self.label = label
         self.enabled = enabled
@@ -34,14 +37,14 @@ class Progress:
         self.terminal = terminal if terminal is not None else bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = float(every)
         self.transient = transient
-        self.done = 0
+        self.start = self.done = min(max(int(start), 0), self.total) if self.total else max(int(start), 0)
         self._rich = None
         self._task = None
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> "Progress":
         self._t0 = self._last = time.perf_counter()
-        self._last_tenth = 0
+        self._last_tenth = 10 * self.done // self.total if self.total else 0
         if not self.enabled:
             return self
         if self.terminal:
@@ -55,7 +58,7 @@ class Progress:
                 console=Console(file=self.stream, force_terminal=True), transient=self.transient,
             )
             self._rich.__enter__()
-            self._task = self._rich.add_task(self.label, total=self.total)
+            self._task = self._rich.add_task(self.label, total=self.total, completed=self.start)
         else:
             self._line()
         return self
@@ -95,6 +98,6 @@ class Progress:
         text = f"{self.label}: {self.done:,}/{self.total:,}{pct} {_clock(elapsed)}"
         if final:
             text += ", done"
-        elif 0 < self.done < self.total:
-            text += f", ETA {_clock(elapsed * (self.total - self.done) / self.done)}"
+        elif self.start < self.done < self.total:
+            text += f", ETA {_clock(elapsed * (self.total - self.done) / (self.done - self.start))}"
         print(text, file=self.stream, flush=True)

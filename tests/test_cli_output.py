@@ -23,6 +23,23 @@ def test_progress_off_a_terminal_prints_plain_lines():
     assert any("ETA" in line for line in lines[1:-1])
 
 
+def test_progress_of_resumed_work_counts_its_eta_from_the_work_done_since(monkeypatch):
+    """A resumed training starts its bar at the steps already done; the ETA is the time
+    the remaining work takes at the pace of this sitting, not of the steps it inherited."""
+    import eval.progress as progress
+
+    clock = iter([0.0, 0.0, 10.0, 10.0, 20.0, 20.0])
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
+    out = io.StringIO()
+    with Progress(1000, "train", stream=out, start=900) as bar:
+        bar.advance(50)  # 50 steps in 10 s: the other 50 take 10 s more
+        bar.advance(50)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("train: 900/1,000 (90%)") and "ETA" not in lines[0]
+    assert lines[1].startswith("train: 950/1,000 (95%) 10 s, ETA 10 s"), lines
+    assert lines[-1].startswith("train: 1,000/1,000 (100%) 20 s, done")
+
+
 def test_progress_disabled_prints_nothing():
     out = io.StringIO()
     with Progress(5, "x", enabled=False, stream=out) as bar:

@@ -471,9 +471,8 @@ class LeagueCallback(BaseCallback):
         if self.cfg.progress:  # rich's bar on a terminal, plain lines in a log (every 30 s at most)
             from eval.progress import Progress
 
-            self.progress = Progress(self.cfg.total_timesteps, f"train {self.run_name}", every=30.0)
+            self.progress = Progress(self.cfg.total_timesteps, f"train {self.run_name}", every=30.0, start=s)
             self.progress.__enter__()
-            self.progress.advance(s)
         if self.refresh is not None and self.cfg.league.refresh_start_games:
             self.t_refresh_start = self._refresh(self.cfg.league.refresh_start_games)
         self.league.add_snapshot(self.model.policy, s)
