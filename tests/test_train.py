@@ -31,6 +31,38 @@ def test_shipped_configs_load():
         assert cfg.run_name(now=5).startswith(f"{cfg.env_id}__{cfg.exp_name}__{cfg.seed}__")
 
 
+def test_shipped_configs_start_from_files_that_ship():
+    """One command per stage: every checkpoint a shipped config starts from (``init_from``)
+    and every distilled zoo it starts its league from (``league.zoo_init``) is in the
+    repository and loads with the packaged cards, so a fresh clone can run the stage; the
+    first edition's record (stages trained on the first edition's cards) says so in its
+    header and is refused with the card check's message."""
+    from agents.checkpoint import CheckpointError
+    from train.distill import load as load_zoo
+    from train.selfplay import load_init
+
+    starts = first_edition = 0
+    for path in sorted((ROOT / "configs").glob("ppo*.yaml")):  # R.I.P. Market's bots
+        cfg = load_config(path)
+        record = "A record of the first edition" in path.read_text()
+        first_edition += record
+        if cfg.init_from and record:
+            with pytest.raises(CheckpointError, match="first edition's cards"):
+                load_init(cfg.init_from, cfg.init_from_other_cards)
+        elif cfg.init_from:
+            src, _, meta = load_init(cfg.init_from, cfg.init_from_other_cards)
+            assert ROOT in src.resolve().parents, (path.name, src)
+            assert meta["config"]["policy"]["arch"] == cfg.policy.arch, path.name
+            starts += 1
+        if cfg.league.zoo_init:
+            zoo = Path(cfg.league.zoo_init)
+            assert not zoo.is_absolute(), (path.name, zoo)
+            load_zoo(ROOT / zoo)
+            starts += 1
+    assert first_edition == 4
+    assert starts >= 3  # ppo-6p from stage 4, and each stage of ppo
+
+
 @pytest.mark.parametrize("data, words", [
     ({"n_envz": 3}, ["n_envz", "allowed keys", "n_envs"]),
     ({"policy": {"arch": "transformer"}}, ["policy.arch", "mlp", "seat"]),
