@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_load():
-    for name in ("smoke", "ppo_stage1", "ppo_stage2", "ppo_6p", "ppo_6p_stage1", "ppo_6p_stage2", "ppo_6p_stage3",
+    for name in ("smoke", "ppo_stage1", "ppo_stage2", "ppo_stage3", "ppo_6p", "ppo_6p_stage1", "ppo_6p_stage2", "ppo_6p_stage3",
                  "ppo_6p_stage4", "throughput_6p", "fast_6p"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert cfg.exp_name
