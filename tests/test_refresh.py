@@ -138,6 +138,32 @@ def test_zoo_init_starts_the_leagues_imitations_from_a_saved_zoo(tmp_path):
                seed=0)
 
 
+def test_resume_starts_the_leagues_imitations_from_the_zoo_the_run_saved(tmp_path):
+    """ripmarket train --resume: a run whose refreshes saved zoo-bc.pt next to the checkpoint
+    goes on with those imitations (league.zoo_init), not the config's start; without the
+    file or without refreshes the config is unchanged; a damaged
+    file is refused before the run goes on."""
+    from train.selfplay import ZOO_FILE, League, resumed_zoo
+
+    run = tmp_path / "checkpoints" / "run"
+    run.mkdir(parents=True)
+    ckpt = run / "latest.zip"
+    league = {"zoo": BC_ZOO, "refresh_every": 100, "refresh_games": 2, "refresh_base_games": 2}
+    cfg = config_from_dict({"num_players": 4, "progress": False, "league": league})
+    assert resumed_zoo(cfg, ckpt) is cfg  # nothing saved yet
+    net, meta = D.load(ROOT / "agents" / "checkpoints" / "zoo-bc.pt")
+    hidden = [m.out_features for m in net if hasattr(m, "out_features")][:-1]
+    D.save(net, run / ZOO_FILE, meta["styles"], hidden, {"num_players": 4})
+    got = resumed_zoo(cfg, ckpt)
+    assert got.league.zoo_init == str(run / ZOO_FILE) and got.league.refresh_every == 100 and cfg.league.zoo_init == ""
+    assert League(got, seed=0)  # the league takes it
+    no_refresh = config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO}})
+    assert resumed_zoo(no_refresh, ckpt) is no_refresh
+    (run / ZOO_FILE).write_bytes(b"not a zoo")
+    with pytest.raises(CheckpointError):
+        resumed_zoo(cfg, ckpt)
+
+
 def test_init_from_loads_the_weights_and_rejects_other_networks():
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

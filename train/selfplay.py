@@ -50,6 +50,9 @@ from eval.evaluate import evaluate_vs_zoo
 from train.config import PolicyConfig, TrainConfig
 from agents.checkpoint import make_metadata, save_checkpoint
 
+#: The distilled zoo a run's refreshes leave in its checkpoint folder (``league.zoo_init``
+#: of a later stage; where a resumed run's imitations start).
+ZOO_FILE = "zoo-bc.pt"
 
 # ----------------------------------------------------------------------------- league
 class League:
@@ -555,7 +558,7 @@ class LeagueCallback(BaseCallback):
         t = time.perf_counter()
         steps = self.model.num_timesteps
         stats = self.refresh(self.save("latest"), games)  # the heuristics play the current learner
-        self.refresh.save(self.ckpt_dir / "zoo-bc.pt", steps)
+        self.refresh.save(self.ckpt_dir / ZOO_FILE, steps)
         self.logger.record("charts/zoo_agreement_before_refresh", stats["agreement_before"])
         self.logger.record("charts/zoo_agreement_after_refresh", stats["agreement_after"])
         self.refreshes.append({"steps": steps, **stats})
@@ -874,19 +877,38 @@ def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
     return done
 
 
+def resumed_zoo(cfg: TrainConfig, resume: str | Path) -> TrainConfig:
+    """``cfg`` for going on from checkpoint ``resume``: when the league refreshes its
+    distilled zoo and the checkpoint's folder holds the ``zoo-bc.pt`` those refreshes
+    saved, the league's imitations start from it (``league.zoo_init``), as the run left
+    them, instead of from the config's start; checked (``CheckpointError``) before any run
+    folder exists. Otherwise ``cfg`` unchanged."""
+    from train.distill import load
+
+    saved = Path(resume).parent / ZOO_FILE
+    if not (cfg.league.refresh_every and saved.is_file()):  # refreshes need distilled agents (config)
+        return cfg
+    load(saved)  # a damaged or other-cards file stops here
+    return dataclasses.replace(cfg, league=dataclasses.replace(cfg.league, zoo_init=str(saved)))
+
+
 def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | Path | None = None) -> dict[str, Any]:
     """Run one training (see the module docstring); returns a summary dict.
 
     ``resume``: a checkpoint to go on from (``load_model``: its weights,
     optimizer state and step count, read without unpickling) up to ``total_timesteps``;
-    ``init_from`` and ``pretrain`` are then skipped, and the league's frozen pool starts
-    over from the resumed policy."""
+    ``init_from`` and ``pretrain`` are then skipped, the league's frozen pool starts
+    over from the resumed policy, and its distilled zoo from the one the run's refreshes
+    saved next to the checkpoint (``resumed_zoo``)."""
     from agents.policy import PolicyAgent
 
 
     out = Path(out)
     if resume is not None:
         check_resume(cfg, resume)
+        before, cfg = cfg.league.zoo_init, resumed_zoo(cfg, resume)
+        if console is not None and cfg.league.zoo_init != before:
+            console.print(f"league: the distilled zoo goes on from {cfg.league.zoo_init} (the run's last refresh)")
     init = (load_init(cfg.init_from, cfg.init_from_other_cards)
             if cfg.init_from and resume is None else None)  # before any folder is made
     seed_everything(cfg.seed)

@@ -1101,7 +1101,7 @@ def train(
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
-    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps. Read without unpickling: a checkpoint cannot run code. backend sb3 only."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps; a refreshed distilled zoo saved next to it (zoo-bc.pt) is where the league's imitations start. Read without unpickling: a checkpoint cannot run code. backend sb3 only."),
     ray_address: Optional[str] = typer.Option(
         None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
         help="backend rllib: the Ray cluster to train on ('auto': the cluster this machine joined with ray start, "
@@ -1113,7 +1113,7 @@ def train(
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
-        from train.selfplay import check_resume
+        from train.selfplay import check_resume, resumed_zoo
         from train.selfplay import train as run_training
     except ImportError as exc:
         fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
@@ -1130,6 +1130,7 @@ def train(
             if cfg.backend != "sb3":
                 raise ConfigError(f"--resume takes a checkpoint of backend sb3; {config} has backend {cfg.backend}")
             check_resume(cfg, resume)  # before any run folder is made
+            cfg = resumed_zoo(cfg, resume)
         if cfg.league.zoo_init:
             from train.distill import load as load_zoo
 
