@@ -135,6 +135,22 @@ DISTILLED_STYLES = ("greedy", "survivor", "shark", "hoarder", "trickster")
 _distilled_cache: dict = {}
 
 
+def zoo_file(spec: str | Path) -> Path:
+    """A distilled-zoo file named by ``spec``: a path, or the name of one shipped in
+    ``agents/checkpoints/`` (``zoo-bc-ppo-stage2`` for ``agents/checkpoints/zoo-bc-ppo-stage2.pt``),
+    so a config can name it from any working directory. ``CheckpointError`` when it is neither."""
+    from agents.checkpoint import CheckpointError
+
+    path = Path(spec)
+    if path.is_file():
+        return path
+    shipped = CHECKPOINT_DIR / f"{spec}.pt"
+    if "/" not in str(spec) and "\\" not in str(spec) and shipped.is_file():
+        return shipped
+    names = ", ".join(p.stem for p in sorted(CHECKPOINT_DIR.glob("*.pt")))
+    raise CheckpointError(f"distilled zoo {str(spec)!r} is neither a file nor a shipped zoo ({names})")
+
+
 def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: bool = True,
                    seed: int | None = None, cards=None):
     """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``),

@@ -133,8 +133,17 @@ def test_zoo_init_starts_the_leagues_imitations_from_a_saved_zoo(tmp_path):
     other = D.save(net, tmp_path / "other.pt", tuple(reversed(meta["styles"])), hidden, {})  # the styles reordered
     with pytest.raises(CheckpointError, match="in that order"):
         League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": str(other)}}), seed=0)
-    with pytest.raises(CheckpointError, match="does not exist"):
+    with pytest.raises(CheckpointError, match="neither a file nor a shipped zoo .*zoo-bc-ppo-stage2"):
         League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": str(tmp_path / "no.pt")}}),
+               seed=0)
+    # a shipped zoo by its name, from any working directory; a path is never taken for a name
+    named = League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": "zoo-bc-ppo-stage2"}}),
+                   seed=0)
+    stage2, _ = D.load(ROOT / "agents" / "checkpoints" / "zoo-bc-ppo-stage2.pt")
+    got = next(a for a in named.agents if isinstance(a, D.DistilledAgent)).net
+    assert all(torch.equal(a, b) for a, b in zip(got.parameters(), stage2.parameters()))
+    with pytest.raises(CheckpointError, match="neither a file"):
+        League(config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO, "zoo_init": "x/zoo-bc-ppo-stage2"}}),
                seed=0)
 
 

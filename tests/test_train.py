@@ -38,6 +38,7 @@ def test_shipped_configs_start_from_files_that_ship():
     first edition's record (stages trained on the first edition's cards) says so in its
     header and is refused with the card check's message."""
     from agents.checkpoint import CheckpointError
+    from agents.policy import zoo_file
     from train.distill import load as load_zoo
     from train.selfplay import load_init
 
@@ -55,9 +56,9 @@ def test_shipped_configs_start_from_files_that_ship():
             assert meta["config"]["policy"]["arch"] == cfg.policy.arch, path.name
             starts += 1
         if cfg.league.zoo_init:
-            zoo = Path(cfg.league.zoo_init)
-            assert not zoo.is_absolute(), (path.name, zoo)
-            load_zoo(ROOT / zoo)
+            zoo = zoo_file(cfg.league.zoo_init)  # a shipped zoo's name: found from any working directory
+            assert zoo.parent == ROOT / "agents" / "checkpoints", (path.name, zoo)
+            load_zoo(zoo)
             starts += 1
     assert first_edition == 4
     assert starts >= 3  # ppo-6p from stage 4, and each stage of ppo

@@ -88,7 +88,8 @@ class LeagueConfig:
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
     zoo_init: str = ""
-    """A distilled-zoo file whose network the league's distilled agents (the ``-bc`` agents
+    """A distilled-zoo file (a path, or the name of one shipped in ``agents/checkpoints/``
+    such as ``zoo-bc-ppo-stage2``) whose network the league's distilled agents (the ``-bc`` agents
     of ``zoo``, which it then needs) start from instead of the shipped
     ``agents/checkpoints/zoo-bc.pt``: e.g. the ``zoo-bc.pt`` an earlier run's refreshes
     saved in its checkpoint folder, so that a later stage starts with the imitations the
@@ -385,7 +386,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
                 if x not in known:
                     raise _bad(f"league.{key}", x, " | ".join(known))
     if "zoo_init" in lea and not (isinstance(lea["zoo_init"], str) and len(lea["zoo_init"]) <= 4096):
-        raise _bad("league.zoo_init", lea["zoo_init"], "the path of a distilled-zoo file (.pt), or \"\" for the shipped one")
+        raise _bad("league.zoo_init", lea["zoo_init"], "the path of a distilled-zoo file (.pt), the name of one "
+                   "shipped in agents/checkpoints/ (e.g. zoo-bc-ppo-stage2), or \"\" for the shipped zoo-bc.pt")
     _int(lea, "refresh_every", 0, MAX_TIMESTEPS, where="league.")
     for k in ("refresh_base_games", "refresh_start_games"):
         _int(lea, k, 0, MAX_GAMES, where="league.")

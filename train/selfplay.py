@@ -89,9 +89,10 @@ class League:
         """Give the distilled agents the network of the distilled-zoo file ``path``
         (``league.zoo_init``); ``CheckpointError`` for a file that does not fit them."""
         from agents.checkpoint import CheckpointError
+        from agents.policy import zoo_file
         from train.distill import DistilledAgent, load
 
-        net, meta = load(path)
+        net, meta = load(zoo_file(path))
         for a in self.agents:
             if isinstance(a, DistilledAgent):
                 mine = tuple(getattr(a, "styles", ()))

@@ -1132,9 +1132,10 @@ def train(
             check_resume(cfg, resume)  # before any run folder is made
             cfg = resumed_zoo(cfg, resume)
         if cfg.league.zoo_init:
+            from agents.policy import zoo_file
             from train.distill import load as load_zoo
 
-            load_zoo(cfg.league.zoo_init)  # a missing, damaged or other-cards file stops here
+            load_zoo(zoo_file(cfg.league.zoo_init))  # a missing, damaged or other-cards file stops here
     except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
