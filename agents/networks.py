@@ -43,25 +43,29 @@ class SeatExtractor(BaseFeaturesExtractor):
 
 
 class SparseExtractor(BaseFeaturesExtractor):
-    """Features: ReLU(W x + b), an ``nn.Linear`` computed on the non-zero entries of x only.
+    """Features: act(W x + b), an ``nn.Linear`` computed on the non-zero entries of x only
+    (act: ReLU, or tanh with ``activation="tanh"``).
 
     An observation has about 70 non-zero entries out of 1,127 (one-hots and counts), so
     the layer is the sum of the weight columns of those entries scaled by their values,
     forward and backward (``_SparseMatmul``). With a separate extractor for actor and
     critic (the default) and ``net_arch`` above it, the network is SB3's MLP with
-    ``[hidden, *net_arch]``, the same function and the same initialisation (SB3's
-    orthogonal init reaches the ``nn.Linear``), at a fraction of the first layer's cost."""
+    ``[hidden, *net_arch]`` and the same initialisation (SB3's orthogonal init reaches the
+    ``nn.Linear``), at a fraction of the first layer's cost; with ``activation="tanh"``
+    (SB3's MLP puts tanh after every layer) it is also the same function."""
 
-    def __init__(self, observation_space: spaces.Box, hidden: int = 256):
+    def __init__(self, observation_space: spaces.Box, hidden: int = 256, activation: str = "relu"):
         super().__init__(observation_space, hidden)
         self.linear = nn.Linear(int(observation_space.shape[0]), hidden)
+        self.activation = activation
+        self._act = torch.tanh if activation == "tanh" else torch.relu
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return torch.relu(_SparseMatmul.apply(obs, self.linear.weight) + self.linear.bias)
+        return self._act(_SparseMatmul.apply(obs, self.linear.weight) + self.linear.bias)
 
     def sparse_parts(self) -> tuple[nn.Linear, nn.Module]:
         """The first layer and the activation after it (``agents.policy.PolicyAgent``)."""
-        return self.linear, nn.ReLU()
+        return self.linear, nn.Tanh() if self.activation == "tanh" else nn.ReLU()
 
 
 class _SparseMatmul(torch.autograd.Function):
@@ -107,7 +111,7 @@ def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
     kw: dict[str, Any] = {"net_arch": list(p.net_arch)}
     if p.arch == "sparse":
         kw["features_extractor_class"] = SparseExtractor
-        kw["features_extractor_kwargs"] = dict(hidden=p.sparse_hidden)
+        kw["features_extractor_kwargs"] = dict(hidden=p.sparse_hidden, activation=p.sparse_activation)
         kw["share_features_extractor"] = p.sparse_shared
     if p.arch == "seat":
         from ripmarket_env.games.ripmarket.cards.loader import default_cards
@@ -121,3 +125,34 @@ def policy_kwargs(p: PolicyConfig) -> dict[str, Any]:
                                                n_seats=MAX_SEATS, seat_hidden=p.seat_hidden,
                                                global_hidden=p.global_hidden)
     return kw
+
+
+def mlp_as_sparse(src: PolicyConfig, dst: PolicyConfig, state: dict) -> dict | None:
+    """The weights of an ``mlp`` policy (``state``, its ``state_dict``) as the ``sparse``
+    policy that computes the same function, or None when ``dst`` is not that network.
+
+    An MLP with ``net_arch [h, *rest]`` and a sparse policy with ``sparse_hidden h``,
+    ``net_arch rest``, ``sparse_activation tanh`` and separate actor and critic extractors
+    are one function: the
+    sparse extractor's ``nn.Linear`` is the MLP's first layer (``SparseExtractor``). So a
+    trained MLP can go on training as the sparse network (``init_from``), which is faster
+    on the same weights."""
+    if not (src.arch == "mlp" and dst.arch == "sparse" and not dst.sparse_shared and dst.sparse_activation == "tanh"
+            and len(src.net_arch) >= 1
+            and src.net_arch[0] == dst.sparse_hidden and list(src.net_arch[1:]) == list(dst.net_arch)):
+        return None
+    out: dict = {}
+    for key, value in state.items():
+        parts = key.split(".")
+        if parts[0] == "mlp_extractor" and parts[1] in ("policy_net", "value_net"):
+            layer = int(parts[2])
+            if layer == 0:  # the first layer: the extractor of the actor (pi) or of the critic (vf)
+                names = (["features_extractor", "pi_features_extractor"] if parts[1] == "policy_net"
+                         else ["vf_features_extractor"])
+                for name in names:
+                    out[".".join([name, "linear", *parts[3:]])] = value
+            else:  # the layers above it move down by one (Linear + activation: two module indices)
+                out[".".join([*parts[:2], str(layer - 2), *parts[3:]])] = value
+        else:
+            out[key] = value
+    return out

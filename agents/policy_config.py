@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 POLICY_ARCHS = ("mlp", "seat", "sparse")
+SPARSE_ACTIVATIONS = ("relu", "tanh")
 MAX_LAYER = 8192  # width of any hidden layer
 MAX_LAYERS = 16  # entries of net_arch
 
@@ -38,11 +39,16 @@ class PolicyConfig:
     """arch="seat": width of the MLP over the global pieces."""
     sparse_hidden: int = 256
     """arch="sparse": width of the first layer, computed on the observation's non-zero
-    entries only; with ``net_arch`` above it, the same network as "mlp" with
-    ``[sparse_hidden, *net_arch]``."""
+    entries only; with ``net_arch`` above it, the network of "mlp" with
+    ``[sparse_hidden, *net_arch]`` (the same function with ``sparse_activation: tanh``)."""
     sparse_shared: bool = False
     """arch="sparse": one first layer for actor and critic (cheaper, but it learned more
     slowly per step in our runs) instead of one each."""
+    sparse_activation: str = "relu"
+    """arch="sparse": the activation after the first layer, "relu" or "tanh". SB3's MLP
+    ("mlp") uses tanh after every layer, so with "tanh" (and separate extractors) the
+    sparse network computes exactly the MLP's function, and an "mlp" checkpoint can go on
+    training as it (``init_from``)."""
 
 
 def check_policy(pol: dict, error=ValueError, where: str = "policy.") -> "PolicyConfig":
@@ -72,4 +78,6 @@ def check_policy(pol: dict, error=ValueError, where: str = "policy.") -> "Policy
             raise bad(key, v, f"an integer >= 1 and <= {MAX_LAYER}")
     if "sparse_shared" in pol and not isinstance(pol["sparse_shared"], bool):
         raise bad("sparse_shared", pol["sparse_shared"], "true or false")
+    if "sparse_activation" in pol and pol["sparse_activation"] not in SPARSE_ACTIVATIONS:
+        raise bad("sparse_activation", pol["sparse_activation"], " | ".join(SPARSE_ACTIVATIONS))
     return PolicyConfig(**pol)

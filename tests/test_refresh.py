@@ -199,6 +199,54 @@ def test_init_from_loads_the_weights_and_rejects_other_networks():
         init_policy(dst, "no-such-bot")
 
 
+def test_init_from_an_mlp_goes_on_as_the_sparse_network_of_the_same_function():
+    """init_from: an mlp checkpoint ([256, 256], tanh) loads into the sparse policy with
+    sparse_hidden 256, net_arch [256] and sparse_activation tanh (separate actor and critic
+    extractors), which then gives the same action distribution and value on real
+    observations, in SB3 and as an agent; a sparse policy of another shape, with one shared
+    extractor or with relu is still another network."""
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.checkpoint import load_policy
+    from agents.policy import CHECKPOINT_DIR
+    from ripmarket_env.vector_env import RipMarketVecEnv
+    from train.config import PolicyConfig
+    from train.selfplay import init_policy, policy_kwargs
+
+    ckpt = CHECKPOINT_DIR / "ppo.zip"
+    src, meta = load_policy(ckpt)
+    assert meta["config"]["policy"]["arch"] == "mlp" and meta["config"]["policy"]["net_arch"] == [256, 256]
+    space = src.observation_space, src.action_space
+
+    def fresh(pc: PolicyConfig):
+        return MaskableActorCriticPolicy(*space, lambda _: 0.0, **policy_kwargs(pc))
+
+    sparse = PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256], sparse_activation="tanh")
+    dst = fresh(sparse)
+    init_policy(dst, "ppo", target=sparse)
+    env = RipMarketVecEnv(num_envs=16, num_players=6, opponents="random", seed=3)
+    x = torch.as_tensor(env.reset())
+    masks = torch.as_tensor(env.action_masks())
+    with torch.no_grad():
+        for pol in (src, dst):
+            pol.set_training_mode(False)
+        a, b = src.get_distribution(x, masks), dst.get_distribution(x, masks)
+        assert torch.allclose(a.distribution.probs, b.distribution.probs, atol=1e-5)
+        assert torch.allclose(src.predict_values(x), dst.predict_values(x), atol=1e-4)
+    from agents.policy import PolicyAgent
+
+    as_mlp, as_sparse = PolicyAgent(src), PolicyAgent(dst)  # the agents' own (sparse) first-layer path
+    assert as_sparse.sparse_parts() and isinstance(as_sparse.sparse_parts()[1][0], torch.nn.Tanh)
+    assert np.allclose(as_mlp.logits(x.numpy()), as_sparse.logits(x.numpy()), atol=1e-4)
+    for other in (PolicyConfig(arch="sparse", sparse_hidden=128, net_arch=[256], sparse_activation="tanh"),
+                  PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256], sparse_activation="tanh",
+                               sparse_shared=True),
+                  PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256])):  # relu: another function
+        with pytest.raises(CheckpointError, match="another network"):
+            init_policy(fresh(other), "ppo", target=other)
+
+
 def test_init_from_other_cards_skips_only_the_card_check():
     import torch
 

@@ -68,6 +68,7 @@ def test_shipped_configs_start_from_files_that_ship():
     ({"n_envz": 3}, ["n_envz", "allowed keys", "n_envs"]),
     ({"policy": {"arch": "transformer"}}, ["policy.arch", "mlp", "seat"]),
     ({"policy": {"widht": 3}}, ["policy.widht", "net_arch"]),
+    ({"policy": {"arch": "sparse", "sparse_activation": "gelu"}}, ["policy.sparse_activation", "relu | tanh"]),
     ({"league": {"mix": {"self": 1, "bots": 1}}}, ["league.mix.bots", "zoo", "random"]),
     ({"league": {"zoo": ["greedy", "nobody"]}}, ["league.zoo", "nobody", "survivor"]),
     ({"num_players": 11}, ["num_players", "<= 10"]),

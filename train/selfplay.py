@@ -709,15 +709,23 @@ def load_init(spec: str, other_cards: bool = False):
     return path, src, meta
 
 
-def init_policy(policy, spec: str, loaded=None) -> Path:
+def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = None) -> Path:
     """Load the policy weights of checkpoint ``spec`` (a path, or a shipped checkpoint's
     name) into ``policy``; ``CheckpointError`` if it is unusable or another network.
-    ``loaded``: what ``load_init(spec)`` returned, if it was called already."""
+    ``loaded``: what ``load_init(spec)`` returned, if it was called already. ``target``:
+    ``policy``'s own network (``PolicyConfig``); an ``mlp`` checkpoint then also loads
+    into the ``sparse`` network that computes the same function (``mlp_as_sparse``)."""
     from agents.checkpoint import CheckpointError
 
     path, src, meta = loaded if loaded is not None else load_init(spec)
+    state = src.state_dict()
+    if target is not None:  # an MLP goes on as the sparse network of the same function
+        from agents.checkpoint import _policy_config
+        from agents.networks import mlp_as_sparse
+
+        state = mlp_as_sparse(_policy_config(meta, path), target, state) or state
     try:
-        policy.load_state_dict(src.state_dict())
+        policy.load_state_dict(state)
     except RuntimeError as e:
         raise CheckpointError(f"init_from: {path} holds another network (its policy section: "
                               f"{meta['config'].get('policy')}): {str(e).splitlines()[0]}") from None
@@ -928,7 +936,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
     else:
         model = build_model(cfg, env)
         if init is not None:
-            init_policy(model.policy, cfg.init_from, init)
+            init_policy(model.policy, cfg.init_from, init, target=cfg.policy)
         if cfg.pretrain.games:
             pre_stats = warm_start(model.policy, cfg, out)
     log_dir.mkdir(parents=True, exist_ok=True)
