@@ -12,6 +12,7 @@ stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -84,6 +85,74 @@ class PolicyAgent(BaseAgent):
         a = z.argmax(axis=1).astype(np.int64)
         a[~m.any(axis=1)] = -1  # no legal action: a finished game
         return a
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+class ByCountAgent(BaseAgent):
+    """One registered bot, one network per player count: a row from a table of ``N``
+    players is decided by ``by_count[N]`` when there is one, every other row by
+    ``default``. The count is read from the observation's ``num_players`` one-hot
+    (R-12.3), so a batch may mix tables of any sizes. The shipped bot ``ppo`` is one when
+    ``agents/checkpoints/`` holds a ``ppo-at-<N>p.zip`` (a network trained further at
+    ``N`` players only)."""
+
+    def __init__(self, default: PolicyAgent, by_count: dict[int, PolicyAgent], name: str = "policy"):
+        from ripmarket_env.games.ripmarket.observation import layout
+
+        bad = sorted(n for n in by_count if not (isinstance(n, int) and 2 <= n <= 10))
+        if bad:
+            raise ValueError(f"by_count keys must be player counts 2..10, got {bad}")
+        self.default = default
+        self.by_count = dict(sorted(by_count.items()))
+        self.name = name
+        self._count_at = layout(1, 1).offsets["num_players"]  # the one-hot's place; the same for every card set
+
+    @property
+    def metadata(self) -> dict:
+        return self.default.metadata
+
+    @property
+    def deterministic(self) -> bool:
+        return self.default.deterministic
+
+    def reset(self, seed: int | None = None) -> None:
+        for agent in (self.default, *self.by_count.values()):
+            agent.reset(seed)
+
+    def counts(self, observations: np.ndarray) -> np.ndarray:
+        """The player count of each observation's table."""
+        o = np.asarray(observations)
+        return o[:, self._count_at:self._count_at + 9].argmax(axis=1) + 2
+
+    def _groups(self, observations: np.ndarray):
+        counts = self.counts(observations)
+        rest = np.ones(len(counts), bool)
+        for n, agent in self.by_count.items():
+            rows = counts == n
+            if rows.any():
+                rest &= ~rows
+                yield agent, np.flatnonzero(rows)
+        if rest.any():
+            yield self.default, np.flatnonzero(rest)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations, dtype=np.float32)
+        out = None
+        for agent, rows in self._groups(obs):
+            z = agent.logits(obs[rows])
+            if out is None:
+                out = np.empty((len(obs), z.shape[1]), z.dtype)
+            out[rows] = z
+        return out if out is not None else self.default.logits(obs)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        obs, m = np.asarray(observations), np.asarray(action_masks, dtype=bool)
+        out = np.full(len(obs), -1, np.int64)
+        for agent, rows in self._groups(obs):
+            out[rows] = agent.act_batch(obs[rows], m[rows])
+        return out
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
@@ -180,6 +249,10 @@ def _distilled_factory(style: str):
 
 #: R.I.P. Market's registered trained bots -> the file their network is read from.
 _SHIPPED: dict[str, Path] = {}
+#: ``<name>-at-<N>p.zip``: the network the shipped bot ``<name>`` plays at ``N`` players.
+SPECIALIST = re.compile(r"^(?P<base>.+)-at-(?P<n>[2-9]|10)p$")
+#: Registered bots with such networks -> {player count: file}.
+_SPECIALISTS: dict[str, dict[int, Path]] = {}
 _conflicts: dict = {}
 _conflicts_lock = threading.Lock()
 
@@ -193,6 +266,10 @@ def card_conflict(name: str, cards=None) -> str | None:
     path = _SHIPPED.get(name)
     if path is None:
         return None
+    for other in _SPECIALISTS.get(name, {}).values():  # each network the bot plays must fit the cards
+        why = card_conflict(other.stem, cards)
+        if why:
+            return why
     from agents.checkpoint import CheckpointError, read_metadata
 
     st = path.stat() if path.is_file() else None
@@ -238,16 +315,25 @@ def _register_shipped() -> None:
             _SHIPPED[f"{style}-bc"] = DISTILLED_ZOO
     from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
 
+    metas = {}
     for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
         try:  # the metadata (JSON) names the checkpoint's game; no network is loaded here
-            meta = read_metadata(p, check=False)
+            metas[p] = read_metadata(p, check=False)
         except CheckpointError:
-            meta = {}
+            metas[p] = {}
+    ours = {p.stem: p for p, meta in metas.items() if checkpoint_game(meta) == "ripmarket"}
+    _SPECIALISTS.update(specialists(ours))
+    for p, meta in metas.items():
         game = checkpoint_game(meta)
         if game == "ripmarket":
-            register(p.stem, _factory(p), f"MaskablePPO policy trained by self-play against the league"
-                                          f"{_counts_text(meta.get('num_players'))} "
-                                          f"(checkpoint agents/checkpoints/{p.name}).")
+            desc = (f"MaskablePPO policy trained by self-play against the league{_counts_text(meta.get('num_players'))} "
+                    f"(checkpoint agents/checkpoints/{p.name})")
+            by = _SPECIALISTS.get(p.stem)
+            if by:
+                desc += "; at " + ", ".join(f"{n} players the network of {q.stem}" for n, q in by.items())
+                register(p.stem, _by_count_factory(p, by), desc + ".")
+            else:
+                register(p.stem, _factory(p), desc + ".")
             _SHIPPED[p.stem] = p
         else:
             conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
@@ -255,6 +341,29 @@ def _register_shipped() -> None:
             desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
                                            if isinstance(opp, list) and opp else "")
             register(p.stem, _factory(p), f"{desc} (checkpoint agents/checkpoints/{p.name}).", game=game)
+
+
+def specialists(files: dict[str, Path]) -> dict[str, dict[int, Path]]:
+    """The per-count networks among checkpoint files (stem -> path): ``<name>-at-<N>p``
+    serves the bot ``<name>`` at ``N`` players when ``<name>`` is among them too."""
+    out: dict[str, dict[int, Path]] = {}
+    for stem, path in sorted(files.items()):
+        m = SPECIALIST.match(stem)
+        if m and m["base"] in files:
+            out.setdefault(m["base"], {})[int(m["n"])] = path
+    return {k: dict(sorted(v.items())) for k, v in out.items()}
+
+
+def _by_count_factory(path: Path, by: dict[int, Path]):
+    every, each = _factory(path), {n: _factory(q) for n, q in by.items()}
+
+    def make(deterministic: bool = True, seed: int | None = None, cards=None) -> ByCountAgent:
+        """``cards``: the card database in play; every network must have been trained on it."""
+        return ByCountAgent(every(deterministic, seed, cards),
+                            {n: f(deterministic, seed, cards) for n, f in each.items()}, name=path.stem)
+
+    make.__name__ = f"make_{path.stem.replace('-', '_')}"
+    return make
 
 
 _register_shipped()

@@ -310,6 +310,48 @@ def test_shipped_bot_registered_and_plays():
     assert eng.legal_mask()[np.arange(2), a].all()
 
 
+def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
+    """``ByCountAgent``: rows from a table of N players go to the network for N, the rest
+    to the default one, in one batch of mixed table sizes (the count read from R-12.3's
+    ``num_players`` one-hot); a ``<name>-at-<N>p`` checkpoint serves ``<name>`` at N."""
+    import agents
+    from agents.policy import ByCountAgent, specialists
+    from ripmarket_env.games.ripmarket import Engine, RulesConfig
+
+    obs, masks, counts = [], [], []
+    for n in (3, 6, 10, 6):
+        eng = Engine(RulesConfig(num_players=n), batch_size=2)
+        eng.reset([n, n + 1])
+        obs.append(eng.observe())
+        masks.append(eng.legal_mask())
+        counts += [n, n]
+    obs, masks, counts = np.concatenate(obs), np.concatenate(masks), np.array(counts)
+    every, at6 = agents.make("ppo-stage2"), agents.make("ppo-6p")
+    bot = ByCountAgent(every, {6: at6}, name="ppo")
+    np.testing.assert_array_equal(bot.counts(obs), counts)
+    z, six = bot.logits(obs), counts == 6
+    np.testing.assert_allclose(z[six], at6.logits(obs[six]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(z[~six], every.logits(obs[~six]), rtol=1e-5, atol=1e-5)
+    assert not np.allclose(z[six], every.logits(obs[six]), atol=1e-3)  # the two networks differ there
+    a = bot.act_batch(obs, masks)
+    np.testing.assert_array_equal(a[six], at6.act_batch(obs[six], masks[six]))
+    np.testing.assert_array_equal(a[~six], every.act_batch(obs[~six], masks[~six]))
+    assert masks[np.arange(len(a)), a].all() and bot.act(obs[2], masks[2]) == a[2]
+    with pytest.raises(ValueError, match="player counts 2..10"):
+        ByCountAgent(every, {11: at6})
+    import torch
+
+    from agents.export import export_agent
+
+    with pytest.raises(ValueError, match="one network per player count"):
+        export_agent(bot, tmp_path / "both.ts")
+    ts = torch.jit.load(str(export_agent(bot, tmp_path / "six.ts", source=ROOT / "agents" / "checkpoints" / "ppo-6p.zip")))
+    got = ts(torch.as_tensor(obs[six]), torch.as_tensor(masks[six])).argmax(1).numpy()
+    np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
+    files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}
+    assert specialists(files) == {"ppo": {6: Path("ppo-at-6p.zip"), 10: Path("ppo-at-10p.zip")}}
+
+
 def test_export_policy_strips_optimizer(smoke_run, tmp_path):
     from agents.policy import load_agent
     from agents.checkpoint import export_policy
