@@ -152,7 +152,7 @@ def test_resume_starts_the_leagues_imitations_from_the_zoo_the_run_saved(tmp_pat
     goes on with those imitations (league.zoo_init), not the config's start; without the
     file or without refreshes the config is unchanged; a damaged
     file is refused before the run goes on."""
-    from train.selfplay import ZOO_FILE, League, resumed_zoo
+    from train.selfplay import ZOO_FILE, League, resumed_zoo, train
 
     run = tmp_path / "checkpoints" / "run"
     run.mkdir(parents=True)
@@ -169,8 +169,12 @@ def test_resume_starts_the_leagues_imitations_from_the_zoo_the_run_saved(tmp_pat
     no_refresh = config_from_dict({"num_players": 4, "league": {"zoo": BC_ZOO}})
     assert resumed_zoo(no_refresh, ckpt) is no_refresh
     (run / ZOO_FILE).write_bytes(b"not a zoo")
-    with pytest.raises(CheckpointError):
-        resumed_zoo(cfg, ckpt)
+    damaged = resumed_zoo(cfg, ckpt)
+    assert damaged.league.zoo_init == str(run / ZOO_FILE)
+    out = tmp_path / "out"
+    with pytest.raises(CheckpointError, match="zoo-bc.pt"):  # refused before the run goes on
+        train(damaged, out)
+    assert not out.exists()
 
 
 def test_init_from_loads_the_weights_and_rejects_other_networks():

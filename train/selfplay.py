@@ -890,14 +890,11 @@ def resumed_zoo(cfg: TrainConfig, resume: str | Path) -> TrainConfig:
     """``cfg`` for going on from checkpoint ``resume``: when the league refreshes its
     distilled zoo and the checkpoint's folder holds the ``zoo-bc.pt`` those refreshes
     saved, the league's imitations start from it (``league.zoo_init``), as the run left
-    them, instead of from the config's start; checked (``CheckpointError``) before any run
-    folder exists. Otherwise ``cfg`` unchanged."""
-    from train.distill import load
-
+    them, instead of from the config's start (``train`` checks the file before any run
+    folder exists). Otherwise ``cfg`` unchanged."""
     saved = Path(resume).parent / ZOO_FILE
     if not (cfg.league.refresh_every and saved.is_file()):  # refreshes need distilled agents (config)
         return cfg
-    load(saved)  # a damaged or other-cards file stops here
     return dataclasses.replace(cfg, league=dataclasses.replace(cfg.league, zoo_init=str(saved)))
 
 
@@ -920,6 +917,11 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
             console.print(f"league: the distilled zoo goes on from {cfg.league.zoo_init} (the run's last refresh)")
     init = (load_init(cfg.init_from, cfg.init_from_other_cards)
             if cfg.init_from and resume is None else None)  # before any folder is made
+    if cfg.league.zoo_init:  # a missing, damaged or other-cards zoo stops here, before any folder
+        from agents.policy import zoo_file
+        from train.distill import load as load_zoo
+
+        load_zoo(zoo_file(cfg.league.zoo_init))
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     run_name = cfg.run_name()

@@ -1113,7 +1113,7 @@ def train(
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
-        from train.selfplay import check_resume, resumed_zoo
+        from train.selfplay import check_resume
         from train.selfplay import train as run_training
     except ImportError as exc:
         fail(f"training needs the train extra ({exc}); install it with: pip install -e '.[train]'")
@@ -1130,12 +1130,6 @@ def train(
             if cfg.backend != "sb3":
                 raise ConfigError(f"--resume takes a checkpoint of backend sb3; {config} has backend {cfg.backend}")
             check_resume(cfg, resume)  # before any run folder is made
-            cfg = resumed_zoo(cfg, resume)
-        if cfg.league.zoo_init:
-            from agents.policy import zoo_file
-            from train.distill import load as load_zoo
-
-            load_zoo(zoo_file(cfg.league.zoo_init))  # a missing, damaged or other-cards file stops here
     except (ConfigError, CheckpointError) as exc:
         fail(str(exc))
     from rich.console import Console
