@@ -40,7 +40,9 @@ def test_shipped_configs_start_from_files_that_ship():
     from agents.checkpoint import CheckpointError
     from agents.policy import zoo_file
     from train.distill import load as load_zoo
-    from train.selfplay import load_init
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from train.selfplay import init_policy, load_init, policy_kwargs
 
     starts = first_edition = 0
     for path in sorted((ROOT / "configs").glob("ppo*.yaml")):  # R.I.P. Market's bots
@@ -51,9 +53,11 @@ def test_shipped_configs_start_from_files_that_ship():
             with pytest.raises(CheckpointError, match="first edition's cards"):
                 load_init(cfg.init_from, cfg.init_from_other_cards)
         elif cfg.init_from:
-            src, _, meta = load_init(cfg.init_from, cfg.init_from_other_cards)
-            assert ROOT in src.resolve().parents, (path.name, src)
-            assert meta["config"]["policy"]["arch"] == cfg.policy.arch, path.name
+            loaded = load_init(cfg.init_from, cfg.init_from_other_cards)
+            assert ROOT in loaded[0].resolve().parents, (path.name, loaded[0])
+            net = MaskableActorCriticPolicy(loaded[1].observation_space, loaded[1].action_space, lambda _: 0.0,
+                                            **policy_kwargs(cfg.policy))
+            init_policy(net, cfg.init_from, loaded, target=cfg.policy)  # the stage's network takes the weights
             starts += 1
         if cfg.league.zoo_init:
             zoo = zoo_file(cfg.league.zoo_init)  # a shipped zoo's name: found from any working directory
@@ -61,7 +65,7 @@ def test_shipped_configs_start_from_files_that_ship():
             load_zoo(zoo)
             starts += 1
     assert first_edition == 4
-    assert starts >= 3  # ppo-6p from stage 4, and each stage of ppo
+    assert starts >= 5  # ppo-6p from stage 4, each stage of ppo, and ppo-at-6p
 
 
 @pytest.mark.parametrize("data, words", [
@@ -350,6 +354,9 @@ def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
     np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
     files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}
     assert specialists(files) == {"ppo": {6: Path("ppo-at-6p.zip"), 10: Path("ppo-at-10p.zip")}}
+    shipped = agents.make("ppo")  # the shipped bot: its own network at 6 players (configs/ppo_at_6p.yaml)
+    assert isinstance(shipped, ByCountAgent) and list(shipped.by_count) == [6]
+    assert shipped.by_count[6].name == "ppo-at-6p" and shipped.default.name == "ppo"
 
 
 def test_export_policy_strips_optimizer(smoke_run, tmp_path):
