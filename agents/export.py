@@ -153,6 +153,7 @@ class Shipped:
 SHIPPED = (
     Shipped("ppo-6p", "ripmarket", _HERE / "checkpoints" / "ppo-6p.zip", _HERE / "checkpoints" / "ppo-6p.ts"),
     Shipped("ppo", "ripmarket", _HERE / "checkpoints" / "ppo.zip", _HERE / "checkpoints" / "ppo.ts"),
+    Shipped("ppo-at-4p", "ripmarket", _HERE / "checkpoints" / "ppo-at-4p.zip", _HERE / "checkpoints" / "ppo-at-4p.ts"),
     Shipped("ppo-at-6p", "ripmarket", _HERE / "checkpoints" / "ppo-at-6p.zip", _HERE / "checkpoints" / "ppo-at-6p.ts"),
     Shipped("greedy-bc", "ripmarket", _HERE / "checkpoints" / "zoo-bc.pt", _HERE / "checkpoints" / "zoo-bc.ts"),
     Shipped("rm-ppo-4p", "rune-market", _HERE / "checkpoints" / "rm-ppo-4p.zip",

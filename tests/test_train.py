@@ -65,7 +65,7 @@ def test_shipped_configs_start_from_files_that_ship():
             load_zoo(zoo)
             starts += 1
     assert first_edition == 4
-    assert starts >= 5  # ppo-6p from stage 4, each stage of ppo, and ppo-at-6p
+    assert starts >= 7  # ppo-6p from stage 4, each stage of ppo, ppo-at-4p and ppo-at-6p
 
 
 @pytest.mark.parametrize("data, words", [
@@ -354,9 +354,9 @@ def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
     np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
     files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}
     assert specialists(files) == {"ppo": {6: Path("ppo-at-6p.zip"), 10: Path("ppo-at-10p.zip")}}
-    shipped = agents.make("ppo")  # the shipped bot: its own network at 6 players (configs/ppo_at_6p.yaml)
-    assert isinstance(shipped, ByCountAgent) and list(shipped.by_count) == [6]
-    assert shipped.by_count[6].name == "ppo-at-6p" and shipped.default.name == "ppo"
+    shipped = agents.make("ppo")  # the shipped bot: its own networks at 4 and 6 players (configs/ppo_at_*.yaml)
+    assert isinstance(shipped, ByCountAgent) and list(shipped.by_count) == [4, 6]
+    assert [shipped.by_count[n].name for n in (4, 6)] == ["ppo-at-4p", "ppo-at-6p"] and shipped.default.name == "ppo"
 
 
 def test_export_policy_strips_optimizer(smoke_run, tmp_path):
