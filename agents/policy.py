@@ -107,7 +107,7 @@ class ByCountAgent(BaseAgent):
         self.default = default
         self.by_count = dict(sorted(by_count.items()))
         self.name = name
-        self._count_at = layout(1, 1).offsets["num_players"]  # the one-hot's place; the same for every card set
+        self._counts = layout(1, 1).slice("num_players")  # the one-hot's place; the same for every card set
 
     @property
     def metadata(self) -> dict:
@@ -123,8 +123,7 @@ class ByCountAgent(BaseAgent):
 
     def counts(self, observations: np.ndarray) -> np.ndarray:
         """The player count of each observation's table."""
-        o = np.asarray(observations)
-        return o[:, self._count_at:self._count_at + 9].argmax(axis=1) + 2
+        return np.asarray(observations)[:, self._counts].argmax(axis=1) + 2
 
     def _groups(self, observations: np.ndarray):
         counts = self.counts(observations)
