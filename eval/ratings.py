@@ -239,8 +239,20 @@ def summarize(games: Sequence[dict], agent_names: Sequence[str]) -> dict[str, An
             "steps_mean": float(steps.mean()) if steps.size else float("nan"),
         },
         "shared_win_games": int(sum(1 for g in games if winning_teams(g) > 1)),
-        "leader_vs_runner_up": versus(games, leaderboard[0], leaderboard[1]) if len(leaderboard) > 1 else None,
+        "leader_vs_runner_up": _lead(agents, leaderboard, games) if len(leaderboard) > 1 else None,
     }
+
+
+def _lead(agents: dict[str, dict], leaderboard: Sequence[str], games: Sequence[dict]) -> dict[str, Any]:
+    """``versus`` of the first two by ordinal, with the first's lead in ordinal points
+    (``ordinal_lead``), the two agents' sigmas added (``sigmas_added``) and whether the lead
+    is the larger (``lead_beyond_sigmas``): a first place that the ratings' own uncertainty
+    cannot undo."""
+    a, b = leaderboard[0], leaderboard[1]
+    lead = agents[a]["ordinal"] - agents[b]["ordinal"]
+    both = agents[a]["sigma"] + agents[b]["sigma"]
+    return {**versus(games, a, b), "ordinal_lead": float(lead), "sigmas_added": float(both),
+            "lead_beyond_sigmas": bool(lead > both)}
 
 
 def versus(games: Sequence[dict], a: str, b: str) -> dict[str, Any]:

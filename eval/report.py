@@ -205,6 +205,9 @@ def _write_markdown(result, path: Path) -> Path:
                          f"over {w['seat_games']} seat-games")
         lines.append(f"- P({a} finishes ahead of {b}): {_fmt(vs['prob_ahead'])} "
                      f"[{vs['prob_ahead_ci'][0]:.3f}, {vs['prob_ahead_ci'][1]:.3f}] over {vs['pairs']} seat pairs")
+        if "ordinal_lead" in vs:
+            lines.append(f"- {a} leads by {vs['ordinal_lead']:.2f} ordinal points; the two sigmas added: "
+                         f"{vs['sigmas_added']:.2f} (the lead is {'' if vs['lead_beyond_sigmas'] else 'not '}larger)")
     gl = s["game_length"]
     lines += [
         "",

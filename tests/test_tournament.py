@@ -78,6 +78,8 @@ def test_tiny_tournament_reproducible_across_workers_and_writes_files(tmp_path, 
     assert len(rows) == 16
     md = (tmp_path / "w1" / "report.md").read_text()
     assert "Leaderboard" in md and "Head-to-head" in md
+    lead = data["leader_vs_runner_up"]
+    assert f"leads by {lead['ordinal_lead']:.2f} ordinal points; the two sigmas added: {lead['sigmas_added']:.2f}" in md
     # a different seed gives different games
     other = run_tournament(["random", "t_first_legal"], workers=1, **{**kw, "seed": 8})
     assert [g["seed"] for g in other.games] != [g["seed"] for g in one.games]
@@ -329,7 +331,12 @@ def test_versus_matches_head_to_head_and_win_rates(tmp_path):
     lo, hi = v["a"]["win_ci"]
     assert lo < 2 / 3 < hi
     s = summarize(games, ["a", "b", "c"])
-    assert s["leader_vs_runner_up"]["agents"] == s["leaderboard"][:2]
+    lead = s["leader_vs_runner_up"]
+    assert lead["agents"] == s["leaderboard"][:2]
+    first, second = (s["agents"][n] for n in lead["agents"])
+    assert lead["ordinal_lead"] == pytest.approx(first["ordinal"] - second["ordinal"]) and lead["ordinal_lead"] >= 0
+    assert lead["sigmas_added"] == pytest.approx(first["sigma"] + second["sigma"])
+    assert lead["lead_beyond_sigmas"] == (lead["ordinal_lead"] > lead["sigmas_added"])
 
 
 def test_averaged_ratings_do_not_depend_on_the_order_of_games():
@@ -350,3 +357,22 @@ def test_averaged_ratings_do_not_depend_on_the_order_of_games():
     assert r1["a"]["ordinal"] > r1["d"]["ordinal"]
     single = rate_games(games, names)
     assert any(abs(single[n]["mu"] - rate_games(games[::-1], names)[n]["mu"]) > 0.3 for n in names)
+
+
+def test_a_clear_leader_leads_by_more_than_the_two_sigmas():
+    from eval.ratings import summarize
+
+    rng = np.random.default_rng(11)
+    names = ["a", "b", "c", "d"]
+    games = []
+    for _ in range(600):  # "a" far ahead, "b" and "c" level
+        score = np.array([4.0, 1.0, 1.0, 0.0]) + rng.normal(0, 1.0, 4)
+        games.append(_game(names, (np.argsort(np.argsort(-score)) + 1).tolist()))
+    lead = summarize(games, names)["leader_vs_runner_up"]
+    assert lead["agents"][0] == "a" and lead["lead_beyond_sigmas"] and lead["ordinal_lead"] > lead["sigmas_added"]
+    games = []
+    for _ in range(600):  # "a" and "b" level: neither lead is beyond the sigmas
+        score = np.array([4.0, 4.0, 1.0, 0.0]) + rng.normal(0, 1.0, 4)
+        games.append(_game(names, (np.argsort(np.argsort(-score)) + 1).tolist()))
+    level = summarize(games, names)["leader_vs_runner_up"]
+    assert sorted(level["agents"]) == ["a", "b"] and not level["lead_beyond_sigmas"]
