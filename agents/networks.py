@@ -9,6 +9,7 @@ training (``train.selfplay``) builds its learner from the same functions.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -155,4 +156,48 @@ def mlp_as_sparse(src: PolicyConfig, dst: PolicyConfig, state: dict) -> dict | N
                 out[".".join([*parts[:2], str(layer - 2), *parts[3:]])] = value
         else:
             out[key] = value
+    return out
+
+
+def widths(p: PolicyConfig) -> list[int]:
+    """The hidden widths of a ``PolicyConfig``'s actor and critic, first layer first
+    (``sparse``: ``sparse_hidden``, then ``net_arch``)."""
+    return ([p.sparse_hidden] if p.arch == "sparse" else []) + list(p.net_arch)
+
+
+def widened(src: PolicyConfig, dst: PolicyConfig, state: dict, fresh: dict) -> dict | None:
+    """The weights of policy ``src`` (``state``) grown into the wider network ``dst`` so
+    that it computes the same function, or None when ``dst`` is not such a network.
+
+    ``dst`` must be ``src`` with every hidden layer as wide or wider and at least one wider
+    (same ``arch`` of ``mlp`` or ``sparse``, same depth, activation and sharing).
+    ``fresh`` is ``dst``'s own freshly initialised ``state_dict``: a new unit keeps its
+    fresh incoming weights and bias, and every weight from a new unit into an old one (the
+    next layer's new columns, up to the action and value heads) is zero, so no old unit
+    nor output changes; the new units' outgoing weights then learn from the gradient like
+    any other (Net2Net's function-preserving widening with a zero outgoing init). A
+    trained network so goes on training with more room (``init_from``)."""
+    same = dataclasses.replace(dst, net_arch=list(src.net_arch), sparse_hidden=src.sparse_hidden)
+    ws, wd = widths(src), widths(dst)
+    if not (src.arch in ("mlp", "sparse") and same == src and len(ws) == len(wd)
+            and all(a <= b for a, b in zip(ws, wd)) and ws != wd):
+        return None
+    if set(state) != set(fresh):
+        return None
+    out: dict = {}
+    for key, new in fresh.items():
+        old = state[key]
+        if old.dim() != new.dim() or any(a > b for a, b in zip(old.shape, new.shape)):
+            return None
+        if old.shape == new.shape:
+            out[key] = old.clone()
+            continue
+        grown = new.detach().clone()
+        if old.dim() == 2:
+            rows, cols = old.shape
+            grown[:rows, cols:] = 0.0  # new inputs into old units: zero, so the old units are unchanged
+            grown[:rows, :cols] = old
+        else:
+            grown[: old.shape[0]] = old
+        out[key] = grown
     return out

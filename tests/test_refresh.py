@@ -203,6 +203,37 @@ def test_init_from_loads_the_weights_and_rejects_other_networks():
         init_policy(dst, "no-such-bot")
 
 
+def _fresh_like(src, pc):
+    """A new SB3 policy of network ``pc`` for ``src``'s observation and action spaces."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from train.selfplay import policy_kwargs
+
+    return MaskableActorCriticPolicy(src.observation_space, src.action_space, lambda _: 0.0, **policy_kwargs(pc))
+
+
+def _same_function(src, dst, seed: int):
+    """``src`` and ``dst`` give the same action distribution and value on real 6-player
+    observations, in SB3 and as agents (the agents' own sparse first-layer path); returns
+    those observations and their masks."""
+    import torch
+
+    from agents.policy import PolicyAgent
+    from ripmarket_env.vector_env import RipMarketVecEnv
+
+    env = RipMarketVecEnv(num_envs=16, num_players=6, opponents="random", seed=seed)
+    x = torch.as_tensor(env.reset())
+    masks = torch.as_tensor(env.action_masks())
+    for pol in (src, dst):
+        pol.set_training_mode(False)
+    with torch.no_grad():
+        a, b = src.get_distribution(x, masks), dst.get_distribution(x, masks)
+        assert torch.allclose(a.distribution.probs, b.distribution.probs, atol=1e-5)
+        assert torch.allclose(src.predict_values(x), dst.predict_values(x), atol=1e-4)
+    assert np.allclose(PolicyAgent(src).logits(x.numpy()), PolicyAgent(dst).logits(x.numpy()), atol=1e-4)
+    return x, masks
+
+
 def test_init_from_an_mlp_goes_on_as_the_sparse_network_of_the_same_function():
     """init_from: an mlp checkpoint ([256, 256], tanh) loads into the sparse policy with
     sparse_hidden 256, net_arch [256] and sparse_activation tanh (separate actor and critic
@@ -210,45 +241,58 @@ def test_init_from_an_mlp_goes_on_as_the_sparse_network_of_the_same_function():
     observations, in SB3 and as an agent; a sparse policy of another shape, with one shared
     extractor or with relu is still another network."""
     import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.checkpoint import load_policy
-    from agents.policy import CHECKPOINT_DIR
-    from ripmarket_env.vector_env import RipMarketVecEnv
+    from agents.policy import CHECKPOINT_DIR, PolicyAgent
     from train.config import PolicyConfig
-    from train.selfplay import init_policy, policy_kwargs
+    from train.selfplay import init_policy
 
-    ckpt = CHECKPOINT_DIR / "ppo.zip"
-    src, meta = load_policy(ckpt)
+    src, meta = load_policy(CHECKPOINT_DIR / "ppo.zip")
     assert meta["config"]["policy"]["arch"] == "mlp" and meta["config"]["policy"]["net_arch"] == [256, 256]
-    space = src.observation_space, src.action_space
-
-    def fresh(pc: PolicyConfig):
-        return MaskableActorCriticPolicy(*space, lambda _: 0.0, **policy_kwargs(pc))
-
     sparse = PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256], sparse_activation="tanh")
-    dst = fresh(sparse)
+    dst = _fresh_like(src, sparse)
     init_policy(dst, "ppo", target=sparse)
-    env = RipMarketVecEnv(num_envs=16, num_players=6, opponents="random", seed=3)
-    x = torch.as_tensor(env.reset())
-    masks = torch.as_tensor(env.action_masks())
-    with torch.no_grad():
-        for pol in (src, dst):
-            pol.set_training_mode(False)
-        a, b = src.get_distribution(x, masks), dst.get_distribution(x, masks)
-        assert torch.allclose(a.distribution.probs, b.distribution.probs, atol=1e-5)
-        assert torch.allclose(src.predict_values(x), dst.predict_values(x), atol=1e-4)
-    from agents.policy import PolicyAgent
-
-    as_mlp, as_sparse = PolicyAgent(src), PolicyAgent(dst)  # the agents' own (sparse) first-layer path
+    _same_function(src, dst, seed=3)
+    as_sparse = PolicyAgent(dst)
     assert as_sparse.sparse_parts() and isinstance(as_sparse.sparse_parts()[1][0], torch.nn.Tanh)
-    assert np.allclose(as_mlp.logits(x.numpy()), as_sparse.logits(x.numpy()), atol=1e-4)
     for other in (PolicyConfig(arch="sparse", sparse_hidden=128, net_arch=[256], sparse_activation="tanh"),
                   PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256], sparse_activation="tanh",
                                sparse_shared=True),
                   PolicyConfig(arch="sparse", sparse_hidden=256, net_arch=[256])):  # relu: another function
         with pytest.raises(CheckpointError, match="another network"):
-            init_policy(fresh(other), "ppo", target=other)
+            init_policy(_fresh_like(src, other), "ppo", target=other)
+
+
+def test_init_from_a_narrower_network_goes_on_as_the_wider_one_of_the_same_function():
+    """init_from: the sparse ppo-at-6p (256, then [256]) loads into the sparse network
+    512, then [512]: on real observations it gives the same action distribution and value,
+    in SB3 and as an agent, and the new units are live (their outgoing weights get a
+    gradient); a network that is narrower somewhere, deeper or of another activation is
+    still another network."""
+    import torch
+
+    from agents.checkpoint import load_policy
+    from agents.policy import CHECKPOINT_DIR
+    from train.config import PolicyConfig
+    from train.selfplay import init_policy
+
+    src, meta = load_policy(CHECKPOINT_DIR / "ppo-at-6p.zip")
+    have = meta["config"]["policy"]
+    assert (have["arch"], have["sparse_hidden"], have["net_arch"]) == ("sparse", 256, [256])
+    wide = PolicyConfig(arch="sparse", sparse_hidden=512, net_arch=[512], sparse_activation="tanh")
+    dst = _fresh_like(src, wide)
+    init_policy(dst, "ppo-at-6p", target=wide)
+    assert dst.pi_features_extractor.linear.weight.shape[0] == 512
+    x, masks = _same_function(src, dst, seed=5)
+    _, logp, _ = dst.evaluate_actions(x, masks.int().argmax(1), action_masks=masks)
+    logp.sum().backward()
+    new_out = dst.action_net.weight.grad[:, 256:]  # from the new units of the last hidden layer
+    assert new_out.abs().sum() > 0 and torch.all(dst.action_net.weight[:, 256:] == 0)
+    for other in (PolicyConfig(arch="sparse", sparse_hidden=512, net_arch=[128], sparse_activation="tanh"),
+                  PolicyConfig(arch="sparse", sparse_hidden=512, net_arch=[512, 512], sparse_activation="tanh"),
+                  PolicyConfig(arch="sparse", sparse_hidden=512, net_arch=[512])):  # relu: another function
+        with pytest.raises(CheckpointError, match="another network"):
+            init_policy(_fresh_like(src, other), "ppo-at-6p", target=other)
 
 
 def test_init_from_other_cards_skips_only_the_card_check():

@@ -210,7 +210,10 @@ class TrainConfig:
     init_from: str = ""
     """Start from this checkpoint's policy weights (a ``.zip`` path, or the name of a
     shipped checkpoint such as ``ppo-6p``) instead of a fresh network; its policy section
-    must match ``policy``. Excludes ``pretrain.games``."""
+    must match ``policy``, or be an ``mlp`` that ``policy`` computes as the ``sparse``
+    network, or the same network with narrower hidden layers (then grown into ``policy``'s
+    wider layers computing the same function: ``agents.networks.widened``). Excludes
+    ``pretrain.games``."""
     init_from_other_cards: bool = False
     """Accept an ``init_from`` checkpoint trained on another card database (e.g. the first
     edition's bot, to fine-tune it for the second edition's cards). Only the card check is

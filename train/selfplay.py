@@ -714,16 +714,23 @@ def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = No
     name) into ``policy``; ``CheckpointError`` if it is unusable or another network.
     ``loaded``: what ``load_init(spec)`` returned, if it was called already. ``target``:
     ``policy``'s own network (``PolicyConfig``); an ``mlp`` checkpoint then also loads
-    into the ``sparse`` network that computes the same function (``mlp_as_sparse``)."""
+    into the ``sparse`` network that computes the same function (``mlp_as_sparse``), and
+    a checkpoint of the same network with narrower hidden layers into the wider one,
+    computing the same function (``widened``)."""
     from agents.checkpoint import CheckpointError
 
     path, src, meta = loaded if loaded is not None else load_init(spec)
     state = src.state_dict()
-    if target is not None:  # an MLP goes on as the sparse network of the same function
+    if target is not None:  # an MLP goes on as the sparse network of the same function, a network as a wider one
         from agents.checkpoint import _policy_config
-        from agents.networks import mlp_as_sparse
+        from agents.networks import mlp_as_sparse, widened
 
-        state = mlp_as_sparse(_policy_config(meta, path), target, state) or state
+        have = _policy_config(meta, path)
+        as_sparse = mlp_as_sparse(have, target, state)
+        if as_sparse is not None:
+            state = as_sparse
+        else:
+            state = widened(have, target, state, policy.state_dict()) or state
     try:
         policy.load_state_dict(state)
     except RuntimeError as e:
