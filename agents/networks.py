@@ -190,7 +190,7 @@ def widened(src: PolicyConfig, dst: PolicyConfig, state: dict, fresh: dict) -> d
         if old.dim() != new.dim() or any(a > b for a, b in zip(old.shape, new.shape)):
             return None
         if old.shape == new.shape:
-            out[key] = old.clone()
+            out[key] = old  # load_state_dict copies it
             continue
         grown = new.detach().clone()
         if old.dim() == 2:

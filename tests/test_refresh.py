@@ -177,32 +177,6 @@ def test_resume_starts_the_leagues_imitations_from_the_zoo_the_run_saved(tmp_pat
     assert not out.exists()
 
 
-def test_init_from_loads_the_weights_and_rejects_other_networks():
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from agents.policy import CHECKPOINT_DIR
-    from agents.checkpoint import load_policy
-    from train.config import PolicyConfig
-    from train.selfplay import init_policy, policy_kwargs
-
-    ckpt = CHECKPOINT_DIR / "ppo-6p.zip"  # the shipped bot, trained on the packaged cards
-    src, meta = load_policy(ckpt)
-    space = src.observation_space, src.action_space
-
-    def fresh(pc: PolicyConfig):
-        return MaskableActorCriticPolicy(*space, lambda _: 0.0, **policy_kwargs(pc))
-
-    dst = fresh(PolicyConfig(**meta["config"]["policy"]))
-    assert init_policy(dst, ckpt.stem) == ckpt  # a shipped checkpoint by name
-    for (k, a), b in zip(src.state_dict().items(), dst.state_dict().values()):
-        assert torch.equal(a, b), k
-    with pytest.raises(CheckpointError, match="another network"):
-        init_policy(fresh(PolicyConfig(net_arch=[8])), str(ckpt))
-    with pytest.raises(CheckpointError, match="neither a checkpoint file nor a shipped checkpoint"):
-        init_policy(dst, "no-such-bot")
-
-
 def _fresh_like(src, pc):
     """A new SB3 policy of network ``pc`` for ``src``'s observation and action spaces."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -232,6 +206,26 @@ def _same_function(src, dst, seed: int):
         assert torch.allclose(src.predict_values(x), dst.predict_values(x), atol=1e-4)
     assert np.allclose(PolicyAgent(src).logits(x.numpy()), PolicyAgent(dst).logits(x.numpy()), atol=1e-4)
     return x, masks
+
+
+def test_init_from_loads_the_weights_and_rejects_other_networks():
+    import torch
+
+    from agents.policy import CHECKPOINT_DIR
+    from agents.checkpoint import load_policy
+    from train.config import PolicyConfig
+    from train.selfplay import init_policy
+
+    ckpt = CHECKPOINT_DIR / "ppo-6p.zip"  # the shipped bot, trained on the packaged cards
+    src, meta = load_policy(ckpt)
+    dst = _fresh_like(src, PolicyConfig(**meta["config"]["policy"]))
+    assert init_policy(dst, ckpt.stem) == ckpt  # a shipped checkpoint by name
+    for (k, a), b in zip(src.state_dict().items(), dst.state_dict().values()):
+        assert torch.equal(a, b), k
+    with pytest.raises(CheckpointError, match="another network"):
+        init_policy(_fresh_like(src, PolicyConfig(net_arch=[8])), str(ckpt))
+    with pytest.raises(CheckpointError, match="neither a checkpoint file nor a shipped checkpoint"):
+        init_policy(dst, "no-such-bot")
 
 
 def test_init_from_an_mlp_goes_on_as_the_sparse_network_of_the_same_function():

@@ -726,11 +726,7 @@ def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = No
         from agents.networks import mlp_as_sparse, widened
 
         have = _policy_config(meta, path)
-        as_sparse = mlp_as_sparse(have, target, state)
-        if as_sparse is not None:
-            state = as_sparse
-        else:
-            state = widened(have, target, state, policy.state_dict()) or state
+        state = mlp_as_sparse(have, target, state) or widened(have, target, state, policy.state_dict()) or state
     try:
         policy.load_state_dict(state)
     except RuntimeError as e:
