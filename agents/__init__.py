@@ -4,6 +4,7 @@ from agents.base import Agent, BaseAgent, RandomAgent, describe, make, make_seed
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
+from agents.ripmarket import lookahead  # noqa: F401  (registers ppo-lookahead: the bot checked one turn ahead)
 from agents.blackmarket import heuristics as _bm_heuristics  # noqa: F401  (Black Market: bm-rusher, bm-denier, bm-builder)
 from agents.blackmarket import search as _bm_search  # noqa: F401  (Black Market: bm-search)
 from agents.blackmarket import policy as _bm_policy  # noqa: F401  (Black Market: shipped checkpoints, bm-ppo-*)

@@ -74,6 +74,23 @@ class PolicyAgent(BaseAgent):
             latent = self.policy.mlp_extractor.forward_actor(feats)
             return self.policy.action_net(latent).numpy()
 
+    @property
+    def reward_mode(self) -> str:
+        """The reward the network was trained for (R-11.1 ``win`` or R-11.2 ``placement``),
+        which its value head estimates; ``win`` when the checkpoint does not say."""
+        conf = self.metadata.get("config")
+        mode = conf.get("reward_mode") if isinstance(conf, dict) else None
+        return mode if mode in ("win", "placement") else "win"
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """(n,) float64: the critic's estimate of the return (in ``reward_mode``) for the
+        seat each observation is seen from."""
+        import torch
+
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            return self.policy.predict_values(obs).numpy()[:, 0].astype(np.float64)
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         m = np.asarray(action_masks, dtype=bool)
         if len(m) == 0:
@@ -145,6 +162,19 @@ class ByCountAgent(BaseAgent):
                 out = np.empty((len(obs), z.shape[1]), z.dtype)
             out[rows] = z
         return out if out is not None else self.default.logits(obs)
+
+    def network_for(self, players: int) -> PolicyAgent:
+        """The network that decides at tables of ``players`` seats."""
+        return self.by_count.get(int(players), self.default)
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """Each row's critic estimate, from the network of its table's size (each in that
+        network's own ``reward_mode``)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        out = np.zeros(len(obs), np.float64)
+        for agent, rows in self._groups(obs):
+            out[rows] = agent.values(obs[rows])
+        return out
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs, m = np.asarray(observations), np.asarray(action_masks, dtype=bool)

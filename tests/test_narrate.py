@@ -153,7 +153,7 @@ def test_rule_pills_name_the_card():
 def test_every_bot_has_a_plain_difficulty():
     import agents
 
-    shipped = ["random", "greedy", "survivor", "shark", "hoarder", "trickster", "search", "ppo", "search-ppo", "ppo-6p",
+    shipped = ["random", "greedy", "survivor", "shark", "hoarder", "trickster", "search", "ppo", "search-ppo", "ppo-lookahead", "ppo-6p",
                "ppo-6p-stage1", "greedy-bc", "trickster-bc"]  # the zoo of docs/ZOO.md (other tests register more)
     for name in shipped:
         assert name in agents.names()

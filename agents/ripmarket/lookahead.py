@@ -1,0 +1,199 @@
+"""``LookaheadAgent``: the trained bot, checked one turn ahead against a model of the table.
+
+The network (default: the shipped bot ``ppo``) proposes; a short determinized lookahead
+decides between its favourites. For each decision the agent
+
+1. asks the network for its masked action scores; with one legal action, as a Ghost (its
+   result cannot change any more, R-5.5, R-11.1, R-11.2), or when the network gives its
+   favourite at least ``sure`` of the probability, it plays the network's favourite;
+2. takes the network's ``top_k`` most likely legal actions as candidates;
+3. rebuilds the game from its own observation and samples ``n`` full games consistent
+   with it (the search agent's :func:`~agents.ripmarket.search.public_state` and
+   :func:`~agents.ripmarket.search.determinize`: other hands, face-down cards, deck order);
+4. applies every candidate to the same ``n`` games, then lets the other seats play with
+   the opponent model until the agent's own next decision (or the end of the game):
+   ``opponents="zoo"`` (default) gives each other seat of each sampled game a style drawn
+   uniformly from the distilled imitations of the five heuristics (``agents.distilled``,
+   the shipped ``zoo-bc-ppo-stage3``), the same styles for every candidate;
+   ``opponents="self"`` has them play the network itself;
+5. values each of these games from its own seat with the network's critic (its estimate of
+   the return in the reward it was trained for, ``PolicyAgent.reward_mode``), or with that
+   reward itself where the game ended, and plays the candidate with the best mean (the
+   network's order breaks ties).
+
+Each candidate is thus judged on the same sampled cards and the same opponents, one round
+of real play deep, instead of on the network's one-shot guess. Why the opponent model
+matters: the same lookahead with the network as every opponent won no more than the
+network alone (docs/TRAINING.md, Decision-time lookahead).
+
+>>> agent = agents.make("ppo-lookahead", seed=0)
+>>> a = agent.act(obs, mask)
+>>> agent.last  # candidates, the network's probabilities and the lookahead's values
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from agents.base import BaseAgent, make, register
+from agents.ripmarket.search import ReconstructionError, _proto, _seeds, determinize, public_state
+
+#: The distilled zoo the default opponent model plays (agents/checkpoints/<name>.pt).
+DEFAULT_ZOO = "zoo-bc-ppo-stage3"
+OPPONENT_MODELS = ("zoo", "self")
+
+
+def _positive(name: str, value, low: int = 1, high: int = 4096) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+class LookaheadAgent(BaseAgent):
+    """The network's ``top_k`` favourites, each played ``n`` times one turn ahead against
+    the opponent model and judged by the network's critic (module docstring).
+
+    Args:
+        net: a registered trained bot with ``logits`` and ``values`` (default ``ppo``).
+        n: sampled games per candidate (the same games for every candidate).
+        top_k: the network's candidates per decision (1: the network alone).
+        opponents: ``"zoo"`` (the distilled imitations of the heuristics, a style per
+            seat and sampled game) or ``"self"`` (the network).
+        zoo: the distilled-zoo file or shipped name the ``"zoo"`` model plays.
+        sure: play the network's favourite without looking ahead when its probability
+            is at least this (above 1: always look ahead).
+        max_steps: cap on the other seats' decisions played ahead per sampled game.
+        seed: makes the agent deterministic.
+        cards: the card database in play (the network and the imitations must fit it).
+    """
+
+    name = "lookahead"
+
+    def __init__(self, net: str = "ppo", n: int = 16, top_k: int = 3, opponents: str = "zoo",
+                 zoo: str = DEFAULT_ZOO, sure: float = 1.01, max_steps: int = 200, seed: int | None = None,
+                 cards=None, critic: str | None = None):
+        self.n = _positive("n", n)
+        self.top_k = _positive("top_k", top_k, high=1024)
+        self.max_steps = _positive("max_steps", max_steps, high=100_000)
+        if opponents not in OPPONENT_MODELS:
+            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}")
+        if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 < float(sure) <= 2.0:
+            raise ValueError(f"sure must be a probability in (0, 1], or above 1 to always look ahead, got {sure!r}")
+        self.sure = float(sure)
+        self.opponents = opponents
+        kw = {} if cards is None else {"cards": cards}
+        self.net = make(net, seed=seed, **kw)
+        if not (hasattr(self.net, "logits") and hasattr(self.net, "values")):
+            raise ValueError(f"net={net!r} has no action scores and critic (logits, values); give a trained bot such as ppo")
+        self.critic = self.net if critic is None else make(critic, seed=seed, **kw)
+        if not hasattr(self.critic, "values"):
+            raise ValueError(f"critic={critic!r} has no critic (values); give a trained bot such as ppo-stage3")
+        self.cards = cards
+        self._zoo = None
+        if opponents == "zoo":
+            from agents.policy import load_distilled, zoo_file
+
+            self._zoo = load_distilled("greedy", zoo_file(zoo), cards=cards)  # any style: rows pick their own
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.last: dict | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        self.rng = np.random.default_rng(self._seed)
+
+    # ------------------------------------------------------------------ deciding
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        obs = np.asarray(observation, dtype=np.float32)
+        legal = np.flatnonzero(np.asarray(action_mask, dtype=bool))
+        self.last = None
+        if legal.size <= 1:
+            return int(legal[0]) if legal.size else -1
+        z = self.net.logits(obs[None])[0].astype(np.float64)[legal]
+        order = np.argsort(-z, kind="stable")
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        favourite = int(legal[order[0]])
+        if self.top_k == 1 or p[order[0]] >= self.sure:
+            return favourite
+        cands = legal[order[: self.top_k]]
+        try:
+            pub = public_state(obs, action_mask, cards=self.cards)
+            if not pub.viewer_alive:
+                return favourite  # a Ghost's own result is fixed
+            q = self.lookahead(pub, cands)
+        except ReconstructionError:  # not a view of a game of the rulebook's rules: the network alone
+            return favourite
+        self.last = {"actions": cands, "p": p[order[: cands.size]], "values": q}
+        return int(cands[int(np.argmax(q))])  # the first best: the network's order breaks ties
+
+    def _engine(self, pub, players: int):
+        """The rebuilt game's engine, paying the reward the network's critic estimates."""
+        net = self.critic.network_for(players) if hasattr(self.critic, "network_for") else self.critic
+        rules = pub.engine.rules
+        mode = getattr(net, "reward_mode", "win")
+        return pub.engine if rules.reward_mode == mode else _proto(replace(rules, reward_mode=mode), pub.engine.cards)
+
+    def lookahead(self, pub, cands: np.ndarray) -> np.ndarray:
+        """Mean value for the viewer (seat 0 of the rebuilt game) of each candidate, over
+        the same ``n`` sampled games played on to its next decision."""
+        k, n = cands.size, self.n
+        det = determinize(pub, n, _seeds(self.rng, n))
+        if not det["mask"][0].view(bool)[cands].all():
+            raise ReconstructionError("the rebuilt game does not offer the observed legal actions")
+        sim = self._engine(pub, pub.engine.num_players).clone([0])
+        sim.state = np.tile(det, k)
+        sim.batch_size = k * n
+        sim.seeds = np.full(k * n, -1, np.int64)
+        styles = None
+        if self._zoo is not None:  # a style per other seat and sampled game, the same for every candidate
+            styles = np.tile(self.rng.integers(0, self._zoo.n_styles, size=(n, sim.num_players)), (k, 1))
+        sim.step(np.repeat(cands.astype(np.int64), n))
+        for _ in range(self.max_steps):
+            actor = sim.current_player()
+            live = ~sim.terminated.astype(bool) & (actor != 0)
+            if not live.any():
+                break
+            mask = sim.legal_mask()
+            acts = np.full(sim.batch_size, -1, np.int64)
+            forced = live & (mask.sum(axis=1) == 1)  # one legal action: no model needed
+            acts[forced] = mask[forced].argmax(axis=1)
+            rows = np.flatnonzero(live & ~forced)
+            if rows.size == 0:
+                sim.step(acts)
+                continue
+            o = sim.observe(np.maximum(actor, 0))[rows]
+            m = mask[rows]
+            if styles is not None:
+                acts[rows] = self._zoo.act_styles(o, m, styles[rows, actor[rows]])
+            else:
+                acts[rows] = self.net.act_batch(o, m)
+            sim.step(acts)
+        done = sim.terminated.astype(bool)
+        value = np.where(done, sim.state["final_rewards"][:, 0], 0.0).astype(np.float64)
+        if (~done).any():
+            seen = sim.observe(np.zeros(sim.batch_size, np.int64))
+            value[~done] = self.critic.values(seen[~done])
+        return value.reshape(k, n).mean(axis=1)
+
+
+def _register() -> None:
+    """``ppo-lookahead``: the shipped bot with the lookahead, where the bot and the
+    shipped distilled zoo are there."""
+    from agents.policy import _SHIPPED, CHECKPOINT_DIR
+
+    if "ppo" not in _SHIPPED or not (CHECKPOINT_DIR / f"{DEFAULT_ZOO}.pt").is_file():
+        return
+    register("ppo-lookahead", LookaheadAgent,
+             "The trained bot ppo checked one turn ahead: its 3 most likely legal actions are each played on 16 "
+             "sampled games to its next decision against imitations of the heuristics, and judged by its critic "
+             "(n=, top_k=, opponents=zoo|self, sure= to change).")
+    _SHIPPED["ppo-lookahead"] = _SHIPPED["ppo"]  # it plays the cards its network was trained on
+
+
+_register()
+
+__all__ = ["DEFAULT_ZOO", "LookaheadAgent", "OPPONENT_MODELS"]

@@ -1,0 +1,112 @@
+"""LookaheadAgent (agents/ripmarket/lookahead.py): the trained bot's favourites checked one
+turn ahead against imitations of the heuristics and judged by its critic.
+
+Its strength is measured with ``ripmarket evaluate ppo-lookahead`` (docs/TRAINING.md,
+Decision-time lookahead), its speed with ``ripmarket bench --suite bot``; these tests check
+what it plays: legal actions at every table size, only the network's candidates, the
+best of its own values, the network alone where nothing can change (a Ghost, R-5.5, R-11.2,
+one legal action), the reward its critic was trained for, determinism, and clear errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.ripmarket.lookahead import LookaheadAgent
+from agents.ripmarket.search import public_state
+from test_search import play_games, random_states
+
+
+def _need_bot():
+    if "ppo-lookahead" not in agents.names():
+        pytest.fail("ppo-lookahead needs agents/checkpoints/ppo.zip and zoo-bc-ppo-stage3.pt, which ship")
+
+
+@pytest.mark.parametrize("P", [2, 6, 10])
+def test_lookahead_plays_legal_actions_at_every_table_size(P):
+    _need_bot()
+    _, taken, agent = play_games(P, games=2, seed=P, make_agent=lambda: agents.make("ppo-lookahead", n=4, seed=P),
+                                 opponents=agents.make("greedy", seed=1))
+    assert len(taken) > 10
+
+
+def test_candidates_are_the_networks_favourites_and_the_best_value_is_played():
+    _need_bot()
+    net = agents.make("ppo")
+    agent = LookaheadAgent(n=6, top_k=2, seed=3)
+    looked = 0
+    for _, _, o, m in random_states(6, games=3, steps=60, seed=8, every=3):
+        a = agent.act(o, m)
+        assert m[a]
+        if agent.last is None:
+            continue
+        looked += 1
+        legal = np.flatnonzero(m)
+        z = net.logits(o[None])[0][legal]
+        assert agent.last["actions"].tolist() == legal[np.argsort(-z, kind="stable")[:2]].tolist()
+        q = agent.last["values"]
+        assert q.shape == (2,) and np.all(np.isfinite(q)) and np.all(np.abs(q) <= 1.0 + 1e-6)
+        assert a == agent.last["actions"][int(np.argmax(q))]
+    assert looked > 5
+
+
+def test_ghosts_forced_moves_and_top_k_one_play_the_network():
+    """A Ghost's own result is fixed (R-5.5, R-11.1, R-11.2): no lookahead, the network's
+    favourite; so with one legal action, and with ``top_k=1`` everywhere."""
+    _need_bot()
+    net = agents.make("ppo")
+    agent = LookaheadAgent(n=4, seed=0)
+    alone = LookaheadAgent(n=4, top_k=1, seed=0)
+    ghosts = 0
+    for _, _, o, m in random_states(4, games=6, steps=400, seed=2, every=2):
+        favourite = int(net.act(o, m))
+        assert alone.act(o, m) == favourite and alone.last is None
+        if np.flatnonzero(m).size == 1 or not public_state(o, m).viewer_alive:
+            ghosts += not public_state(o, m).viewer_alive
+            assert agent.act(o, m) == favourite and agent.last is None
+    assert ghosts > 0, "no Ghost decision in the sampled games"
+
+
+def test_leaves_are_valued_in_the_reward_the_critic_was_trained_for():
+    """ppo plays ppo-at-6p (placement reward, R-11.2) at 6 players and ppo.zip (win, R-11.1)
+    at 5: the rebuilt game pays the reward of the network deciding at that table."""
+    _need_bot()
+    agent = LookaheadAgent(n=2, seed=0)
+    for P, mode in ((6, agents.make("ppo").network_for(6).reward_mode), (5, "win")):
+        _, _, o, m = next(iter(random_states(P, games=1, steps=3, seed=1)))
+        assert agent._engine(public_state(o, m), P).rules.reward_mode == mode
+    assert agents.make("ppo").network_for(6).reward_mode == "placement"
+
+
+def test_values_route_rows_to_the_network_of_their_table():
+    _need_bot()
+    bot = agents.make("ppo")
+    obs = {P: np.stack([o for _, _, o, _ in random_states(P, games=2, steps=2, seed=P)]) for P in (3, 6)}
+    both = np.concatenate([obs[3], obs[6]])
+    v = bot.values(both)
+    assert np.allclose(v[: len(obs[3])], bot.network_for(3).values(obs[3]), atol=1e-5)
+    assert np.allclose(v[len(obs[3]):], bot.network_for(6).values(obs[6]), atol=1e-5)
+    assert not np.allclose(bot.network_for(3).values(obs[6]), bot.network_for(6).values(obs[6]), atol=1e-3)
+
+
+def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
+    _need_bot()
+    states = [(o.copy(), m.copy()) for _, _, o, m in random_states(6, games=2, steps=40, seed=5, every=4)]
+    for opponents in ("zoo", "self"):
+        a1, a2 = LookaheadAgent(n=4, seed=9, opponents=opponents), LookaheadAgent(n=4, seed=9, opponents=opponents)
+        for o, m in states:
+            assert a1.act(o, m) == a2.act(o, m)
+            if a1.last is not None:
+                assert np.array_equal(a1.last["values"], a2.last["values"])
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"n": 0}, "n must be"), ({"top_k": True}, "top_k must be"), ({"opponents": "heuristics"}, "opponents must be"),
+    ({"sure": 0}, "sure must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
+])
+def test_bad_settings_are_refused_with_what_is_allowed(kw, match):
+    _need_bot()
+    with pytest.raises(Exception, match=match):
+        LookaheadAgent(**kw)
