@@ -78,9 +78,11 @@ class PolicyAgent(BaseAgent):
     def reward_mode(self) -> str:
         """The reward the network was trained for (R-11.1 ``win`` or R-11.2 ``placement``),
         which its value head estimates; ``win`` when the checkpoint does not say."""
+        from ripmarket_env.games.ripmarket.config import REWARD_MODES
+
         conf = self.metadata.get("config")
         mode = conf.get("reward_mode") if isinstance(conf, dict) else None
-        return mode if mode in ("win", "placement") else "win"
+        return mode if mode in REWARD_MODES else "win"
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """(n,) float64: the critic's estimate of the return (in ``reward_mode``) for the

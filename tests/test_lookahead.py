@@ -19,6 +19,7 @@ from agents.ripmarket.search import public_state
 from test_search import play_games, random_states
 
 
+@pytest.fixture(autouse=True)
 def _need_bot():
     if "ppo-lookahead" not in agents.names():
         pytest.fail("ppo-lookahead needs agents/checkpoints/ppo.zip and zoo-bc-ppo-stage3.pt, which ship")
@@ -26,14 +27,12 @@ def _need_bot():
 
 @pytest.mark.parametrize("P", [2, 6, 10])
 def test_lookahead_plays_legal_actions_at_every_table_size(P):
-    _need_bot()
     _, taken, agent = play_games(P, games=2, seed=P, make_agent=lambda: agents.make("ppo-lookahead", n=4, seed=P),
                                  opponents=agents.make("greedy", seed=1))
     assert len(taken) > 10
 
 
 def test_candidates_are_the_networks_favourites_and_the_best_value_is_played():
-    _need_bot()
     net = agents.make("ppo")
     agent = LookaheadAgent(n=6, top_k=2, seed=3)
     looked = 0
@@ -55,7 +54,6 @@ def test_candidates_are_the_networks_favourites_and_the_best_value_is_played():
 def test_ghosts_forced_moves_and_top_k_one_play_the_network():
     """A Ghost's own result is fixed (R-5.5, R-11.1, R-11.2): no lookahead, the network's
     favourite; so with one legal action, and with ``top_k=1`` everywhere."""
-    _need_bot()
     net = agents.make("ppo")
     agent = LookaheadAgent(n=4, seed=0)
     alone = LookaheadAgent(n=4, top_k=1, seed=0)
@@ -72,16 +70,14 @@ def test_ghosts_forced_moves_and_top_k_one_play_the_network():
 def test_leaves_are_valued_in_the_reward_the_critic_was_trained_for():
     """ppo plays ppo-at-6p (placement reward, R-11.2) at 6 players and ppo.zip (win, R-11.1)
     at 5: the rebuilt game pays the reward of the network deciding at that table."""
-    _need_bot()
     agent = LookaheadAgent(n=2, seed=0)
     for P, mode in ((6, agents.make("ppo").network_for(6).reward_mode), (5, "win")):
         _, _, o, m = next(iter(random_states(P, games=1, steps=3, seed=1)))
-        assert agent._engine(public_state(o, m), P).rules.reward_mode == mode
+        assert agent._engine(public_state(o, m)).rules.reward_mode == mode
     assert agents.make("ppo").network_for(6).reward_mode == "placement"
 
 
 def test_values_route_rows_to_the_network_of_their_table():
-    _need_bot()
     bot = agents.make("ppo")
     obs = {P: np.stack([o for _, _, o, _ in random_states(P, games=2, steps=2, seed=P)]) for P in (3, 6)}
     both = np.concatenate([obs[3], obs[6]])
@@ -92,7 +88,6 @@ def test_values_route_rows_to_the_network_of_their_table():
 
 
 def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
-    _need_bot()
     states = [(o.copy(), m.copy()) for _, _, o, m in random_states(6, games=2, steps=40, seed=5, every=4)]
     for opponents in ("zoo", "self"):
         a1, a2 = LookaheadAgent(n=4, seed=9, opponents=opponents), LookaheadAgent(n=4, seed=9, opponents=opponents)
@@ -107,6 +102,5 @@ def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
     ({"sure": 0}, "sure must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
 ])
 def test_bad_settings_are_refused_with_what_is_allowed(kw, match):
-    _need_bot()
     with pytest.raises(Exception, match=match):
         LookaheadAgent(**kw)

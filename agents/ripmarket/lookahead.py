@@ -38,7 +38,8 @@ from dataclasses import replace
 import numpy as np
 
 from agents.base import BaseAgent, make, register
-from agents.ripmarket.search import ReconstructionError, _proto, _seeds, determinize, public_state
+from agents.ripmarket.search import ReconstructionError, _proto, _seeds, determinize, public_state, rows_engine
+from ripmarket_env.core.engine import as_int
 
 #: The distilled zoo the default opponent model plays (agents/checkpoints/<name>.pt).
 DEFAULT_ZOO = "zoo-bc-ppo-stage3"
@@ -46,9 +47,11 @@ OPPONENT_MODELS = ("zoo", "self")
 
 
 def _positive(name: str, value, low: int = 1, high: int = 4096) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    return int(value)
+    allowed = f"a whole number from {low} to {high}"
+    v = as_int(value, name, allowed)
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return v
 
 
 class LookaheadAgent(BaseAgent):
@@ -130,10 +133,10 @@ class LookaheadAgent(BaseAgent):
         self.last = {"actions": cands, "p": p[order[: cands.size]], "values": q}
         return int(cands[int(np.argmax(q))])  # the first best: the network's order breaks ties
 
-    def _engine(self, pub, players: int):
-        """The rebuilt game's engine, paying the reward the network's critic estimates."""
-        net = self.critic.network_for(players) if hasattr(self.critic, "network_for") else self.critic
+    def _engine(self, pub):
+        """The rebuilt game's engine, paying the reward the critic of its table estimates."""
         rules = pub.engine.rules
+        net = self.critic.network_for(rules.num_players) if hasattr(self.critic, "network_for") else self.critic
         mode = getattr(net, "reward_mode", "win")
         return pub.engine if rules.reward_mode == mode else _proto(replace(rules, reward_mode=mode), pub.engine.cards)
 
@@ -144,10 +147,7 @@ class LookaheadAgent(BaseAgent):
         det = determinize(pub, n, _seeds(self.rng, n))
         if not det["mask"][0].view(bool)[cands].all():
             raise ReconstructionError("the rebuilt game does not offer the observed legal actions")
-        sim = self._engine(pub, pub.engine.num_players).clone([0])
-        sim.state = np.tile(det, k)
-        sim.batch_size = k * n
-        sim.seeds = np.full(k * n, -1, np.int64)
+        sim = rows_engine(self._engine(pub), np.tile(det, k))
         styles = None
         if self._zoo is not None:  # a style per other seat and sampled game, the same for every candidate
             styles = np.tile(self.rng.integers(0, self._zoo.n_styles, size=(n, sim.num_players)), (k, 1))

@@ -556,10 +556,7 @@ class SearchAgent(BaseAgent):
         return out
 
     def _policy_rollouts(self, proto: Engine, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
-        sim = proto.clone([0])
-        sim.state = rows
-        sim.batch_size = rows.shape[0]
-        sim.seeds = np.full(rows.shape[0], -1, np.int64)
+        sim = rows_engine(proto, rows)
         sim.step(first)
         for _ in range(self.max_steps):
             live = ~sim.terminated.astype(bool)
@@ -575,6 +572,16 @@ class SearchAgent(BaseAgent):
         if self.place_weight:
             out += self.place_weight * placement_score(sim.state, sim.num_players)
         return out
+
+
+def rows_engine(proto: Engine, rows: np.ndarray) -> Engine:
+    """An engine of ``proto``'s rules and cards holding the game rows ``rows`` (sampled
+    games: each row's RNG is its own state, no seed of record)."""
+    sim = proto.clone([0])
+    sim.state = rows
+    sim.batch_size = rows.shape[0]
+    sim.seeds = np.full(rows.shape[0], -1, np.int64)
+    return sim
 
 
 def default_budget(players: int) -> int:
@@ -603,5 +610,5 @@ register("search", SearchAgent,
 
 __all__ = [
     "Hidden", "Public", "ReconstructionError", "SearchAgent", "default_budget", "determinize", "placement_score",
-    "public_state", "reconstruct",
+    "public_state", "reconstruct", "rows_engine",
 ]
