@@ -134,6 +134,16 @@ class PretrainConfig:
     """Passes over the recorded decisions."""
     learning_rate: float = 1e-3
     """Adam step size of the pretraining."""
+    teacher: str = ""
+    """A registered agent (e.g. ``ppo-lookahead``) whose decisions are cloned instead of
+    the zoo's: it takes one seat of every recorded game (rotating) against the zoo
+    (``train.distill.collect(record="guest")``), and the learner's actor learns its
+    choices, every decision of every game (``winners_only`` applies as for the zoo). The
+    critic is left as it is (with ``policy.sparse_shared: false`` it shares no weight
+    with the actor). With a teacher, ``init_from`` may be set too: the network starts from
+    that checkpoint and learns the teacher's choices (expert iteration: the choices of a
+    search over the network's own proposals, distilled back into the network); with
+    ``total_timesteps: 0`` that is the whole run."""
 
 
 @dataclass
@@ -174,7 +184,8 @@ class TrainConfig:
     reward_mode: str = "win"
     """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
     total_timesteps: int = 1_000_000
-    """Learner decisions to train for."""
+    """Learner decisions to train for (0 with ``pretrain.games``: the warm start is the
+    whole run, no PPO after it)."""
     n_envs: int = 256
     """Games in the batched vector env."""
     n_steps: int = 64
@@ -324,13 +335,22 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _int(pre, "epochs", 1, MAX_EPOCHS, where="pretrain.")
     _bool(pre, "winners_only", "pretrain.")
     _float(pre, "learning_rate", 0.0, 1.0, "pretrain.", lo_open=True)
+    if "teacher" in pre:
+        import agents
+
+        known = agents.names()
+        if not (isinstance(pre["teacher"], str) and (pre["teacher"] == "" or pre["teacher"] in known)):
+            raise _bad("pretrain.teacher", pre["teacher"], "\"\" (the zoo) or a registered agent name: " + " | ".join(known))
+        if pre["teacher"] and not pre.get("games"):
+            raise _bad("pretrain.games", pre.get("games", 0), "at least 1 with pretrain.teacher (the games it plays)")
 
     if "init_from" in data and not isinstance(data["init_from"], str):
         raise _bad("init_from", data["init_from"], "a checkpoint path (.zip) or a shipped checkpoint name")
     if data.get("init_from_other_cards") and not data.get("init_from"):
         raise ConfigError("init_from_other_cards is set without init_from; name the checkpoint to start from")
-    if data.get("init_from") and pre.get("games"):
-        raise ConfigError("init_from and pretrain.games both start the policy; set only one")
+    if data.get("init_from") and pre.get("games") and not pre.get("teacher"):
+        raise ConfigError("init_from and pretrain.games both start the policy; set only one "
+                          "(or name a pretrain.teacher to clone into the init_from network)")
     for k in ("exp_name", "env_id"):
         if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
             raise _bad(k, data[k], "a non-empty string without '__' or '/'")
@@ -345,7 +365,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         if pc and data.get("n_envs", 256) < len(pc):
             raise _bad("n_envs", data.get("n_envs", 256), f"at least one game per player count ({len(pc)})")
     _choice(data, "reward_mode", REWARD_MODES)
-    _int(data, "total_timesteps", 1, MAX_TIMESTEPS)
+    _int(data, "total_timesteps", 0, MAX_TIMESTEPS)
+    if data.get("total_timesteps", 1) == 0 and not pre.get("games"):
+        raise _bad("total_timesteps", 0, f"1 to {MAX_TIMESTEPS:,} (0 only with pretrain.games: a warm start alone)")
     _int(data, "n_envs", 1, MAX_ENVS)
     _int(data, "n_steps", 1, MAX_STEPS)
     _int(data, "batch_size", 1, MAX_ROLLOUT)

@@ -55,6 +55,7 @@ class Decisions:
 def _collect_chunk(args, report=None) -> Decisions:
     num_players, styles, games, seed, first_game, *rest = args
     guest = rest[0] if rest else None
+    record = rest[1] if len(rest) > 1 else "zoo"
     import agents
     from eval import arena
     from ripmarket_env.games import get
@@ -65,13 +66,14 @@ def _collect_chunk(args, report=None) -> Decisions:
     seeds = [int(s) for s in rng.integers(0, 2**31 - 1, games)]
     who = rng.integers(0, len(styles), (games, num_players))
     rows = np.arange(games)
-    if guest is not None:  # the guest sits in one seat per game (rotating); its decisions are not recorded
+    if guest is not None:  # the guest sits in one seat per game (rotating)
         from eval.evaluate import make_agent
 
         zoo.append(make_agent(guest, seed=int(rng.integers(2**31))))
         who[rows, (rows + first_game) % num_players] = len(styles)
+    keep = (lambda w: w == len(styles)) if record == "guest" else (lambda w: w < len(styles))
     # forced decisions (one legal action) teach nothing
-    rec = arena.Recorder(include=lambda w: w < len(styles), min_choices=2, obs_dtype=np.float16)
+    rec = arena.Recorder(include=keep, min_choices=2, obs_dtype=np.float16)
     arena.play(spec, spec.make_rules(num_players), seeds, who, zoo, observers=[rec], report=report)
     d = rec.decisions
     return Decisions(d["obs"], d["mask"], d["action"].astype(np.int16), d["agent"].astype(np.int8),
@@ -79,7 +81,7 @@ def _collect_chunk(args, report=None) -> Decisions:
 
 
 def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
-            chunk: int = 100, progress: bool = True, guest: str | None = None) -> Decisions:
+            chunk: int = 100, progress: bool = True, guest: str | None = None, record: str = "zoo") -> Decisions:
     """Play ``games`` games between zoo agents (a style drawn per seat) and record every
     decision with more than one legal action. Deterministic given the seed and chunk.
 
@@ -89,10 +91,16 @@ def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES,
     network learns them all.
 
     ``guest`` (an agent name or checkpoint) takes one seat of every game, rotating over the
-    seats; only the zoo's decisions are recorded. Recording the zoo against the agent being
-    trained covers the positions that agent leads the zoo into (the DAgger idea: imitate
-    the expert on the learner's state distribution, not only on its own). The games are
-    arena tables (``eval.arena``) of ``chunk`` games spread over ``workers`` processes."""
+    seats; ``record="zoo"`` keeps only the zoo's decisions: recording the zoo against the
+    agent being trained covers the positions that agent leads the zoo into (the DAgger
+    idea: imitate the expert on the learner's state distribution, not only on its own).
+    ``record="guest"`` keeps only the guest's decisions (their ``style`` is
+    ``len(styles)``): a teacher's play against the zoo, to clone into a network. The games
+    are arena tables (``eval.arena``) of ``chunk`` games spread over ``workers`` processes."""
+    if record not in ("zoo", "guest"):
+        raise ValueError(f"record must be 'zoo' or 'guest', got {record!r}")
+    if record == "guest" and guest is None:
+        raise ValueError("record='guest' needs a guest agent")
     from eval import arena
     from ripmarket_env.games import get
 
@@ -100,7 +108,7 @@ def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES,
     share = split_evenly(games, len(counts))
     jobs, first = [], 0
     for c, n in zip(counts, share):
-        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest) for g in range(0, n, chunk)]
+        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest, record) for g in range(0, n, chunk)]
         first += n
     vs = f" against {guest}" if guest is not None else ""
     at = f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts))
@@ -112,7 +120,8 @@ def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES,
 
     parts = arena.run_pool(_collect_chunk, jobs, workers, total=games, progress=progress,
                            threads=1 if guest is not None else None,
-                           label=f"distill: playing {games} zoo games{vs} at {at} players", warm=warm)
+                           label=(f"recording {guest}: {games} games against the zoo at {at} players" if record == "guest"
+                                  else f"distill: playing {games} zoo games{vs} at {at} players"), warm=warm)
     return Decisions.concat(parts)
 
 
@@ -222,7 +231,7 @@ def distill(num_players: int, games: int, out: str | Path, styles=DEFAULT_STYLES
 # ----------------------------------------------------------------------------- warm start
 def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: bool = True,
                     epochs: int = 4, batch: int = 2048, lr: float = 1e-3, seed: int = 0,
-                    progress: bool = True) -> dict[str, float]:
+                    progress: bool = True, label: str | None = None) -> dict[str, float]:
     """Behaviour-clone a MaskablePPO policy on recorded zoo decisions.
 
     The actor maximises the log-probability of the recorded action (only the decisions of
@@ -241,7 +250,8 @@ def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: b
     policy.set_training_mode(True)
     stats = {"actor_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
     with Progress(disable=not progress) as bar:
-        task = bar.add_task("pretrain: cloning zoo winners" if winners_only else "pretrain: cloning the zoo",
+        label = label or ("pretrain: cloning zoo winners" if winners_only else "pretrain: cloning the zoo")
+        task = bar.add_task(label + (" (their winning games)" if winners_only and "zoo" not in label else ""),
                             total=epochs * len(rows))
         for ep in range(epochs):
             perm = rng.permutation(rows)
@@ -275,6 +285,22 @@ def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: b
                      "decisions": int(tot["n"]), "cloned_decisions": int(tot["n_a"])}
     policy.set_training_mode(False)
     return stats
+
+
+def policy_agreement(policy, data: Decisions, chunk: int = 8192) -> float:
+    """Share of ``data``'s decisions where ``policy``'s most likely legal action (a
+    MaskablePPO policy) is the recorded one."""
+    import torch
+
+    if len(data) == 0:
+        return 0.0
+    hits = 0
+    with torch.no_grad():
+        for k in range(0, len(data), chunk):
+            obs = torch.as_tensor(data.obs[k:k + chunk].astype(np.float32))
+            dist = policy.get_distribution(obs, action_masks=data.mask[k:k + chunk])
+            hits += int((dist.distribution.probs.argmax(1).numpy() == data.action[k:k + chunk]).sum())
+    return hits / len(data)
 
 
 def save_decisions(data: Decisions, path: str | Path) -> Path:

@@ -392,20 +392,25 @@ def agreement(net, data, n_styles: int) -> float:
     return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
 
 
-def recording_path(counts: list[int], games: int, seed: int, out: Path) -> Path:
-    return out / "pretrain" / f"zoo{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
+def recording_path(counts: list[int], games: int, seed: int, out: Path, teacher: str = "") -> Path:
+    who = f"{teacher}-vs-zoo" if teacher else "zoo"
+    return out / "pretrain" / f"{who}{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
 
 
-def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True):
+def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True, teacher: str = ""):
     """The zoo-only recording of ``games`` games at the player ``counts`` (split evenly;
     ``train.distill.collect``), cached at ``recording_path`` (shared by the warm start and
-    the zoo refresh)."""
+    the zoo refresh). With a ``teacher`` (an agent name): the teacher's decisions in one
+    seat of every game against the zoo instead."""
     from train.distill import collect, load_decisions, save_decisions
 
-    cache = recording_path(counts, games, seed, out)
+    cache = recording_path(counts, games, seed, out, teacher)
     if cache.is_file():
         return load_decisions(cache)
-    data = collect(counts, games, seed=seed, progress=progress)
+    if teacher:
+        data = collect(counts, games, seed=seed, progress=progress, guest=teacher, record="guest")
+    else:
+        data = collect(counts, games, seed=seed, progress=progress)
     save_decisions(data, cache)
     return data
 
@@ -673,17 +678,23 @@ def _plot_counts(history: list[dict], path: Path, title: str, plt) -> Path:
 def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
     """Behaviour-clone ``policy`` on ``cfg.pretrain.games`` recorded zoo games, split evenly
     over the run's player counts (recorded once per player counts, game count and seed,
-    then reused from ``<out>/pretrain/``)."""
-    from train.distill import pretrain_policy
+    then reused from ``<out>/pretrain/``); with ``pretrain.teacher``, on that agent's
+    decisions against the zoo, the critic left as it is."""
+    from train.distill import policy_agreement, pretrain_policy
 
     p = cfg.pretrain
     t0 = time.perf_counter()
-    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress)
+    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress, teacher=p.teacher)
     t1 = time.perf_counter()
-    stats = pretrain_policy(policy, data, winners_only=p.winners_only, value=cfg.reward_mode == "win",
-                            epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress)
+    before = policy_agreement(policy, data) if p.teacher else None
+    stats = pretrain_policy(policy, data, winners_only=p.winners_only,
+                            value=cfg.reward_mode == "win" and not p.teacher,
+                            epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress,
+                            label=f"pretrain: cloning {p.teacher}" if p.teacher else None)
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
-                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out))})
+                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher))})
+    if p.teacher:
+        stats.update({"teacher": p.teacher, "agreement_before": before, "agreement_after": policy_agreement(policy, data)})
     return stats
 
 
@@ -901,6 +912,22 @@ def resumed_zoo(cfg: TrainConfig, resume: str | Path) -> TrainConfig:
     return dataclasses.replace(cfg, league=dataclasses.replace(cfg.league, zoo_init=str(saved)))
 
 
+def _warm_start_only(cfg: TrainConfig, model, ckpt_dir: Path, run_name: str, pre_stats) -> dict[str, Any]:
+    """A run of ``total_timesteps: 0``: the warm-started network is the result, saved as
+    ``final.zip`` and ``best.zip``, with its final evaluation when one is asked for."""
+    from agents.policy import PolicyAgent
+
+    paths = [save_checkpoint(model, ckpt_dir / f"{tag}.zip",
+                             make_metadata(cfg.to_dict(), cfg.counts(), 0, {"run_name": run_name, "tag": tag}))
+             for tag in ("final", "best")]
+    summary: dict[str, Any] = {"run_name": run_name, "steps": 0, "checkpoint": str(paths[0]), "pretrain": pre_stats}
+    if cfg.final_eval_games:
+        agent = PolicyAgent(model.policy, deterministic=True, name=run_name)
+        summary["final_eval"] = evaluate_counts(agent, cfg, cfg.final_eval_games, seed=cfg.seed + 10_000)
+    (ckpt_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
 def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | Path | None = None) -> dict[str, Any]:
     """Run one training (see the module docstring); returns a summary dict.
 
@@ -944,6 +971,9 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
             init_policy(model.policy, cfg.init_from, init, target=cfg.policy)
         if cfg.pretrain.games:
             pre_stats = warm_start(model.policy, cfg, out)
+    if cfg.total_timesteps == 0:  # the warm start is the whole run (config: 0 only with pretrain.games)
+        env.close()
+        return _warm_start_only(cfg, model, ckpt_dir, run_name, pre_stats)
     log_dir.mkdir(parents=True, exist_ok=True)
     model.set_logger(Logger(str(log_dir), [_Renamer(TensorBoardOutputFormat(str(log_dir)))]))
     refresh = ZooRefresh(cfg, league, out) if cfg.league.refresh_every else None

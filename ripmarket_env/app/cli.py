@@ -1142,10 +1142,15 @@ def train(
         summary = run_training(cfg, out, console=console, resume=resume)
     except CheckpointError as exc:
         fail(str(exc))
-    console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
-                  f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
-                  f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
-                  f"update {summary['time_update_s']:.0f} s)")
+    pre = summary.get("pretrain") or {}
+    if pre.get("teacher"):
+        console.print(f"cloned {pre['teacher']}: {pre['decisions']:,} decisions; the network chose as it did in "
+                      f"{pre['agreement_before']:.1%} of them before, {pre['agreement_after']:.1%} after")
+    if summary["steps"]:
+        console.print(f"run {summary['run_name']}: {summary['steps']:,} steps in {summary['wall_s']:.0f} s "
+                      f"({summary['steps_per_s']:,.0f} steps/s; {summary['training_steps_per_s']:,.0f} in rollouts and "
+                      f"updates: env {summary['time_env_s']:.0f} s, policy {summary['time_policy_s']:.0f} s, "
+                      f"update {summary['time_update_s']:.0f} s)")
     console.print(f"checkpoint: {summary['checkpoint']}")
     _print_final_eval(console, summary)
 
