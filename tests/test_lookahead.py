@@ -32,9 +32,12 @@ def test_lookahead_plays_legal_actions_at_every_table_size(P):
     assert len(taken) > 10
 
 
-def test_candidates_are_the_networks_favourites_and_the_best_value_is_played():
+@pytest.mark.parametrize("margin", [0.0, 0.05])
+def test_candidates_are_the_networks_favourites_and_the_best_value_is_played(margin):
+    """The best mean value is played; with a ``margin``, only when it beats the network's
+    favourite (the first candidate) by at least that much."""
     net = agents.make("ppo")
-    agent = LookaheadAgent(n=6, top_k=2, seed=3)
+    agent = LookaheadAgent(n=6, top_k=2, seed=3, margin=margin)
     looked = 0
     for _, _, o, m in random_states(6, games=3, steps=60, seed=8, every=3):
         a = agent.act(o, m)
@@ -47,8 +50,26 @@ def test_candidates_are_the_networks_favourites_and_the_best_value_is_played():
         assert agent.last["actions"].tolist() == legal[np.argsort(-z, kind="stable")[:2]].tolist()
         q = agent.last["values"]
         assert q.shape == (2,) and np.all(np.isfinite(q)) and np.all(np.abs(q) <= 1.0 + 1e-6)
-        assert a == agent.last["actions"][int(np.argmax(q))]
+        best = int(np.argmax(q))
+        if q[best] - q[0] >= margin:
+            assert a == agent.last["actions"][best]
+        else:  # a better value, but by less than the margin: the favourite
+            assert a == agent.last["actions"][0]
     assert looked > 5
+
+
+def test_a_margin_keeps_the_favourite_against_small_gains():
+    """With the largest margin (2: more than any two values in [-1, 1] differ) the
+    favourite is played wherever the lookahead found another candidate better."""
+    plain, wary = LookaheadAgent(n=6, top_k=3, seed=4, margin=0.0), LookaheadAgent(n=6, top_k=3, seed=4, margin=2.0)
+    overruled = 0
+    for _, _, o, m in random_states(6, games=3, steps=60, seed=9, every=3):
+        a, b = plain.act(o, m), wary.act(o, m)
+        if plain.last is not None:
+            assert np.array_equal(plain.last["values"], wary.last["values"])  # the same seed: the same samples
+            assert b == plain.last["actions"][0]
+            overruled += a != b
+    assert overruled > 0
 
 
 def test_ghosts_forced_moves_and_top_k_one_play_the_network():
@@ -99,7 +120,7 @@ def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
 
 @pytest.mark.parametrize("kw, match", [
     ({"n": 0}, "n must be"), ({"top_k": True}, "top_k must be"), ({"opponents": "heuristics"}, "opponents must be"),
-    ({"sure": 0}, "sure must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
+    ({"sure": 0}, "sure must be"), ({"margin": -0.1}, "margin must be"), ({"margin": "big"}, "margin must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
 ])
 def test_bad_settings_are_refused_with_what_is_allowed(kw, match):
     with pytest.raises(Exception, match=match):

@@ -18,8 +18,10 @@ decides between its favourites. For each decision the agent
    ``opponents="self"`` has them play the network itself;
 5. values each of these games from its own seat with the network's critic (its estimate of
    the return in the reward it was trained for, ``PolicyAgent.reward_mode``), or with that
-   reward itself where the game ended, and plays the candidate with the best mean (the
-   network's order breaks ties).
+   reward itself where the game ended, and plays the candidate with the best mean if it
+   beats the network's favourite by at least ``margin`` (else the favourite; the
+   network's order breaks ties): 16 samples cannot tell apart candidates whose values
+   differ by a hair, and there the network's own choice is the better bet.
 
 Each candidate is thus judged on the same sampled cards and the same opponents, one round
 of real play deep, instead of on the network's one-shot guess. Why the opponent model
@@ -68,6 +70,9 @@ class LookaheadAgent(BaseAgent):
         sure: play the network's favourite without looking ahead when its probability
             is at least this (above 1: always look ahead).
         max_steps: cap on the other seats' decisions played ahead per sampled game.
+        margin: play another candidate than the network's favourite only when its mean
+            value beats the favourite's by at least this (0: whenever it is higher; the
+            critic's values lie in [-1, 1]).
         seed: makes the agent deterministic.
         cards: the card database in play (the network and the imitations must fit it).
     """
@@ -76,7 +81,7 @@ class LookaheadAgent(BaseAgent):
 
     def __init__(self, net: str = "ppo", n: int = 16, top_k: int = 3, opponents: str = "zoo",
                  zoo: str = DEFAULT_ZOO, sure: float = 1.01, max_steps: int = 200, seed: int | None = None,
-                 cards=None, critic: str | None = None):
+                 cards=None, critic: str | None = None, margin: float = 0.05):
         self.n = _positive("n", n)
         self.top_k = _positive("top_k", top_k, high=1024)
         self.max_steps = _positive("max_steps", max_steps, high=100_000)
@@ -85,6 +90,10 @@ class LookaheadAgent(BaseAgent):
         if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 < float(sure) <= 2.0:
             raise ValueError(f"sure must be a probability in (0, 1], or above 1 to always look ahead, got {sure!r}")
         self.sure = float(sure)
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0.0 <= float(margin) <= 2.0:
+            raise ValueError(f"margin must be a value difference from 0 to 2 (the critic's values lie in [-1, 1]), "
+                             f"got {margin!r}")
+        self.margin = float(margin)
         self.opponents = opponents
         kw = {} if cards is None else {"cards": cards}
         self.net = make(net, seed=seed, **kw)
@@ -131,7 +140,8 @@ class LookaheadAgent(BaseAgent):
         except ReconstructionError:  # not a view of a game of the rulebook's rules: the network alone
             return favourite
         self.last = {"actions": cands, "p": p[order[: cands.size]], "values": q}
-        return int(cands[int(np.argmax(q))])  # the first best: the network's order breaks ties
+        best = int(np.argmax(q))  # the first best: the network's order breaks ties
+        return int(cands[best] if q[best] - q[0] >= self.margin else cands[0])
 
     def _engine(self, pub):
         """The rebuilt game's engine, paying the reward the critic of its table estimates."""
@@ -189,8 +199,9 @@ def _register() -> None:
         return
     register("ppo-lookahead", LookaheadAgent,
              "The trained bot ppo checked one turn ahead: its 3 most likely legal actions are each played on 16 "
-             "sampled games to its next decision against imitations of the heuristics, and judged by its critic "
-             "(n=, top_k=, opponents=zoo|self, sure= to change).")
+             "sampled games to its next decision against imitations of the heuristics, and judged by its critic; "
+             "another move than the network's favourite only if its value is higher by margin=0.05 "
+             "(n=, top_k=, opponents=zoo|self, sure=, margin= to change).")
     _SHIPPED["ppo-lookahead"] = _SHIPPED["ppo"]  # it plays the cards its network was trained on
 
 
