@@ -88,6 +88,23 @@ def test_ghosts_forced_moves_and_top_k_one_play_the_network():
     assert ghosts > 0, "no Ghost decision in the sampled games"
 
 
+def test_max_turns_bounds_the_lookahead_and_falls_back_to_the_network():
+    """A decision whose next turn is more than ``max_turns`` turns of the other seats away
+    plays the network's favourite; nearer ones are looked at as without the bound."""
+    net = agents.make("ppo")
+    free, near = LookaheadAgent(n=4, seed=6), LookaheadAgent(n=4, seed=6, max_turns=2)
+    gave_up = looked = 0
+    for _, _, o, m in random_states(6, games=3, steps=60, seed=4, every=3):
+        a, b = free.act(o, m), near.act(o, m)
+        if near.last is None and free.last is not None:
+            gave_up += 1
+            assert b == int(net.act(o, m))
+        elif near.last is not None:
+            looked += 1
+            assert a == b and np.array_equal(free.last["values"], near.last["values"])
+    assert gave_up > 0 and looked > 0
+
+
 def test_leaves_are_valued_in_the_reward_the_critic_was_trained_for():
     """ppo plays ppo-at-6p (placement reward, R-11.2) at 6 players and ppo.zip (win, R-11.1)
     at 5: the rebuilt game pays the reward of the network deciding at that table."""
@@ -120,7 +137,7 @@ def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
 
 @pytest.mark.parametrize("kw, match", [
     ({"n": 0}, "n must be"), ({"top_k": True}, "top_k must be"), ({"opponents": "heuristics"}, "opponents must be"),
-    ({"sure": 0}, "sure must be"), ({"margin": -0.1}, "margin must be"), ({"margin": "big"}, "margin must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
+    ({"sure": 0}, "sure must be"), ({"margin": -0.1}, "margin must be"), ({"max_turns": 0}, "max_turns must be"), ({"margin": "big"}, "margin must be"), ({"net": "greedy"}, "logits, values"), ({"zoo": "no-such-zoo"}, "no-such-zoo"),
 ])
 def test_bad_settings_are_refused_with_what_is_allowed(kw, match):
     with pytest.raises(Exception, match=match):

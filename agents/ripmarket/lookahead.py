@@ -48,6 +48,10 @@ DEFAULT_ZOO = "zoo-bc-ppo-stage3"
 OPPONENT_MODELS = ("zoo", "self")
 
 
+class _TooFar(Exception):
+    """The agent's next decision is more than ``max_turns`` turns of the other seats away."""
+
+
 def _positive(name: str, value, low: int = 1, high: int = 4096) -> int:
     allowed = f"a whole number from {low} to {high}"
     v = as_int(value, name, allowed)
@@ -69,7 +73,11 @@ class LookaheadAgent(BaseAgent):
         zoo: the distilled-zoo file or shipped name the ``"zoo"`` model plays.
         sure: play the network's favourite without looking ahead when its probability
             is at least this (above 1: always look ahead).
-        max_steps: cap on the other seats' decisions played ahead per sampled game.
+        max_steps: cap on the other seats' decisions played ahead per sampled game (the
+            games still short of the agent's next decision are valued by the critic).
+        max_turns: the most turns of the other seats the lookahead plays (one forward
+            pass of the opponent model each); a decision that needs more plays the
+            network's favourite. Bounds a decision's time. None: no bound.
         margin: play another candidate than the network's favourite only when its mean
             value beats the favourite's by at least this (0: whenever it is higher; the
             critic's values lie in [-1, 1]).
@@ -81,10 +89,11 @@ class LookaheadAgent(BaseAgent):
 
     def __init__(self, net: str = "ppo", n: int = 16, top_k: int = 3, opponents: str = "zoo",
                  zoo: str = DEFAULT_ZOO, sure: float = 1.01, max_steps: int = 200, seed: int | None = None,
-                 cards=None, critic: str | None = None, margin: float = 0.05):
+                 cards=None, critic: str | None = None, margin: float = 0.05, max_turns: int | None = None):
         self.n = _positive("n", n)
         self.top_k = _positive("top_k", top_k, high=1024)
         self.max_steps = _positive("max_steps", max_steps, high=100_000)
+        self.max_turns = None if max_turns is None else _positive("max_turns", max_turns, high=100_000)
         if opponents not in OPPONENT_MODELS:
             raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}")
         if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 < float(sure) <= 2.0:
@@ -137,7 +146,7 @@ class LookaheadAgent(BaseAgent):
             if not pub.viewer_alive:
                 return favourite  # a Ghost's own result is fixed
             q = self.lookahead(pub, cands)
-        except ReconstructionError:  # not a view of a game of the rulebook's rules: the network alone
+        except (ReconstructionError, _TooFar):  # not a view of a rulebook game, or too far ahead: the network
             return favourite
         self.last = {"actions": cands, "p": p[order[: cands.size]], "values": q}
         best = int(np.argmax(q))  # the first best: the network's order breaks ties
@@ -162,11 +171,13 @@ class LookaheadAgent(BaseAgent):
         if self._zoo is not None:  # a style per other seat and sampled game, the same for every candidate
             styles = np.tile(self.rng.integers(0, self._zoo.n_styles, size=(n, sim.num_players)), (k, 1))
         sim.step(np.repeat(cands.astype(np.int64), n))
-        for _ in range(self.max_steps):
+        for turn in range(self.max_steps):
             actor = sim.current_player()
             live = ~sim.terminated.astype(bool) & (actor != 0)
             if not live.any():
                 break
+            if self.max_turns is not None and turn >= self.max_turns:
+                raise _TooFar()
             mask = sim.legal_mask()
             acts = np.full(sim.batch_size, -1, np.int64)
             forced = live & (mask.sum(axis=1) == 1)  # one legal action: no model needed
