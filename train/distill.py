@@ -237,8 +237,9 @@ def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: b
     The actor maximises the log-probability of the recorded action (only the decisions of
     eventual winners when ``winners_only``: a filtered imitation of what worked); the
     critic regresses every decision's final reward (``value``; the recording's rewards are
-    R-11.1 win rewards). Returns the final-epoch mean losses and the actor's agreement
-    with the cloned decisions."""
+    R-11.1 win rewards). ``label``: the progress bar's text (default: what is cloned from
+    the zoo). Returns the final-epoch mean losses and the actor's agreement with the cloned
+    decisions."""
     import torch
     from rich.progress import Progress
 
@@ -251,8 +252,7 @@ def pretrain_policy(policy, data: Decisions, winners_only: bool = True, value: b
     stats = {"actor_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
     with Progress(disable=not progress) as bar:
         label = label or ("pretrain: cloning zoo winners" if winners_only else "pretrain: cloning the zoo")
-        task = bar.add_task(label + (" (their winning games)" if winners_only and "zoo" not in label else ""),
-                            total=epochs * len(rows))
+        task = bar.add_task(label, total=epochs * len(rows))
         for ep in range(epochs):
             perm = rng.permutation(rows)
             tot = {"a": 0.0, "v": 0.0, "agree": 0.0, "n_a": 0, "n": 0}

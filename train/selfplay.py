@@ -407,10 +407,8 @@ def recording(counts: list[int], games: int, seed: int, out: Path, progress: boo
     cache = recording_path(counts, games, seed, out, teacher)
     if cache.is_file():
         return load_decisions(cache)
-    if teacher:
-        data = collect(counts, games, seed=seed, progress=progress, guest=teacher, record="guest")
-    else:
-        data = collect(counts, games, seed=seed, progress=progress)
+    data = collect(counts, games, seed=seed, progress=progress, guest=teacher or None,
+                   record="guest" if teacher else "zoo")
     save_decisions(data, cache)
     return data
 
@@ -690,7 +688,8 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
     stats = pretrain_policy(policy, data, winners_only=p.winners_only,
                             value=cfg.reward_mode == "win" and not p.teacher,
                             epochs=p.epochs, lr=p.learning_rate, seed=cfg.seed, progress=cfg.progress,
-                            label=f"pretrain: cloning {p.teacher}" if p.teacher else None)
+                            label=(f"pretrain: cloning {p.teacher}" + (" (the games it won)" if p.winners_only else "")
+                                   if p.teacher else None))
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
                   "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher))})
     if p.teacher:
