@@ -36,6 +36,7 @@ class PolicyAgent(BaseAgent):
         self.name = name
         self.metadata = metadata or {}
         self._sparse: bool | None = None
+        self._value_sparse: bool | None = None
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -84,12 +85,37 @@ class PolicyAgent(BaseAgent):
         mode = conf.get("reward_mode") if isinstance(conf, dict) else None
         return mode if mode in REWARD_MODES else "win"
 
+    def value_parts(self):
+        """``(first, rest)`` when the critic's value is ``rest(first(x))`` for an
+        ``nn.Linear`` ``first`` on the raw observation (an MLP critic on SB3's
+        ``FlattenExtractor``, or an extractor that exposes its own ``sparse_parts``), else
+        None: like ``sparse_parts`` for the actor."""
+        if self._value_sparse is None:
+            import torch
+            from stable_baselines3.common.torch_layers import FlattenExtractor
+
+            fe, vf, head = self.policy.vf_features_extractor, self.policy.mlp_extractor.value_net, self.policy.value_net
+            self._value_sparse = False
+            if isinstance(fe, FlattenExtractor) and len(vf) > 0 and isinstance(vf[0], torch.nn.Linear):
+                self._value_sparse = (vf[0], torch.nn.Sequential(*list(vf)[1:], head))
+            elif hasattr(fe, "sparse_parts"):
+                first, act = fe.sparse_parts()
+                self._value_sparse = (first, torch.nn.Sequential(act, *list(vf), head))
+        return self._value_sparse or None
+
     def values(self, observations: np.ndarray) -> np.ndarray:
         """(n,) float64: the critic's estimate of the return (in ``reward_mode``) for the
-        seat each observation is seen from."""
+        seat each observation is seen from (an MLP critic's first layer on the
+        observation's non-zeros, ``agents.sparse``)."""
         import torch
 
         with torch.no_grad():
+            parts = self.value_parts()
+            if parts:
+                from agents.sparse import sparse_linear
+
+                v = parts[1](sparse_linear(np.asarray(observations, dtype=np.float32), parts[0]))
+                return v.numpy()[:, 0].astype(np.float64)
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
             return self.policy.predict_values(obs).numpy()[:, 0].astype(np.float64)
 

@@ -107,6 +107,84 @@ def sparse_sequential(x: np.ndarray, seq, extra: np.ndarray | None = None):
 
 
 @njit(cache=True, nogil=True)
+def accumulate_nonzeros(x, size, w, out, nz):
+    """``out += x[:size] @ w`` over the non-zeros of the 1-D ``x`` only (``w``: one row
+    per input, ``nz``: scratch of at least ``size``). The non-zeros' columns are listed
+    first, without a branch, so that the sum over a weight row vectorizes."""
+    nnz = 0
+    for j in range(size):
+        nz[nnz] = j
+        nnz += x[j] != 0.0
+    fan_out = w.shape[1]
+    for t in range(nnz):
+        v = x[nz[t]]
+        wj = w[nz[t]]
+        for k in range(fan_out):
+            out[k] += v * wj[k]
+
+
+@njit(cache=True, nogil=True)
+def _first_layer(x, w, b, out):
+    nz = np.empty(x.shape[1], np.int64)
+    for i in range(x.shape[0]):
+        oi = out[i]
+        for k in range(b.shape[0]):
+            oi[k] = b[k]
+        accumulate_nonzeros(x[i], x.shape[1], w, oi, nz)
+
+
+def _modules(seq):
+    for m in seq:
+        if hasattr(m, "__iter__") and not hasattr(m, "weight"):  # a nested Sequential
+            yield from _modules(m)
+        else:
+            yield m
+
+
+class FrozenMLP:
+    """``rest(first(x))`` (``first`` an ``nn.Linear``, ``rest`` Linear, ReLU and Tanh
+    modules, as ``PolicyAgent.sparse_parts``/``value_parts`` give them) as numpy arrays
+    copied once: the first layer on each row's non-zeros (compiled), the others as numpy
+    products. For a network that no longer trains and decides a few rows at a time, where
+    torch's per-call costs (tens of microseconds a module) outweigh the arithmetic. Equal
+    to the torch network up to float rounding."""
+
+    def __init__(self, first, rest):
+        import torch.nn as nn
+
+        def arr(t):
+            return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
+
+        if not isinstance(first, nn.Linear) or first.bias is None:
+            raise ValueError("FrozenMLP's first layer must be an nn.Linear with a bias")
+        self.w1, self.b1 = arr(first.weight.T), arr(first.bias)
+        self.ops: list = []
+        for m in _modules(rest):
+            if isinstance(m, nn.Linear) and m.bias is not None:
+                self.ops.append((arr(m.weight.T), arr(m.bias)))
+            elif isinstance(m, (nn.ReLU, nn.Tanh)):
+                self.ops.append(type(m).__name__)
+            else:
+                raise ValueError(f"FrozenMLP takes Linear, ReLU and Tanh layers, not {type(m).__name__}")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] > self.w1.shape[0]:
+            raise ValueError(f"FrozenMLP takes a 2-D batch of at most {self.w1.shape[0]} inputs, got {x.shape}")
+        h = np.empty((x.shape[0], self.b1.shape[0]), np.float32)
+        _first_layer(x, self.w1, self.b1, h)
+        for op in self.ops:
+            if op == "ReLU":
+                np.maximum(h, 0.0, out=h)
+            elif op == "Tanh":
+                np.tanh(h, out=h)
+            else:
+                h = h @ op[0]
+                h += op[1]
+        return h
+
+
+@njit(cache=True, nogil=True)
 def _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets):
     """CSR of ``x[rows]`` (in that order, without copying the rows) into preallocated
     arrays; returns the number of entries (-1 when ``cols`` is too small). Row ``i``'s

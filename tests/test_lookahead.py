@@ -142,3 +142,109 @@ def test_lookahead_is_deterministic_with_a_seed_and_self_model_works():
 def test_bad_settings_are_refused_with_what_is_allowed(kw, match):
     with pytest.raises(Exception, match=match):
         LookaheadAgent(**kw)
+
+
+# ------------------------------------------------------------------ the compiled play-ahead
+@pytest.mark.parametrize("P", [3, 8])
+def test_the_compiled_lookahead_decides_as_the_python_loop(P):
+    """agents.ripmarket.playahead and the networks as FrozenMLPs (``compiled=True``, the
+    default) choose what the Python loop with torch chooses, from the same values."""
+    fast = LookaheadAgent(n=4, seed=P)
+    slow = LookaheadAgent(n=4, seed=P, compiled=False)
+    looked = 0
+    for _, _, o, m in random_states(P, games=2, steps=70, seed=30 + P, every=2):
+        a = fast.act(o, m)
+        assert a == slow.act(o, m)
+        assert (fast.last is None) == (slow.last is None)
+        if fast.last is not None:
+            looked += 1
+            assert fast.last["actions"].tolist() == slow.last["actions"].tolist()
+            np.testing.assert_allclose(fast.last["values"], slow.last["values"], atol=1e-4)
+    assert looked > 5
+
+
+def _sampled_games(P: int, seed: int, n: int = 6):
+    """A lookahead's sampled games of a real decision at a table of ``P``, the candidate
+    played, and a style per seat: what the play-ahead loop starts from."""
+    from agents.ripmarket.search import _seeds, determinize, rows_engine
+
+    agent = LookaheadAgent(n=n, seed=seed)
+    for _, _, o, m in random_states(P, games=1, steps=200, seed=seed, every=3):
+        pub = public_state(o, m)
+        if not pub.viewer_alive:
+            continue
+        det = determinize(pub, n, _seeds(agent.rng, n))
+        sim = rows_engine(agent._engine(pub), det)
+        sim.step(np.full(n, int(np.flatnonzero(m)[0]), np.int64))
+        if (sim.current_player() <= 0).all():  # seat 0 decides again at once: nothing to play ahead
+            continue
+        styles = agent.rng.integers(0, agent._zoo.n_styles, size=(n, P))
+        return agent, sim, styles
+    raise AssertionError("no decision of a living seat")
+
+
+@pytest.mark.parametrize("P", [4, 10])
+def test_play_ahead_reaches_the_games_of_the_python_loop(P):
+    """The compiled loop plays the other seats to seat 0's next decision (or the end)
+    exactly as the Python loop: every field of every game row is the same."""
+    agent, sim, styles = _sampled_games(P, seed=P)
+    twin = sim.clone()
+    turns = agent._compiled.play(sim, styles)
+    agent._play_ahead(twin, styles)
+    assert turns > 0
+    assert sim.state.tobytes() == twin.state.tobytes()
+    live = ~sim.terminated.astype(bool)
+    assert (sim.current_player()[live] == 0).all()  # every unfinished game waits for seat 0
+
+
+def test_play_ahead_stops_at_max_turns_and_max_steps():
+    """``max_turns``: -1 when more turns are needed (the lookahead then plays the
+    network's favourite); ``max_steps``: the games stop there, part-played."""
+    agent, sim, styles = _sampled_games(8, seed=5)
+    full = sim.clone()
+    turns = agent._compiled.play(full, styles)
+    assert turns >= 2
+    assert agent._compiled.play(sim.clone(), styles, max_turns=turns - 1) == -1
+    assert agent._compiled.play(sim.clone(), styles, max_turns=turns) == turns
+    part = sim.clone()
+    assert agent._compiled.play(part, styles, max_steps=1) == 1
+    assert part.state.tobytes() != full.state.tobytes()
+
+
+def test_frozen_networks_compute_what_torch_computes():
+    """agents.sparse.FrozenMLP: the shipped bot's actor and critic at every network it
+    holds, and the distilled zoo, equal to their torch forms up to float rounding."""
+    import torch
+
+    from agents.sparse import FrozenMLP
+
+    bot = agents.make("ppo")
+    obs = np.stack([o for _, _, o, _ in random_states(6, games=2, steps=12, seed=2)])
+    for net in (bot.default, *bot.by_count.values()):
+        first, rest, _ = net.sparse_parts()
+        np.testing.assert_allclose(FrozenMLP(first, rest)(obs), net.logits(obs), atol=1e-4)
+        first, rest = net.value_parts()
+        np.testing.assert_allclose(FrozenMLP(first, rest)(obs)[:, 0], net.values(obs), atol=1e-5)
+        with torch.no_grad():  # the value_parts path is the critic SB3 computes
+            ref = net.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
+        np.testing.assert_allclose(net.values(obs), ref, atol=1e-5)
+    with pytest.raises(ValueError, match="Linear, ReLU and Tanh"):
+        FrozenMLP(torch.nn.Linear(3, 2), torch.nn.Sequential(torch.nn.Sigmoid()))
+
+
+def test_samples_follow_the_table_size_unless_given(monkeypatch):
+    """``n=None`` (the default): SAMPLES by the table's size (fewer at large tables, where
+    more turns are played ahead); a given ``n`` at every size."""
+    import agents.ripmarket.lookahead as la
+
+    assert [la.SAMPLES[p] for p in range(2, 11)] == [16, 16, 16, 16, 16, 12, 8, 8, 8]
+    seen = []
+    real = la.determinize
+    monkeypatch.setattr(la, "determinize", lambda pub, n, seeds: seen.append(n) or real(pub, n, seeds))
+    for P, n, want in ((8, None, 8), (4, None, 16), (8, 5, 5)):
+        agent = LookaheadAgent(n=n, seed=1)
+        assert agent.samples(P) == want
+        seen.clear()
+        for _, _, o, m in random_states(P, games=1, steps=30, seed=P, every=3):
+            agent.act(o, m)
+        assert seen and set(seen) == {want}

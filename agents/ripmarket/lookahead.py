@@ -40,12 +40,17 @@ from dataclasses import replace
 import numpy as np
 
 from agents.base import BaseAgent, make, register
+from agents.sparse import FrozenMLP
 from agents.ripmarket.search import ReconstructionError, _proto, _seeds, determinize, public_state, rows_engine
 from ripmarket_env.core.engine import as_int
 
 #: The distilled zoo the default opponent model plays (agents/checkpoints/<name>.pt).
 DEFAULT_ZOO = "zoo-bc-ppo-stage3"
 OPPONENT_MODELS = ("zoo", "self")
+#: Sampled games per candidate by the table's size when ``n`` is not given: the other
+#: seats' turns to play ahead grow with the table, so fewer samples keep a decision's
+#: 95th-percentile time under 5 ms on one core (docs/TRAINING.md, Decision-time lookahead).
+SAMPLES = {**{p: 16 for p in range(2, 7)}, 7: 12, 8: 8, 9: 8, 10: 8}
 
 
 class _TooFar(Exception):
@@ -66,7 +71,9 @@ class LookaheadAgent(BaseAgent):
 
     Args:
         net: a registered trained bot with ``logits`` and ``values`` (default ``ppo``).
-        n: sampled games per candidate (the same games for every candidate).
+        n: sampled games per candidate (the same games for every candidate); None: by
+            the table's size, :data:`SAMPLES` (16 up to 6 players, 12 at 7, 8 at 8-10),
+            which keeps a decision's time under 5 ms at the 95th percentile.
         top_k: the network's candidates per decision (1: the network alone).
         opponents: ``"zoo"`` (the distilled imitations of the heuristics, a style per
             seat and sampled game) or ``"self"`` (the network).
@@ -81,16 +88,21 @@ class LookaheadAgent(BaseAgent):
         margin: play another candidate than the network's favourite only when its mean
             value beats the favourite's by at least this (0: whenever it is higher; the
             critic's values lie in [-1, 1]).
+        compiled: play the imitations' turns in one compiled call
+            (``agents.ripmarket.playahead``; the same decisions as the Python loop,
+            several times faster); False: the Python loop. The ``"self"`` model always
+            runs in Python.
         seed: makes the agent deterministic.
         cards: the card database in play (the network and the imitations must fit it).
     """
 
     name = "lookahead"
 
-    def __init__(self, net: str = "ppo", n: int = 16, top_k: int = 3, opponents: str = "zoo",
+    def __init__(self, net: str = "ppo", n: int | None = None, top_k: int = 3, opponents: str = "zoo",
                  zoo: str = DEFAULT_ZOO, sure: float = 1.01, max_steps: int = 200, seed: int | None = None,
-                 cards=None, critic: str | None = None, margin: float = 0.05, max_turns: int | None = None):
-        self.n = _positive("n", n)
+                 cards=None, critic: str | None = None, margin: float = 0.05, max_turns: int | None = None,
+                 compiled: bool = True):
+        self.n = None if n is None else _positive("n", n)
         self.top_k = _positive("top_k", top_k, high=1024)
         self.max_steps = _positive("max_steps", max_steps, high=100_000)
         self.max_turns = None if max_turns is None else _positive("max_turns", max_turns, high=100_000)
@@ -117,6 +129,13 @@ class LookaheadAgent(BaseAgent):
             from agents.policy import load_distilled, zoo_file
 
             self._zoo = load_distilled("greedy", zoo_file(zoo), cards=cards)  # any style: rows pick their own
+        self.compiled = bool(compiled)
+        self._compiled = None
+        self._mlps: dict = {}
+        if compiled and self._zoo is not None:
+            from agents.ripmarket.playahead import CompiledImitations
+
+            self._compiled = CompiledImitations(self._zoo.net, self._zoo.n_styles)
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.last: dict | None = None
@@ -133,7 +152,7 @@ class LookaheadAgent(BaseAgent):
         self.last = None
         if legal.size <= 1:
             return int(legal[0]) if legal.size else -1
-        z = self.net.logits(obs[None])[0].astype(np.float64)[legal]
+        z = self._forward(self.net, obs[None], "logits")[0].astype(np.float64)[legal]
         order = np.argsort(-z, kind="stable")
         p = np.exp(z - z.max())
         p /= p.sum()
@@ -152,6 +171,32 @@ class LookaheadAgent(BaseAgent):
         best = int(np.argmax(q))  # the first best: the network's order breaks ties
         return int(cands[best] if q[best] - q[0] >= self.margin else cands[0])
 
+    def samples(self, players: int) -> int:
+        """Sampled games per candidate at a table of ``players`` seats."""
+        return self.n if self.n is not None else SAMPLES[min(int(players), max(SAMPLES))]
+
+    def _forward(self, agent, obs: np.ndarray, kind: str) -> np.ndarray:
+        """``agent.logits(obs)`` or ``agent.values(obs)`` (``kind``; every row from one
+        table size): with ``compiled``, the network of that size as a
+        :class:`~agents.sparse.FrozenMLP` (the same function, without torch's per-call
+        costs), where its layers allow."""
+        net = agent
+        if hasattr(agent, "network_for"):
+            net = agent.network_for(int(agent.counts(obs[:1])[0]))
+        mlp = None
+        if self.compiled:
+            key = (id(net), kind)
+            if key not in self._mlps:
+                parts = getattr(net, "sparse_parts" if kind == "logits" else "value_parts", lambda: None)()
+                try:
+                    self._mlps[key] = (net, FrozenMLP(parts[0], parts[1]) if parts else None)
+                except ValueError:  # layers it does not take: torch
+                    self._mlps[key] = (net, None)
+            mlp = self._mlps[key][1]
+        if kind == "logits":
+            return mlp(obs) if mlp is not None else net.logits(obs)
+        return mlp(obs)[:, 0].astype(np.float64) if mlp is not None else net.values(obs)
+
     def _engine(self, pub):
         """The rebuilt game's engine, paying the reward the critic of its table estimates."""
         rules = pub.engine.rules
@@ -162,7 +207,7 @@ class LookaheadAgent(BaseAgent):
     def lookahead(self, pub, cands: np.ndarray) -> np.ndarray:
         """Mean value for the viewer (seat 0 of the rebuilt game) of each candidate, over
         the same ``n`` sampled games played on to its next decision."""
-        k, n = cands.size, self.n
+        k, n = cands.size, self.samples(pub.engine.rules.num_players)
         det = determinize(pub, n, _seeds(self.rng, n))
         if not det["mask"][0].view(bool)[cands].all():
             raise ReconstructionError("the rebuilt game does not offer the observed legal actions")
@@ -171,6 +216,21 @@ class LookaheadAgent(BaseAgent):
         if self._zoo is not None:  # a style per other seat and sampled game, the same for every candidate
             styles = np.tile(self.rng.integers(0, self._zoo.n_styles, size=(n, sim.num_players)), (k, 1))
         sim.step(np.repeat(cands.astype(np.int64), n))
+        if self._compiled is not None:
+            if self._compiled.play(sim, styles, 0, self.max_steps, self.max_turns) < 0:
+                raise _TooFar()
+        else:
+            self._play_ahead(sim, styles)
+        done = sim.terminated.astype(bool)
+        value = np.where(done, sim.state["final_rewards"][:, 0], 0.0).astype(np.float64)
+        if (~done).any():
+            seen = sim.observe(np.zeros(sim.batch_size, np.int64))
+            value[~done] = self._forward(self.critic, seen[~done], "values")
+        return value.reshape(k, n).mean(axis=1)
+
+    def _play_ahead(self, sim, styles) -> None:
+        """The other seats' turns up to seat 0's next decision, in Python (the reference
+        the compiled loop, ``agents.ripmarket.playahead``, is checked against)."""
         for turn in range(self.max_steps):
             actor = sim.current_player()
             live = ~sim.terminated.astype(bool) & (actor != 0)
@@ -193,12 +253,6 @@ class LookaheadAgent(BaseAgent):
             else:
                 acts[rows] = self.net.act_batch(o, m)
             sim.step(acts)
-        done = sim.terminated.astype(bool)
-        value = np.where(done, sim.state["final_rewards"][:, 0], 0.0).astype(np.float64)
-        if (~done).any():
-            seen = sim.observe(np.zeros(sim.batch_size, np.int64))
-            value[~done] = self.critic.values(seen[~done])
-        return value.reshape(k, n).mean(axis=1)
 
 
 def _register() -> None:
@@ -218,4 +272,4 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["DEFAULT_ZOO", "LookaheadAgent", "OPPONENT_MODELS"]
+__all__ = ["DEFAULT_ZOO", "LookaheadAgent", "OPPONENT_MODELS", "SAMPLES"]

@@ -141,6 +141,12 @@ else:
         return _make_intrinsic(bits_sig)(typingctx, fns, k, S, c)
 
 
+#: The kernels as first-class functions, for a caller's own compiled loop bound with
+#: :meth:`BatchKernels.bind`: ``step_kernel(fns, STEP, S, TB, c)`` is the game's
+#: ``step_game``, ``encode_kernel(fns, ENCODE, S, TB, c, offs, out)`` its ``encode_obs``.
+step_kernel, encode_kernel = _row_fn, _encode_fn
+
+
 def row_sig(S, TB, c):
     """``step_game``: (row, tables row, config, int64 action) -> None."""
     return types.none(S.dtype, TB.dtype, c, types.int64)
@@ -565,6 +571,21 @@ class BatchKernels:
     def __deepcopy__(self, memo):
         return self  # compiled code and addresses: shared, never copied
 
+    def bind(self, py, *argtypes):
+        """``py(fns, S, TB, c, *args)`` compiled like the core's drivers (serial, cached on
+        disk, the game's kernels bound): a loop of the caller's own over this game's rows
+        that calls its kernels through :data:`step_kernel` / :data:`encode_kernel`.
+        ``argtypes``: the numba types of ``args``. Compiled once per function and game."""
+        builder = self.__dict__.get("_builder")
+        if builder is None:
+            raise TypeError("bind needs the core's compiled drivers (compile_drivers), not a hand-made bundle")
+        bound = self.__dict__.setdefault("_bound", {})
+        key = (py, tuple(argtypes))
+        if key not in bound:
+            head = () if NO_JIT else builder.sigs["step_serial"][0][:3]  # S, TB, c
+            bound[key] = builder.compile(py, head + tuple(argtypes), parallel=False)
+        return bound[key]
+
     def __getattr__(self, name):
         builder = self.__dict__.get("_builder")
         if builder is None or name.startswith("_"):
@@ -601,12 +622,16 @@ class _Builder:
     def __call__(self, name):
         if name not in DRIVERS:
             raise AttributeError(f"no batch driver named {name!r}; the drivers are {', '.join(DRIVERS)}")
-        py = globals()[name]
+        argtypes, parallel = (None, False) if NO_JIT else self.sigs[name]
+        return self.compile(globals()[name], argtypes, parallel)
+
+    def compile(self, py, argtypes, parallel: bool):
+        """``py`` compiled for ``(fns, *argtypes)`` with the kernels bound (after ``fns``,
+        the core's drivers take ``S, TB, c``; ``bind`` prepends them)."""
         if NO_JIT:
             return functools.partial(py, self.fns())
         from numba.core.types import Array as _A
 
-        argtypes, parallel = self.sigs[name]
         fns_t = _A(types.int64, 1, "C")
         disp = njit((fns_t,) + argtypes, cache=True, parallel=parallel, nogil=not parallel)(py)
         return _Bound(disp, self.fns())
