@@ -21,7 +21,7 @@ import numpy as np
 #: The per-decision target (milliseconds, 95th percentile, one core).
 TARGET_MS = 5.0
 #: Each game's default agents (its trained bot, a heuristic, its search) and player count.
-DEFAULT_AGENTS = {"ripmarket": ("ppo", "greedy", "search", "search-ppo"), "rune-market": ("rm-ppo-4p", "rm-banker", "rm-search"),
+DEFAULT_AGENTS = {"ripmarket": ("ppo-lookahead", "ppo", "greedy", "search", "search-ppo"), "rune-market": ("rm-ppo-4p", "rm-banker", "rm-search"),
                   "black-market": ("bm-ppo-2p", "bm-builder", "bm-search")}
 DEFAULT_PLAYERS = {"ripmarket": 6, "rune-market": 4, "black-market": 2}
 WARMUP = 5

@@ -171,8 +171,8 @@ def play_game(browser, server_url: str, tmp_path: Path, size: str) -> None:
     selects = page.locator("#opponents select")
     assert selects.count() == players - 1
     # every seat offers the trained bot for every table first, labelled with its difficulty
-    assert [selects.nth(i).input_value() for i in range(players - 1)] == ["ppo"] * (players - 1)
-    assert "ppo (Hard)" in selects.first.inner_text()
+    assert [selects.nth(i).input_value() for i in range(players - 1)] == ["ppo-lookahead"] * (players - 1)
+    assert "ppo-lookahead (Hardest)" in selects.first.inner_text()
     bots = ["greedy", "survivor", "shark"][: players - 1]
     for i, bot in enumerate(bots):
         selects.nth(i).select_option(bot)

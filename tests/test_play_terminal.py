@@ -332,9 +332,9 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
     for players in (2, 5, 10):
         r = CliRunner().invoke(app, ["play", "--players", str(players), "--seed", "3"])
         assert r.exit_code == 0, r.output
-        assert seated[-1] == ["you"] + ["ppo"] * (players - 1)
+        assert seated[-1] == ["you"] + ["ppo-lookahead"] * (players - 1)
     r = CliRunner().invoke(app, ["play", "--players", "4", "--seat", "2", "--cards", "first-edition"])
     assert r.exit_code == 0, r.output
     assert seated[-1] == ["greedy", "survivor", "you", "shark"]
-    assert default_opponents(6) == ["ppo"]
+    assert default_opponents(6) == ["ppo-lookahead"]
     assert default_opponents(3, load_cards("first-edition")) == ["greedy", "survivor"]

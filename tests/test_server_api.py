@@ -583,16 +583,18 @@ def test_bots_that_cannot_play_these_cards_are_not_offered(client):
 
 
 def test_the_default_opponent_is_the_bot_for_every_table(client):
-    """/api/bots names the setup's default opponents: ppo, the trained bot for 2-10
-    players, offered with a plain difficulty; a game seats it at every size."""
+    """/api/bots names the setup's default opponents: ppo-lookahead, the trained bot for
+    2-10 players with its lookahead, offered with a plain difficulty; a game seats it at
+    every size."""
     listing = client.get("/api/bots").json()
-    assert listing["default_opponents"] == ["ppo"]
-    ppo = next(b for b in listing["bots"] if b["name"] == "ppo")
-    assert ppo["level"].startswith("Hard") and "2-10 players" in ppo["level"]
+    assert listing["default_opponents"] == ["ppo-lookahead"]
+    for name, level in (("ppo-lookahead", "Hardest"), ("ppo", "Hard")):
+        bot = next(b for b in listing["bots"] if b["name"] == name)
+        assert bot["level"].startswith(level + ":") and "2-10 players" in bot["level"]
     for players in (2, 7, 10):
-        r = client.post("/api/games", json={"players": players, "opponents": ["ppo"], "seed": 4})
+        r = client.post("/api/games", json={"players": players, "opponents": ["ppo-lookahead"], "seed": 4})
         assert r.status_code == 201, r.text
-        assert r.json()["controllers"] == ["you"] + ["ppo"] * (players - 1)
+        assert r.json()["controllers"] == ["you"] + ["ppo-lookahead"] * (players - 1)
 
 
 def test_terminal_bot_choices_follow_the_cards():
@@ -872,14 +874,14 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
     from agents import policy
 
     obs, mask = observation(players=6, seed=5)
-    for name in ("ppo-6p", "greedy", "random", "search"):
+    for name in ("ppo-6p", "greedy", "random", "search", "ppo-lookahead"):
         for seed in (0, 7):
             r = client.post(f"/api/bots/{name}/act",
                             json={"observation": obs.tolist(), "action_mask": mask.tolist(), "seed": seed})
             fresh = agents.make(name, seed=seed).act(obs, mask.astype(bool))
             assert r.json()["action"] == fresh, (name, seed)
     pooled = client.app.state.bots._bots
-    assert {"ppo-6p", "greedy", "random", "search"} <= set(pooled)
+    assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= set(pooled)
     # the shipped network is loaded once and shared by every agent made from it
     a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
     assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy

@@ -578,7 +578,7 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
-    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo,greedy,search,search-ppo at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo-lookahead,ppo,greedy,search,search-ppo at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
@@ -994,8 +994,8 @@ def play(
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: ppo, the trained bot for 2-10 players, at every other seat (greedy,survivor,shark,hoarder,trickster "
-        "with cards it was not trained on); rune-market: rm-banker,rm-raider,rm-bandit].",
+        "[default: ppo-lookahead, the trained bot for 2-10 players checking its best moves one turn ahead, at every "
+        "other seat (greedy,survivor,shark,hoarder,trickster with cards it was not trained on); rune-market: rm-banker,rm-raider,rm-bandit].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),

@@ -28,7 +28,7 @@ BOT_LEVELS = {
     "ppo-6p": "Hard: trained by self-play at 6 players",
     "ppo": "Hard: trained by self-play for every table size (2-10 players)",
     "search-ppo": "Hard: thinks ahead about the moves the trained bot likes",
-    "ppo-lookahead": "Hardest: the trained bot, checking its best moves one turn ahead",
+    "ppo-lookahead": "Hardest: the trained bot for every table size (2-10 players), checking its best moves one turn ahead",
 }
 
 _RULE_EFFECT = {

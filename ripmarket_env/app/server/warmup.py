@@ -2,7 +2,7 @@
 bots once, and say what is loading while it happens (``GET /api/status``).
 
 The first game after an install compiles the numba engine (30-75 s), and the first game
-against ``search`` or a trained ``ppo-*`` bot compiles its kernels or imports torch
+against ``search`` or a trained ``ppo*`` bot (the default ``ppo-lookahead`` among them) compiles its kernels or imports torch
 (10-25 s); so do The Rune Market's engine and its ``rm-search`` (kernels) and
 ``rm-ppo-4p`` (torch), and Black Market's engine, ``bm-search`` and ``bm-ppo-2p``.
 ``Warmup.start()`` does all of it in a background thread when the server starts
@@ -21,17 +21,18 @@ from collections.abc import Sequence
 import numpy as np
 
 #: R.I.P. Market's bots whose first use is slow (kernel compilation, torch import): warmed up at start.
-SLOW_BOTS = ("search", "ppo", "ppo-6p")
+SLOW_BOTS = ("search", "ppo-lookahead", "ppo", "ppo-6p")
 #: The other games' slow bots, by game.
 OTHER_SLOW_BOTS = {"rune-market": ("rm-search", "rm-ppo-4p"), "black-market": ("bm-search", "bm-ppo-2p")}
 GAME_NAMES = {"ripmarket": "R.I.P. Market", "rune-market": "The Rune Market", "black-market": "Black Market"}
 #: The part that is a game's engine (R.I.P. Market's keeps its old name, "engine").
 ENGINE_PART = {"ripmarket": "engine", "rune-market": "rune-market engine", "black-market": "black-market engine"}
-_WHY = {"search": "its search kernels", "ppo": "torch and its network"}
+_WHY = {"search": "its search kernels", "ppo": "torch and its network",
+        "lookahead": "torch, its network and its lookahead kernels"}
 
 
 def _why(bot: str) -> str:
-    return _WHY["ppo" if "ppo" in bot else "search"]
+    return _WHY["lookahead" if "lookahead" in bot else "ppo" if "ppo" in bot else "search"]
 
 
 class Warmup:
