@@ -7,7 +7,8 @@ decides between its favourites. For each decision the agent
    result cannot change any more, R-5.5, R-11.1, R-11.2), or when the network gives its
    favourite at least ``sure`` of the probability, it plays the network's favourite;
 2. takes the network's ``top_k`` most likely legal actions as candidates;
-3. rebuilds the game from its own observation and samples ``n`` full games consistent
+3. rebuilds the game from its own observation and samples ``n`` (by default
+   :data:`SAMPLES` for the table's size) full games consistent
    with it (the search agent's :func:`~agents.ripmarket.search.public_state` and
    :func:`~agents.ripmarket.search.determinize`: other hands, face-down cards, deck order);
 4. applies every candidate to the same ``n`` games, then lets the other seats play with
@@ -263,8 +264,9 @@ def _register() -> None:
     if "ppo" not in _SHIPPED or not (CHECKPOINT_DIR / f"{DEFAULT_ZOO}.pt").is_file():
         return
     register("ppo-lookahead", LookaheadAgent,
-             "The trained bot ppo checked one turn ahead: its 3 most likely legal actions are each played on 16 "
-             "sampled games to its next decision against imitations of the heuristics, and judged by its critic; "
+             "The trained bot ppo checked one turn ahead, the default AI opponent: its 3 most likely legal actions "
+             "are each played on 16 sampled games (12 at 7 players, 8 at 8-10) to its next decision against "
+             "imitations of the heuristics, and judged by its critic; "
              "another move than the network's favourite only if its value is higher by margin=0.05 "
              "(n=, top_k=, opponents=zoo|self, sure=, margin= to change).")
     _SHIPPED["ppo-lookahead"] = _SHIPPED["ppo"]  # it plays the cards its network was trained on
