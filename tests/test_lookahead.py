@@ -248,3 +248,19 @@ def test_samples_follow_the_table_size_unless_given(monkeypatch):
         for _, _, o, m in random_states(P, games=1, steps=30, seed=P, every=3):
             agent.act(o, m)
         assert seen and set(seen) == {want}
+
+
+def test_the_compiled_loop_takes_only_what_it_can_compute():
+    """CompiledImitations takes Linear layers with ReLU between them and an input for the
+    styles; anything else is refused with what it takes (the lookahead then plays the
+    Python loop)."""
+    import torch.nn as nn
+
+    from agents.ripmarket.playahead import CompiledImitations
+
+    with pytest.raises(ValueError, match="Linear layers with ReLU"):
+        CompiledImitations(nn.Sequential(nn.Linear(20, 8), nn.Tanh(), nn.Linear(8, 4)), 5)
+    with pytest.raises(ValueError, match="too few for an observation and 5 styles"):
+        CompiledImitations(nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 4)), 5)
+    ok = CompiledImitations(nn.Sequential(nn.Linear(20, 8), nn.ReLU(), nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 4)), 5)
+    assert ok.w1.shape == (20, 8) and ok.shapes.tolist() == [8, 6, 6, 4] and ok.flat.size == 8 * 6 + 6 + 6 * 4 + 4

@@ -136,7 +136,10 @@ class LookaheadAgent(BaseAgent):
         if compiled and self._zoo is not None:
             from agents.ripmarket.playahead import CompiledImitations
 
-            self._compiled = CompiledImitations(self._zoo.net, self._zoo.n_styles)
+            try:
+                self._compiled = CompiledImitations(self._zoo.net, self._zoo.n_styles)
+            except ValueError:  # layers the compiled loop does not take: the Python loop plays them
+                self._compiled = None
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.last: dict | None = None

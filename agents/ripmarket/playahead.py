@@ -34,10 +34,10 @@ def play_ahead(fns, S, TB, c, offs, styles, w1, b1, flat, shapes, n_styles, stop
     ``max_steps`` turns. Returns the turns played, or -1 (rows part-played) when a
     ``max_turns``-th turn (>= 0) would be needed.
 
-    The network: ``w1`` (observation + ``n_styles`` one-hot style inputs, hidden) the first layer's weight transposed,
-    ``b1`` its bias; then for each further layer ``L`` its weight transposed (``shapes[2L]``
-    x ``shapes[2L + 1]``) and bias, packed one after the other in ``flat``; ReLU between
-    layers, none after the last."""
+    The network: ``w1`` the first layer's weight transposed (observation + ``n_styles``
+    one-hot style inputs, hidden), ``b1`` its bias; then for each further layer ``L`` its
+    weight transposed (``shapes[2L]`` x ``shapes[2L + 1]``) and bias, packed one after the
+    other in ``flat``; ReLU between layers, none after the last."""
     step_game = step_kernel(fns, STEP, S, TB, c)
     n = S.shape[0]
     d = w1.shape[0] - n_styles  # the observation's size
@@ -135,7 +135,8 @@ class CompiledImitations:
         self.shapes = np.asarray(shapes, np.int64)
         self.n_styles = int(n_styles)
         if self.w1.shape[0] <= self.n_styles:
-            raise ValueError(f"the first layer takes {self.w1.shape[0]} inputs, not an observation and {n_styles} styles")
+            raise ValueError(f"the first layer takes {self.w1.shape[0]} inputs: too few for an observation "
+                             f"and {n_styles} styles")
 
     def play(self, sim, styles: np.ndarray, stop_seat: int = 0, max_steps: int = 200,
              max_turns: int | None = None) -> int:
