@@ -139,7 +139,7 @@ class LookaheadAgent(BaseAgent):
             try:
                 self._compiled = CompiledImitations(self._zoo.net, self._zoo.n_styles)
             except ValueError:  # layers the compiled loop does not take: the Python loop plays them
-                self._compiled = None
+                pass
         self._seed = seed
         self.rng = np.random.default_rng(seed)
         self.last: dict | None = None

@@ -23,7 +23,7 @@ import functools
 
 import numpy as np
 
-from agents.sparse import accumulate_nonzeros
+from agents.sparse import FrozenMLP, accumulate_nonzeros
 from ripmarket_env.core.drivers import ENCODE, STEP, encode_kernel, step_kernel
 
 
@@ -114,25 +114,19 @@ def _argtypes():
 
 
 class CompiledImitations:
-    """A distilled zoo's network (``agents.distilled``: Linear and ReLU layers) as the
-    arrays :func:`play_ahead` takes; :meth:`play` runs it on an engine's rows."""
+    """A distilled zoo's network (``agents.distilled``: Linear layers with ReLU between
+    them) as the arrays :func:`play_ahead` takes, read through
+    :class:`~agents.sparse.FrozenMLP`; :meth:`play` runs it on an engine's rows."""
 
     def __init__(self, net, n_styles: int):
-        import torch.nn as nn
-
-        linears = [m for m in net if isinstance(m, nn.Linear)]
-        if len(linears) < 2 or not all(isinstance(m, (nn.Linear, nn.ReLU)) for m in net):
+        mlp = FrozenMLP(net[0], list(net)[1:])
+        kinds = ["Linear" if isinstance(op, tuple) else op for op in mlp.ops]
+        if not kinds or kinds != ["ReLU", "Linear"] * (len(kinds) // 2):
             raise ValueError("the compiled play-ahead takes a network of Linear layers with ReLU between them")
-        first = linears[0]
-        self.w1 = np.ascontiguousarray(first.weight.detach().numpy().T, dtype=np.float32)
-        self.b1 = np.ascontiguousarray(first.bias.detach().numpy(), dtype=np.float32)
-        parts, shapes = [], []
-        for lin in linears[1:]:
-            w = lin.weight.detach().numpy().T
-            parts += [np.ravel(w), lin.bias.detach().numpy()]
-            shapes += list(w.shape)
-        self.flat = np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
-        self.shapes = np.asarray(shapes, np.int64)
+        self.w1, self.b1 = mlp.w1, mlp.b1
+        layers = [op for op in mlp.ops if isinstance(op, tuple)]  # (weight transposed, bias)
+        self.flat = np.concatenate([np.concatenate([w.ravel(), b]) for w, b in layers])
+        self.shapes = np.asarray([size for w, _ in layers for size in w.shape], np.int64)
         self.n_styles = int(n_styles)
         if self.w1.shape[0] <= self.n_styles:
             raise ValueError(f"the first layer takes {self.w1.shape[0]} inputs: too few for an observation "
