@@ -1,6 +1,7 @@
 """The agent zoo: one protocol, one registry (``agents.make(name)``, ``agents.names()``)."""
 
-from agents.base import Agent, BaseAgent, RandomAgent, describe, make, make_seeded, names, register
+from agents.base import (Agent, BaseAgent, GameAgents, RandomAgent, default_bot, default_lineup, describe, game_agents, make,
+                         make_seeded, names, register, register_game)
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
@@ -11,4 +12,5 @@ from agents.blackmarket import policy as _bm_policy  # noqa: F401  (Black Market
 from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The Rune Market: rm-banker, rm-raider, rm-bandit)
 from agents.runemarket import search as _rm_search  # noqa: F401  (The Rune Market: rm-search)
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "describe", "make", "make_seeded", "names", "register"]
+__all__ = ["Agent", "BaseAgent", "GameAgents", "RandomAgent", "default_bot", "default_lineup", "describe", "game_agents", "make",
+           "make_seeded", "names", "register", "register_game"]

@@ -10,7 +10,7 @@ An agent sees only what its seat sees: the observation vector and the legal-acti
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -105,6 +105,88 @@ def _entry(name: str, game: str = DEFAULT_GAME) -> Entry:
         hint = f" ({name!r} plays {', '.join(others)})" if others else ""
         raise KeyError(f"unknown agent {name!r} for game {game!r}{hint}; known agents: {', '.join(names(game))}")
     return entry
+
+
+@dataclass(frozen=True)
+class GameAgents:
+    """What the layers above the agents need to know of a game's zoo, as data: the
+    game's own agents' roles. Training (the league's and the evaluations' opponents),
+    evaluation (``evaluate``'s and ``balance``'s default tables), the terminal game and
+    the server (default opponents, difficulty labels, bots to load at start) read a game's
+    agents only through it, so a game registered with ``register_game`` gets every one of
+    them without code of its own there."""
+
+    game: str
+    heuristics: tuple[str, ...] = ()
+    """The game's rule-based styles, strongest first: the default zoo of the training
+    league and its evaluations, ``evaluate``'s opponents and ``balance``'s table."""
+    search: str | None = None
+    """The game's search agent (``None``: it has none)."""
+    default_bots: tuple[str, ...] = ()
+    """The default opponent, in order of preference: the first that is registered and can
+    play the table is taken (then the heuristics, then ``random``)."""
+    levels: dict = field(default_factory=dict)
+    """A plain-language difficulty per bot name, for the people choosing an opponent."""
+    slow_bots: tuple[str, ...] = ()
+    """Bots worth loading before the first game asks for them (networks, searches)."""
+
+    def zoo(self) -> list[str]:
+        """The heuristics, or ``["random"]`` for a game without any."""
+        return list(self.heuristics) or ["random"]
+
+    def level(self, name: str) -> str:
+        """The difficulty label of bot ``name`` (``"you"`` has none)."""
+        if name == "you":
+            return ""
+        if name in self.levels:
+            return self.levels[name]
+        if name == "random":
+            return "Beginner: random moves"
+        if name.endswith("-bc") and name[:-3] in self.heuristics:
+            return "Easy: imitates " + name[:-3]
+        return "Unrated"
+
+
+_GAMES: dict[str, GameAgents] = {}
+
+
+def register_game(game: str, **fields) -> GameAgents:
+    """Register the roles of game ``game``'s agents (``GameAgents``' fields); every name it
+    gives must be registered for the game by then or later, and is checked when read."""
+    if game in _GAMES:
+        raise ValueError(f"the agents of game {game!r} are already registered")
+    _GAMES[game] = profile = GameAgents(game, **fields)
+    return profile
+
+
+def game_agents(game: str) -> GameAgents:
+    """The roles of ``game``'s agents (an empty profile, random only, for a game that
+    registered none)."""
+    return _GAMES.get(game) or GameAgents(game)
+
+
+def default_bot(game: str, playable: Callable[[str], bool] = lambda name: True) -> str:
+    """The default opponent of ``game``: the first of its ``default_bots``, then its
+    heuristics, that is registered and ``playable`` (e.g. fits the table), else ``random``."""
+    profile = game_agents(game)
+    known = set(names(game))
+    for name in (*profile.default_bots, *profile.heuristics):
+        if name in known and playable(name):
+            return name
+    return "random"
+
+
+def default_lineup(game: str, seats: int, playable: Callable[[str], bool] = lambda name: True) -> list[str]:
+    """The opponents of a table set up without naming them, one name per other seat: the
+    first playable of ``game``'s ``default_bots`` at every seat, or, for a game without a
+    playable one, its heuristics in turn (``random`` for a game with none)."""
+    profile = game_agents(game)
+    known = set(names(game))
+    for name in profile.default_bots:
+        if name in known and playable(name):
+            return [name] * seats
+    zoo = [n for n in profile.heuristics if n in known and playable(n)] or ["random"]
+    return [zoo[i % len(zoo)] for i in range(seats)]
 
 
 register("random", RandomAgent, "Uniformly random legal actions.", game=None)

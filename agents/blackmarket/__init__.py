@@ -1,2 +1,20 @@
 """Black Market agents (registered for game "black-market"): ``heuristics`` (rusher,
 denier, builder); the random agent is the zoo's game-agnostic one."""
+
+from agents.base import register_game
+
+register_game(
+    "black-market",
+    heuristics=("bm-builder", "bm-denier", "bm-rusher"),
+    search="bm-search",
+    levels={
+        "random": "Beginner: random moves",
+        "bm-rusher": "Easy: buys at once",
+        "bm-builder": "Medium: builds on special cards",
+        "bm-denier": "Medium: blocks what you could buy",
+        "bm-search": "Hard: thinks ahead",
+        "bm-ppo-2p": "Hard: trained (2 players)",
+        "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
+    },
+    slow_bots=("bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
+)

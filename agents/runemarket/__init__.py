@@ -1,2 +1,20 @@
 """The Rune Market's agents: three heuristic styles with their defence policies
 (``heuristics``), registered for the game ``"rune-market"`` (the random agent plays every game)."""
+
+from agents.base import register_game
+
+register_game(
+    "rune-market",
+    heuristics=("rm-banker", "rm-raider", "rm-bandit"),
+    search="rm-search",
+    # From docs/games/rune-market/LEADERBOARD.md: random < the three styles < rm-search < rm-ppo-4p.
+    levels={
+        "random": "Beginner: random moves",
+        "rm-banker": "Easy: builds Shelters for interest",
+        "rm-raider": "Easy: steals from the leader",
+        "rm-bandit": "Easy: locks the richest Shelter",
+        "rm-search": "Hard: thinks ahead",
+        "rm-ppo-4p": "Hardest: trained against the others",
+    },
+    slow_bots=("rm-search", "rm-ppo-4p"),
+)
