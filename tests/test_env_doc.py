@@ -1,4 +1,5 @@
-"""docs/ENV.md: generated from the engine, complete action and observation tables."""
+"""docs/ENV.md and docs/games/<game>/ENV.md: generated from the engine for every game, complete
+action and observation tables (R.I.P. Market's page checked in detail)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,43 @@ from ripmarket_env.app.cli import app
 from ripmarket_env.games.ripmarket.actions import ActionTable
 from ripmarket_env.games.ripmarket.observation import layout
 from ripmarket_env.games.ripmarket.state import MAX_SEATS, PHASE_NAMES
-from ripmarket_env.app.envdoc import REGEN_COMMAND, render_env_markdown
+from ripmarket_env.app.envdoc import doc_path, regen_command, render_env_markdown
+from ripmarket_env.games import get, ids
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_MD = REPO / "docs" / "ENV.md"
+REGEN_COMMAND = regen_command(get("ripmarket"))
+#: The packaged games, whose pages are committed (the tests' toy game has none).
+PACKAGED = [g for g in ids() if get(g).engine_class.__module__.startswith("ripmarket_env.games.")]
 
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    return render_env_markdown()
+    return render_env_markdown(get("ripmarket"))
+
+
+@pytest.mark.parametrize("game", PACKAGED)
+def test_every_game_has_its_committed_page(game):
+    spec = get(game)
+    path = REPO / doc_path(spec)
+    assert path.exists(), f"{path} is missing: run `{regen_command(spec)}`"
+    assert path.read_text(encoding="utf-8") == render_env_markdown(spec), f"{path} is stale: run `{regen_command(spec)}`"
+
+
+@pytest.mark.parametrize("game", ids())
+def test_every_games_page_lists_every_action_feature_and_phase(game):
+    """Any registered game, the toy game of the tests included, gets a complete page from its spec."""
+    spec = get(game)
+    page = render_env_markdown(spec)
+    eng = spec.make_engine(spec.make_rules(spec.default_players), 1)
+    assert len(_table_rows(_section(page, "Action table"))) == eng.num_actions
+    assert len(_table_rows(_section(page, "Observation table"))) == len(eng.obs_layout.pieces)
+    phases = [r[1] for r in _table_rows(_section(page, "Decision phases"))]
+    assert all(f"`{p}`" in phases for p in spec.phase_names)
+    m = re.search(r"```python\n(.*?)```", _section(page, "Engine API"), re.S)
+    ns: dict = {}
+    exec(compile(m.group(1), f"{game} ENV.md example", "exec"), ns)  # noqa: S102
+    assert ns["eng"].terminated.all() and ns["twin"].batch_size == 1
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +176,5 @@ def test_cli_envdoc_write_and_check(tmp_path, text):
     assert REGEN_COMMAND in res.output
     res = runner.invoke(app, ["envdoc"])
     assert res.exit_code == 0 and res.stdout == text
+    res = runner.invoke(app, ["envdoc", "--game", "no-such-game"])
+    assert res.exit_code == 2 and "unknown game 'no-such-game'" in res.output

@@ -798,22 +798,32 @@ def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]
 
 
 def envdoc(
-    write: Optional[Path] = typer.Option(None, "--write", metavar="PATH", help="Write the Markdown to PATH (e.g. docs/ENV.md)."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME",
+                                       help="The game whose reference to build (default: the first registered; "
+                                            "`ripmarket games` lists them)."),
+    write: Optional[Path] = typer.Option(None, "--write", metavar="PATH",
+                                         help="Write the Markdown to PATH (the game's page: docs/ENV.md, "
+                                              "docs/games/<game>/ENV.md)."),
     check: Optional[Path] = typer.Option(
         None, "--check", metavar="PATH", help="Exit 1 if PATH differs from the generated text."
     ),
 ) -> None:
-    """Print the environment reference (docs/ENV.md): spaces, tables, rewards, API."""
-    from ripmarket_env.app.envdoc import REGEN_COMMAND, render_env_markdown
+    """Print a game's environment reference (docs/ENV.md, docs/games/<game>/ENV.md): spaces, tables, rewards, API."""
+    from ripmarket_env.app.envdoc import regen_command, render_env_markdown
+    from ripmarket_env.games import get, ids
 
-    text = render_env_markdown()
+    try:
+        spec = get(game if game is not None else ids()[0])
+    except (KeyError, ValueError) as exc:
+        fail(f"--game: {exc.args[0]}")
+    text = render_env_markdown(spec)
     if check is not None:
         try:
             current = check.read_text(encoding="utf-8")
         except OSError as exc:
             fail(f"cannot read {check}: {exc}")
         if current != text:
-            fail(f"{check} is stale: run `{REGEN_COMMAND}`", code=1)
+            fail(f"{check} is stale: run `{regen_command(spec)}`", code=1)
         typer.echo(f"{check} is up to date", err=True)
         return
     if write is not None:

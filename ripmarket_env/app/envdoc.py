@@ -1,86 +1,32 @@
-"""``docs/ENV.md``, the environment reference, generated from the code.
+"""The environment reference of every game (``ripmarket envdoc --game G``), generated from the code.
 
-:func:`render_env_markdown` builds the page from the action table
-(``games/ripmarket/actions.py``), the observation layout (``games/ripmarket/observation.py``), the decision
-phases (``games/ripmarket/state.py``) and the card database, so the page cannot drift from the
-engine: a test compares the committed file with the generated text
-(``ripmarket envdoc --write docs/ENV.md`` regenerates it).
+:func:`render_env_markdown` builds a game's page from its ``GameSpec``: the action names,
+the observation layout (``Layout.table_rows``), the decision phases, the reward range and
+the envs every game shares (illegal actions, the engine API). A game may give its own
+words for any section through ``spec.extras["env_doc"](engine) -> dict`` (R.I.P. Market's:
+``games/ripmarket/envdoc.py``); a game without the hook gets the page from its spec alone.
+The page cannot drift from the engine: a test compares each committed page
+(``doc_path(spec)``) with the generated text.
 """
 
 from __future__ import annotations
 
 import re
 
-from ripmarket_env.games.ripmarket.cards.loader import CardDB, default_cards
-from ripmarket_env.games.ripmarket.actions import ActionTable
-from ripmarket_env.games.ripmarket.observation import SEAT, layout
-from ripmarket_env.games.ripmarket.state import MAX_SEATS, PHASE_NAMES
+from ripmarket_env.core.spec import GameSpec
 
-REGEN_COMMAND = "ripmarket envdoc --write docs/ENV.md"
+#: What a finished game reports, for the phase table of a game without its own words.
+OVER_PHASE = ("the game has ended; no decision", "none (the mask is all False)", "")
 
-RULES = "RULES.md"
 
-# What each decision phase asks, who answers and which action kinds are legal.
-PHASES = {
-    "acquire": (
-        "a living player starts their turn: take the top card of the Living Deck or a Market card",
-        "`acquire_deck`, `acquire_market` (Market only with a non-empty hand, or when deck and discard are empty)",
-        "R-4.1, R-4.2",
-    ),
-    "play": (
-        "the same player plays one Living card from hand",
-        "`card` (every design in hand)",
-        "R-4.4",
-    ),
-    "choose_target": (
-        "the card just played names a player (its target, a Deflection, a direct-damage victim)",
-        "`target` (living players; for direct damage only those with more HP)",
-        "R-2.7, R-4.5",
-    ),
-    "choose_market_slot": (
-        "the card just played names a Market slot (take or discard its card)",
-        "`market_slot` (non-empty slots)",
-        "R-2.14, R-2.16",
-    ),
-    "choose_replacement": (
-        "the card just played is replaced by another card from hand",
-        "`card` (every design in hand)",
-        "R-7.9",
-    ),
-    "ghost": (
-        "a Ghost's turn: pass, or attach a Shadow card to a living player",
-        "`pass`, `shadow` (only while a living player has not taken their turn this round)",
-        "R-5.1, R-5.2",
-    ),
-    "choose_victim": (
-        "the Ghost names the player its Shadow card haunts",
-        "`target` (living players who have not taken their turn this round)",
-        "R-5.2",
-    ),
-    "game_over": (
-        "the game has ended; no decision",
-        "none (the mask is all False)",
-        "R-9",
-    ),
-}
+def doc_path(spec: GameSpec) -> str:
+    """Where a game's reference lives: ``extras["docs_dir"]`` (the primary game's docs are the
+    top of ``docs/``) or ``docs/games/<id>/``, then ``ENV.md``."""
+    return f"{spec.extras.get('docs_dir', 'docs/games/' + spec.id)}/ENV.md"
 
-ENGINE_EXAMPLE = '''\
-import numpy as np
-from ripmarket_env.engine import Engine, RulesConfig
 
-eng = Engine(RulesConfig(num_players=4), batch_size=2)
-eng.reset([7, 8])                      # one seed per game
-rng = np.random.default_rng(0)
-while not eng.terminated.all():
-    seats = eng.current_player()       # the deciding seat per game, -1 once it is over
-    obs = eng.observe()                # (2, obs_size) float32, each game seen by its actor
-    mask = eng.legal_mask()            # (2, num_actions) bool
-    actions = np.array([rng.choice(np.flatnonzero(m)) if s >= 0 else -1
-                        for s, m in zip(seats, mask)])
-    rewards, terminated = eng.step(actions)
-print(eng.rewards())                   # final rewards per seat (R-11)
-twin = eng.clone([0])                  # an independent copy of game 0
-'''
+def regen_command(spec: GameSpec) -> str:
+    return f"ripmarket envdoc --game {spec.id} --write {doc_path(spec)}"
 
 
 def _cell(s) -> str:
@@ -91,88 +37,118 @@ def _row(*cells) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def _anchor(heading: str) -> str:
-    """GitHub's anchor for a Markdown heading."""
-    out = []
-    for ch in heading.lower():
-        if ch.isalnum() or ch in "-_":
-            out.append(ch)
-        elif ch == " ":
-            out.append("-")
-    return "".join(out)
+def _max_seats(engine) -> int:
+    lay = engine.obs_layout
+    return (lay.size - lay.seat_start) // lay.seat_size if lay.seat_size else 0
 
 
-def _rule_link(rule_heading: str) -> str:
-    return f"{RULES}#{_anchor(rule_heading)}"
+def _generic(spec: GameSpec, engine) -> dict:
+    """Every section from the spec alone."""
+    lay = engine.obs_layout
+    seats = _max_seats(engine)
+    players = f"{spec.min_players}–{spec.max_players}"
+    counts = spec.extras.get("player_counts")
+    if counts:
+        players = ", ".join(str(n) for n in counts)
+    lo, hi = spec.reward_range
+    first = next((p.strip() for p in re.split(r"\n\s*\n", spec.doc) if p.strip() and not p.lstrip().startswith("#")),
+                 f"{spec.title}, a game of the ripmarket zoo.")
+    names = spec.action_names(engine)
+    example = (f'import numpy as np\nimport ripmarket_env.games\n\nspec = ripmarket_env.games.get("{spec.id}")\n'
+               f"eng = spec.make_engine(spec.make_rules({spec.default_players}), 2)\n"
+               "eng.reset([7, 8])                      # one seed per game\n"
+               "rng = np.random.default_rng(0)\n"
+               "while not eng.terminated.all():\n"
+               "    seats = eng.current_player()       # the deciding seat per game, -1 once it is over\n"
+               "    mask = eng.legal_mask()            # (2, num_actions) bool\n"
+               "    actions = np.array([rng.choice(np.flatnonzero(m)) if s >= 0 else -1\n"
+               "                        for s, m in zip(seats, mask)])\n"
+               "    rewards, terminated = eng.step(actions)\n"
+               "print(eng.rewards())                   # final rewards per seat\n"
+               "twin = eng.clone([0])                  # an independent copy of game 0\n")
+    return {
+        "title": f"{spec.title} environment reference",
+        "description": [
+            " ".join(first.split()),
+            f"The environment is a turn-based multi-agent game: one seat decides at a time, sees what "
+            f"its seat may see, and chooses from a flat discrete action space filtered by a legal-action "
+            f"mask. `ripmarket_env.make(\"{spec.id}\")` gives the PettingZoo AEC env (`{spec.env_name}`), "
+            f"`gymnasium.make(\"{spec.gym_id}\")` the single-agent env; the engine runs a batch of "
+            "independent games at once and every array is batch-first.",
+        ],
+        "specs": [
+            ("Players", f"{players} per game (`num_players`), one seat each"),
+            ("Action space", f"`Discrete({engine.num_actions})`: one flat table for every decision (below)"),
+            ("Action dtype", "integer (`int64`); `-1` skips a game in a batched `step`"),
+            ("Legal-action mask", f"`bool`, shape `(batch, {engine.num_actions})`; all False once a game is over"),
+            ("Observation", f"`float32`, shape `(batch, {lay.size})`: {lay.seat_start} global features "
+                            f"+ {seats} seat blocks × {lay.seat_size} features"),
+            ("Rewards", f"`float32`, shape `(batch, players)`, in [{lo:g}, {hi:g}]: paid on the step that "
+                        "ends the game"),
+            ("Termination", "`bool`, shape `(batch,)`"),
+        ],
+        "action_intro": "Which actions are legal depends on the decision phase (next sections).",
+        "action_columns": ("index", "meaning"),
+        "action_rows": [(a, n) for a, n in enumerate(names)],
+        "observation_intro": (
+            f"The observation is seen from one seat, the *viewer*. The first {lay.seat_start} features "
+            f"are global; then come {seats} seat blocks of {lay.seat_size} features each (seat block k "
+            f"at the index shown plus {lay.seat_size}·k). Blocks past the game's player count are zero."),
+        "phase_intro": "Every decision belongs to one phase (`Engine.phase()`).",
+        "phases": {},
+        "rewards": [f"**Rewards** are paid once, on the step that ends the game, to every seat, in "
+                    f"[{lo:g}, {hi:g}]; every earlier step pays 0."],
+        "illegal_rule": "",
+        "env_names": {"gym": f"Gym (`{spec.gym_id}`)", "vector": "Vector (`make_vec`, SB3 `VecEnv`)"},
+        "engine_intro": f"`spec.make_engine(rules, batch_size=B)` (`spec = ripmarket_env.games.get(\"{spec.id}\")`) "
+                        "holds B games with one rules config. Every game carries its own RNG: the same seed and "
+                        "actions replay the same game whatever the batch size or row.",
+        "step_note": "",
+        "events_note": "the game's events module",
+        "events_fields": "kind, seat, forced",
+        "example": example,
+        "version": f"**v0**: first version: {players} players; `Discrete({engine.num_actions})` actions, "
+                   f"{lay.size} observation features.",
+    }
 
 
-def render_env_markdown(db: CardDB | None = None) -> str:
-    db = db if db is not None else default_cards()
-    table = ActionTable(db.n_living, db.n_shadow)
-    lay = layout(db.n_living, db.n_shadow)
-    n_seat_pieces = sum(1 for p in lay.pieces if p.scope == SEAT)
+def render_env_markdown(spec: GameSpec) -> str:
+    """The environment reference of ``spec``'s game, as Markdown."""
+    engine = spec.make_engine(spec.make_rules(spec.default_players), 1)
+    hook = spec.extras.get("env_doc")
+    s = {**_generic(spec, engine), **(hook(engine) if hook is not None else {})}
+    lay = engine.obs_layout
     lines: list[str] = []
     w = lines.append
 
-    w("# R.I.P. Market environment reference")
+    w(f"# {s['title']}")
     w("")
-    w(f"<!-- Generated from the engine. Do not edit by hand: run `{REGEN_COMMAND}`. -->")
+    w(f"<!-- Generated from the engine. Do not edit by hand: run `{regen_command(spec)}`. -->")
     w("")
     w("## Description")
-    w("")
-    w("R.I.P. Market is a card battle royale for 2–10 players in which the dead keep playing: "
-      "every round each player acquires a card and plays one, the lowest final score takes "
-      "damage, and a player at 0 HP becomes a Ghost who haunts the living with Shadow cards. "
-      "The last player alive wins. The full rules are in [RULES.md](RULES.md), the cards in "
-      "[CARDS.md](CARDS.md).")
-    w("")
-    w("The environment is a turn-based multi-agent game with hidden information: one seat "
-      "decides at a time, sees only its own hand and the public table, and chooses from a "
-      "flat discrete action space filtered by a legal-action mask. Decisions with a single "
-      "legal option are taken by the engine (R-12.1), so every agent step is a real choice. "
-      "The engine (`ripmarket_env.engine.Engine`) runs a batch of independent games at once; "
-      "every array is batch-first.")
+    for para in s["description"]:
+        w("")
+        w(para)
     w("")
     w("## Specs")
     w("")
     w("| | |")
     w("|---|---|")
-    for k, v in (
-        ("Players", "2–10 per game (`RulesConfig(num_players=...)`), one seat each"),
-        ("Action space", f"`Discrete({table.size})`: one flat table for every decision (below)"),
-        ("Action dtype", "integer (`int64`); `-1` skips a game in a batched `step`"),
-        ("Legal-action mask", f"`bool`, shape `(batch, {table.size})`; all False once a game is over"),
-        ("Observation", f"`float32`, shape `(batch, {lay.size})`: {lay.seat_start} global features "
-                        f"+ {MAX_SEATS} seat blocks × {lay.seat_size} features"),
-        ("Observation values", "one-hot flags and counts or sizes scaled to about [0, 1]; "
-                               "final scores can be negative or above 1"),
-        ("Rewards", "`float32`, shape `(batch, players)`: zero on every step but the last (R-11)"),
-        ("Termination", "`bool`, shape `(batch,)`; no truncation (R-9.3)"),
-        ("Card database", f"{db.n_living} Living designs ({db.living_deck_size} cards), "
-                          f"{db.n_shadow} Shadow designs ({db.shadow_deck_size} cards)"),
-    ):
+    for k, v in s["specs"]:
         w(_row(k, v))
     w("")
     w("## Action table")
     w("")
-    w("The argument is the Market slot, the card design id, or the seat offset: `target` k "
-      "names the player k seats clockwise from the deciding seat. Which actions are legal "
-      "depends on the decision phase (next sections).")
+    w(s["action_intro"])
     w("")
-    w("| index | kind | argument | meaning |")
-    w("|---|---|---|---|")
-    for a, kind, arg, meaning in table.rows(db):
-        w(_row(a, f"`{kind}`", arg, meaning))
+    w("| " + " | ".join(s["action_columns"]) + " |")
+    w("|" + "---|" * len(s["action_columns"]))
+    for row in s["action_rows"]:
+        w(_row(*row))
     w("")
     w("## Observation table")
     w("")
-    w(f"The observation is seen from one seat, the *viewer* (R-12.3). The first "
-      f"{lay.seat_start} features are global; then come {MAX_SEATS} seat blocks of "
-      f"{lay.seat_size} features each. Seat block k (k = 0..{MAX_SEATS - 1}) describes the "
-      f"player k seats clockwise from the viewer (block 0 is the viewer); the "
-      f"{n_seat_pieces} seat pieces below are listed for block k, at the index shown plus "
-      f"{lay.seat_size}·k. Blocks past the game's player count are all zero. "
-      "`ripmarket_env.games.ripmarket.observation.named_view` splits a vector into these pieces.")
+    w(s["observation_intro"])
     w("")
     w("| index | feature | size | meaning |")
     w("|---|---|---|---|")
@@ -184,39 +160,34 @@ def render_env_markdown(db: CardDB | None = None) -> str:
     w("")
     w("## Decision phases")
     w("")
-    w("Every decision belongs to one phase (the `phase` piece of the observation, "
-      "`Engine.phase()`). A living player's turn is `acquire` then `play`, then any choices "
-      "the played card asks for; a Ghost's turn is `ghost`, then `choose_victim` if it "
-      "plays a Shadow card.")
+    w(s["phase_intro"])
     w("")
-    w("| # | phase | decision | legal actions | rules |")
-    w("|---|---|---|---|---|")
-    for i, name in enumerate(PHASE_NAMES):
-        what, legal, rules = PHASES[name]
-        w(_row(i, f"`{name}`", what, legal, rules))
+    phases = s["phases"]
+    names = [*spec.phase_names] + ([engine.over_phase] if engine.over_phase not in spec.phase_names else [])
+    if phases:
+        w("| # | phase | decision | legal actions | rules |")
+        w("|---|---|---|---|---|")
+        for i, name in enumerate(spec.phase_names):
+            what, legal, rules = phases[name]
+            w(_row(i, f"`{name}`", what, legal, rules))
+    else:
+        w("| # | phase |")
+        w("|---|---|")
+        for i, name in enumerate(names):
+            w(_row(i, f"`{name}`"))
     w("")
     w("## Rewards and Termination")
     w("")
-    w(f"- **Termination** ([R-9]({_rule_link('R-9 Game end')})): the game ends the moment "
-      "only one living player remains, who wins (R-9.1). Round damage that would leave no "
-      "one alive is not dealt, and the game goes on (sudden death, R-9.2; variant "
-      "`no_survivor=\"share_win\"`: the players who died last share the win). A `max_rounds` "
-      "safety cap (default 3 × players × start HP) ends the game as a shared draw among the "
-      "living (R-9.3); it is a rule of the game, so it ends the game as a termination, never "
-      "a truncation.")
-    w(f"- **Rewards** ([R-11]({_rule_link('R-11 Rewards (environment, not rulebook)')})): "
-      "paid once, on the step that ends the game, to every seat, Ghosts included; every "
-      "earlier step pays 0 (R-11.3). Default `reward_mode=\"win\"`: the winner gets +1 and "
-      "every other seat −1/(n−1), n the starting player count; k co-winners each get "
-      "(n−k)/(k(n−1)) (R-11.1). Variant `reward_mode=\"placement\"`: place i by elimination "
-      "order is worth 1 − 2(i−1)/(n−1), ties averaged (R-11.2). Rewards always sum to zero.")
+    for item in s["rewards"]:
+        w(f"- {item}")
     w("- `Engine.step` returns the rewards paid by that step; `Engine.rewards()` holds the "
       "final rewards once a game is terminated.")
     w("")
     w("## Illegal actions")
     w("")
+    rule = f" ({s['illegal_rule']})" if s["illegal_rule"] else ""
     w("The engine rejects an illegal action with `IllegalActionError` (a `ValueError`) naming "
-      "the game, the action and the legal actions, and changes nothing (R-12.2). The envs add "
+      f"the game, the action and the legal actions, and changes nothing{rule}. The envs add "
       "`illegal_action=\"raise\" | \"terminate\"` (with `illegal_reward`, default -1) for "
       "algorithms without action masking; any other value is refused at construction.")
     w("")
@@ -227,10 +198,10 @@ def render_env_markdown(db: CardDB | None = None) -> str:
          "the game ends there: the offender gets `illegal_reward`, every other seat 0"),
         ("AEC (`env()`, PettingZoo wrappers)", "terminates (PettingZoo's `TerminateIllegalWrapper`)",
          "the same"),
-        ("Gym (`RipMarket-v0`)", "raises; the game is unchanged",
+        (s["env_names"]["gym"], "raises; the game is unchanged",
          "the episode ends (`terminated=True`, reward `illegal_reward`, `info[\"illegal_action\"]` True), "
          "the game is not stepped"),
-        ("Vector (`RipMarketVecEnv`, `make_vec`)", "raises; no game of the batch changes",
+        (s["env_names"]["vector"], "raises; no game of the batch changes",
          "only the offending games end (reward `illegal_reward`, done, terminal observation = the "
          "observation the action answered) and are dealt again; the others step as usual. SB3: "
          "`infos[i][\"illegal_action\"]` True; Gymnasium: `info[\"illegal_action\"]` `(num_envs,)` bool"),
@@ -242,43 +213,39 @@ def render_env_markdown(db: CardDB | None = None) -> str:
     w("")
     w("## Engine API")
     w("")
-    w("`ripmarket_env.engine.Engine(rules=RulesConfig(...), batch_size=B)` holds B games "
-      "with one rules config. Every game carries its own RNG: the same seed and actions "
-      "replay the same game whatever the batch size or row (R-12.4).")
+    w(s["engine_intro"])
     w("")
     w("| method | returns |")
     w("|---|---|")
+    na, size = engine.num_actions, lay.size
     for k, v in (
         ("`reset(seeds, games=None)`", "starts new games, one seed per game (all rows, or the rows in `games`)"),
         ("`current_player()`", "`(B,)` int64: the seat that decides next, -1 for finished games"),
-        ("`legal_mask()`", f"`(B, {table.size})` bool: the legal actions of each game's decision"),
-        ("`observe(viewers=None, out=None)`", f"`(B, {lay.size})` float32: each game seen by one seat "
+        ("`legal_mask()`", f"`(B, {na})` bool: the legal actions of each game's decision"),
+        ("`observe(viewers=None, out=None)`", f"`(B, {size})` float32: each game seen by one seat "
                                               "(default: the deciding seat); any seat may view"),
         ("`step(actions)`", "`(rewards (B, players) float32, terminated (B,) bool)`; raises "
-                            "`IllegalActionError` and changes nothing if an action is illegal (R-12.2)"),
+                            f"`IllegalActionError` and changes nothing if an action is illegal{s['step_note']}"),
         ("`clone(games=None)`", "a new `Engine` holding independent copies of the given games"),
         ("`rewards()`", "`(B, players)` float32: final rewards of terminated games"),
         ("`terminated`", "`(B,)` bool: which games are over"),
-        ("`num_actions`, `obs_size`", f"{table.size}, {lay.size}"),
+        ("`num_actions`, `obs_size`", f"{na}, {size}"),
         ("`phase()`", "the phase name of each game's decision"),
         ("`describe_action(a)`", "the meaning of action `a` (the Action table)"),
-        ("`events(game=0)`", "what the game's latest step (or reset) did, in order: `Event`s (kind, seat, "
-                             "round, forced, `text_for(viewer)` hiding what that seat may not see); "
-                             "see `ripmarket_env/games/ripmarket/events.py` and the Event log section of "
-                             "docs/ARCHITECTURE.md"),
+        ("`events(game=0)`", f"what the game's latest step (or reset) did, in order: `Event`s ({s['events_fields']}, "
+                             "`text_for(viewer)` hiding what that seat may not see); "
+                             f"{s['events_note']}"),
     ):
         w(_row(k, v))
     w("")
     w("A complete random game, two at a time:")
     w("")
     w("```python")
-    lines.extend(ENGINE_EXAMPLE.rstrip("\n").split("\n"))
+    lines.extend(s["example"].rstrip("\n").split("\n"))
     w("```")
     w("")
     w("## Version History")
     w("")
-    w("- **v0**: first version: 2–10 players, the rules of [RULES.md](RULES.md), the cards of "
-      f"[CARDS.md](CARDS.md); `Discrete({table.size})` actions, {lay.size} observation "
-      "features; rewards `win` (default) and `placement`.")
+    w(f"- {s['version']}")
     w("")
     return "\n".join(lines)

@@ -46,6 +46,17 @@ class Layout:
         """The encoders' offsets: each piece's offset, in order, then seat_start and seat_size."""
         return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)
 
+    def table_rows(self) -> list[tuple[str, str, str]]:
+        """``(indices, name, doc)`` per piece, for the docs: global pieces at their indices,
+        seat pieces as ``seat[k].name`` at their indices in block 0 plus ``seat_size``·k."""
+        rows = [(f"{self.offsets[p.name]}..{self.offsets[p.name] + p.size - 1}", p.name, p.doc)
+                for p in self.pieces if p.scope == "global"]
+        for p in self.pieces:
+            if p.scope != "global":
+                s = self.seat_start + self.offsets[p.name]
+                rows.append((f"{s}..{s + p.size - 1} (+{self.seat_size}·k)", f"seat[k].{p.name}", p.doc))
+        return rows
+
     def slice(self, name: str, seat: int = 0) -> slice:
         p = next(x for x in self.pieces if x.name == name)
         o = self.offsets[name] if p.scope == "global" else self.seat_start + seat * self.seat_size + self.offsets[name]

@@ -63,21 +63,7 @@ def pieces(n_living: int, n_shadow: int) -> tuple[Piece, ...]:
 
 @dataclass(frozen=True)
 class Layout(_CoreLayout):
-    """The core ``Layout`` (offsets, slices) plus the docs' table of the pieces."""
-
-    def table_rows(self) -> list[tuple[str, str, str]]:
-        rows = []
-        for p in self.pieces:
-            if p.scope == GLOBAL:
-                s = self.offsets[p.name]
-                rows.append((f"{s}..{s + p.size - 1}", p.name, p.doc))
-        for p in self.pieces:
-            if p.scope == SEAT:
-                s = self.seat_start + self.offsets[p.name]
-                rows.append((
-                    f"{s}..{s + p.size - 1} (+{self.seat_size}·k)", f"seat[k].{p.name}", p.doc,
-                ))
-        return rows
+    """The core ``Layout`` (offsets, slices, the docs' table of the pieces)."""
 
 
 def layout(n_living: int, n_shadow: int) -> Layout:
