@@ -258,6 +258,8 @@ def game_length(spec, engine) -> np.ndarray:
     P = engine.num_players
     if "total_turns" in st.dtype.names:
         turns = np.asarray(st["total_turns"], dtype=np.int64)
+    elif "turn" not in st.dtype.names:  # a game with neither: its decisions, a round per seat's turn
+        turns = np.asarray(st["steps"], dtype=np.int64)
     else:  # Black Market: ``turn`` is the current turn's index; a game at the cap ended after it
         turns = np.asarray(st["turn"], dtype=np.int64) + (np.asarray(st["end_reason"]) != 2)  # 2: END_CAP
     return (turns + P - 1) // P

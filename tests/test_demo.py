@@ -10,7 +10,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from ripmarket_env.app.cli import app
-from ripmarket_env.app.demo import DEMO_AGENTS, run_tournament_demo
+from ripmarket_env.app.demo import demo_agents, run_tournament_demo
+
+DEMO_AGENTS = demo_agents("ripmarket")
 
 
 def test_demo_tournament_prints_the_leaderboard_and_the_report(tmp_path):
@@ -50,6 +52,30 @@ def test_demo_cli_errors(args, message):
     r = CliRunner().invoke(app, ["demo", *args])
     assert r.exit_code == 2
     assert message in r.output
+
+
+def test_the_demo_zoo_is_the_games_own():
+    assert DEMO_AGENTS == ("random", "greedy", "survivor", "shark", "hoarder", "trickster", "search")
+    assert demo_agents("rune-market") == ("random", "rm-banker", "rm-raider", "rm-bandit", "rm-search")
+    assert demo_agents("toy") == ("random", "toy-high", "toy-low")
+
+
+@pytest.mark.parametrize("game,args", [("toy", ["--players", "3"]), ("black-market", ["--players", "2", "--budget", "2"])])
+def test_demo_of_another_game(tmp_path, game, args):
+    out = tmp_path / game
+    r = CliRunner().invoke(app, ["demo", "--game", game, "--games", "4", "--workers", "1", "--out", str(out), *args])
+    assert r.exit_code == 0, r.output
+    for name in demo_agents(game):
+        assert name in r.output
+    assert (out / "report.md").exists()
+    r = CliRunner().invoke(app, ["demo", "--game", game, "--rounds", "--seeds", "3"])
+    assert r.exit_code == 0, r.output
+    assert "Round 1" in r.output and "winner" in r.output
+
+
+def test_demo_refuses_a_table_the_game_has_not():
+    r = CliRunner().invoke(app, ["demo", "--game", "black-market", "--players", "3"])
+    assert r.exit_code == 2 and "seats 2, 4, 6 players" in r.output
 
 
 def test_demo_rounds_mode():

@@ -841,29 +841,47 @@ app.command("envdoc")(envdoc)
 
 def demo(
     games: int = typer.Option(240, "--games", metavar="N", help="Games of the demo tournament (rounded up to whole duplicate sets)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (2-10)."),
+    players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats per game (default: 6, or the game's default table if it cannot seat 6)."),
     budget: int = typer.Option(128, "--budget", metavar="N", help="The search agent's simulations per decision."),
     out: Path = typer.Option(Path("reports/demo"), "--out", metavar="DIR", help="Directory of the tournament report."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count)."),
     rounds: bool = typer.Option(False, "--rounds", help="Instead: play seeded games between random agents and print them round by round."),
     seeds: str = typer.Option("1", "--seeds", metavar="LIST", help="With --rounds: one game per seed and player count."),
-    round_players: str = typer.Option("4,6", "--round-players", metavar="LIST", help="With --rounds: player counts, comma-separated."),
+    round_players: Optional[str] = typer.Option(None, "--round-players", metavar="LIST", help="With --rounds: player counts, comma-separated (default: 4,6 where the game seats them)."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game (default: the first registered; `ripmarket games` lists them)."),
 ) -> None:
-    """A short tournament of the agent zoo (random, the heuristics, search): leaderboard and report."""
+    """A short tournament of a game's zoo (random, its heuristics, its search): leaderboard and report."""
     from rich.console import Console
 
     from ripmarket_env.app.demo import run_demo, run_tournament_demo
+    from ripmarket_env.games import get, ids
+    from ripmarket_env.testing.conformance import valid_player_counts
 
+    try:
+        spec = get(game if game is not None else ids()[0])
+    except (KeyError, ValueError) as exc:
+        fail(f"--game: {exc.args[0]}")
+    valid = valid_player_counts(spec)
+    lo, hi = spec.min_players, spec.max_players
     if rounds:
-        run_demo(_int_list(round_players, "--round-players", 2, 10), _int_list(seeds, "--seeds", 0), Console())
+        counts = _int_list(round_players, "--round-players", lo, hi) if round_players else \
+            [n for n in (4, 6) if n in valid] or [spec.default_players]
+        bad = [n for n in counts if n not in valid]
+        if bad:
+            fail(f"--round-players: {spec.title} seats {', '.join(map(str, valid))} players, not {bad[0]}")
+        run_demo(counts, _int_list(seeds, "--seeds", 0), Console(), game=spec.id)
         return
-    check_int("--players", players, 2, 10)
+    if players is None:
+        players = 6 if 6 in valid else spec.default_players
+    check_int("--players", players, lo, hi)
+    if players not in valid:
+        fail(f"--players: {spec.title} seats {', '.join(map(str, valid))} players, not {players}")
     check_int("--games", games, 1)
     check_int("--budget", budget, 1)
     check_int("--workers", workers, 1)
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    run_tournament_demo(out, games, players, budget, workers=workers)
+    run_tournament_demo(out, games, players, budget, workers=workers, game=spec.id)
 
 
 app.command("demo")(demo)

@@ -16,74 +16,55 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from ripmarket_env.games.ripmarket.cards.registry import RULES
-from ripmarket_env.games.ripmarket import Engine, RulesConfig
-from ripmarket_env.games.ripmarket.actions import ActionTable
-
-RULE_NAMES = {v: k for k, v in RULES.items()}
-
-
-def _round_table(eng: Engine, cards: dict, round_num: int, title: str) -> Table:
-    r = eng.state[0]
-    db = eng.cards
+def _round_table(spec, engine, line: dict, title: str) -> Table:
+    """A record's round line as a table: a row per seat, a column per per-seat list of the
+    line (R.I.P. Market: cards, targets, Shadow cards, scores, damage, HP)."""
+    P = engine.num_players
+    cols = [k for k, v in line.items() if isinstance(v, list) and len(v) == P and k != "log"]
     t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-    for col in ("seat", "HP", "Ghost", "card (value)", "score", "damage"):
-        t.add_column(col, justify="left" if col in ("card (value)", "Ghost") else "right")
-    def ghost(q: int) -> str:
-        if r["alive"][q]:
-            return ""
-        return "[bold red]dies[/]" if r["death_round"][q] == round_num else "Ghost"
-
-    for q in range(eng.num_players):
-        d = cards.get(q)
-        card = f"{db.living[d].name} ({db.living[d].value})" if d is not None else "—"
-        competed = bool(r["last_competed"][q])
-        dmg = int(r["last_damage"][q])
-        t.add_row(
-            str(q), str(int(r["hp"][q])), ghost(q), card,
-            str(int(r["last_score"][q])) if competed else "—",
-            f"[bold red]{dmg}[/]" if dmg else "0",
-        )
+    t.add_column("seat", justify="right")
+    for k in cols:
+        t.add_column(k.replace("_", " "))
+    for q in range(P):
+        cells = []
+        for k in cols:
+            v = line[k][q]
+            cells.append("—" if v is None or v == [] else ", ".join(map(str, v)) if isinstance(v, list) else str(v))
+        t.add_row(str(q), *cells)
     return t
 
 
-def play_game(num_players: int, seed: int, console: Console, agent: str = "random") -> dict:
-    """Play one game (one agent per seat) and print every resolved round; returns the result."""
+def play_game(num_players: int, seed: int, console: Console, agent: str = "random", game: str | None = None) -> dict:
+    """Play one game (one agent per seat) and print every round (the game's record lines,
+    the referee's view); returns the result."""
     import agents
+    from ripmarket_env.games import get, ids
 
-    eng = Engine(RulesConfig(num_players=num_players), batch_size=1)
+    spec = get(game or ids()[0])
+    eng = spec.make_engine(spec.make_rules(num_players), 1, **spec.records.default_engine_kwargs())
     eng.reset([seed])
-    seats = [agents.make(agent, seed=1000 * seed + q) for q in range(num_players)]
-    play = ActionTable(eng.cards.n_living, eng.cards.n_shadow).ranges["card"]
-    console.rule(f"{num_players} players, seed {seed}, {agent} agents")
-    cards: dict[int, int] = {}  # the design each seat has on the table this round
+    seats = [agents.make_seeded(agent, 1000 * seed + q, game=spec.id) for q in range(num_players)]
+    log = spec.records.game_log(eng, 0)
+    log.items(eng.events(0))
+    console.rule(f"{spec.title}: {num_players} players, seed {seed}, {agent} agents")
     steps = rounds = 0
     while not eng.terminated[0]:
-        r = eng.state[0]
-        round_before = int(r["round_num"])
-        # Cards already on the table; a card placed by the resolving step is the action itself.
-        cards.update({q: int(d) for q, d in enumerate(r["played"][:num_players]) if d >= 0})
-        hands = r["hand"][:num_players].copy()
         p = int(eng.current_player()[0])
-        a = seats[p].act(eng.observe()[0], eng.legal_mask()[0])
-        if a in play:
-            cards[p] = a - play.start
-        eng.step(np.array([a]))
+        eng.step(np.array([seats[p].act(eng.observe()[0], eng.legal_mask()[0])]))
         steps += 1
-        r = eng.state[0]
-        if r["done"]:  # a finished game keeps its table
-            cards.update({q: int(d) for q, d in enumerate(r["played"][:num_players]) if d >= 0})
-        if int(r["round_num"]) != round_before or r["done"]:
-            for q in range(num_players):  # a forced play: the only design in hand
-                if r["last_competed"][q] and q not in cards and np.count_nonzero(hands[q]) == 1:
-                    cards[q] = int(np.flatnonzero(hands[q])[0])
-            rule = RULE_NAMES.get(int(r["last_rule"]), "?")
+        for kind, item in log.items(eng.events(0)):
+            if kind != "round":
+                continue
+            line = spec.records.round_line(eng, item)
             rounds += 1
-            console.print(_round_table(eng, cards, round_before, f"Round {rounds} — rule: {rule}"))
-            cards = {}
-    r = eng.state[0]
-    winners = [q for q in range(num_players) if r["winners"][q]]
-    rewards = [float(x) for x in eng.rewards()[0]]
+            extra = f" — rule: {line['rule']}" if isinstance(line.get("rule"), str) else ""
+            table = _round_table(spec, eng, line, f"Round {rounds}{extra}")
+            if len(table.columns) > 1:
+                console.print(table)
+            else:  # nothing per seat in the game's round line: its events in words
+                console.print(f"[bold]Round {rounds}{extra}[/]: " + "; ".join(line.get("log", [])))
+    result = spec.records.result_line(eng)["result"]
+    winners, rewards = result["winners"], [float(x) for x in eng.rewards()[0]]
     console.print(
         f"[bold]winner{'s' if len(winners) != 1 else ''}: "
         f"{', '.join(f'seat {q}' for q in winners) or 'none'}[/] after {rounds} rounds, "
@@ -94,14 +75,21 @@ def play_game(num_players: int, seed: int, console: Console, agent: str = "rando
             "rounds": rounds, "steps": steps}
 
 
-def run_demo(players=(4, 6), seeds=(1,), console: Console | None = None) -> list[dict]:
+def run_demo(players=(4, 6), seeds=(1,), console: Console | None = None, game: str | None = None) -> list[dict]:
     """One game per player count and seed."""
     console = console or Console()
-    return [play_game(P, s, console) for P in players for s in seeds]
+    return [play_game(P, s, console, game=game) for P in players for s in seeds]
 
 
-#: The zoo of the demo tournament: the random agent, every heuristic style and search.
-DEMO_AGENTS = ("random", "greedy", "survivor", "shark", "hoarder", "trickster", "search")
+def demo_agents(game: str | None = None) -> tuple[str, ...]:
+    """The zoo of a game's demo tournament: the random agent, its heuristics and its search."""
+    import agents
+    from ripmarket_env.games import get, ids
+
+    profile = agents.game_agents(get(game or ids()[0]).id)  # loading the game registers its agents
+    return tuple(dict.fromkeys(("random", *profile.heuristics, *((profile.search,) if profile.search else ()))))
+
+
 DEMO_PLAYERS = 6
 DEMO_GAMES = 240
 DEMO_BUDGET = 128
@@ -112,29 +100,37 @@ def run_tournament_demo(
     games: int = DEMO_GAMES,
     players: int = DEMO_PLAYERS,
     budget: int = DEMO_BUDGET,
-    agents=DEMO_AGENTS,
+    agents=None,
     seed: int = 1,
     workers: int | None = None,
     console: Console | None = None,
     progress: bool = True,
+    game: str | None = None,
 ):
-    """Play a short tournament of the zoo (search at ``budget`` simulations per decision),
-    print the leaderboard and the report's location; returns the ``TournamentResult``."""
+    """Play a short tournament of a game's zoo (``demo_agents``; its search at ``budget``
+    simulations per decision), print the leaderboard and the report's location; returns
+    the ``TournamentResult``."""
     from pathlib import Path
 
     from eval.report import print_table
     from eval.tournament import run_tournament
 
+    import agents as zoo
+    from ripmarket_env.games import get, ids
+
+    spec = get(game or ids()[0])
     console = console or Console(width=None if Console().is_terminal else 120)
-    names = list(agents)
-    kwargs = {"search": {"budget": int(budget)}} if "search" in names else None
+    names = list(agents if agents is not None else demo_agents(spec.id))
+    search = zoo.game_agents(spec.id).search
+    kwargs = {search: {"budget": int(budget)}} if search in names else None
     console.print(
-        f"[bold]Demo tournament[/]: {', '.join(names)}; {players} players, {games} games, "
-        f"search budget {budget} simulations per decision"
+        f"[bold]Demo tournament[/] of {spec.title}: {', '.join(names)}; {players} players, {games} games"
+        + (f", {search} at {budget} simulations per decision" if kwargs else "")
     )
     result = run_tournament(
         names, players, games, seed, workers=workers, out=Path(out), progress=progress,
         chunk_sets=max(1, -(-games // (players * 2 * (workers or 2)))), agent_kwargs=kwargs, label="demo",
+        game=spec.id,
     )
     print_table(result, console)
     console.print(f"[bold]report:[/] {Path(out) / 'report.md'}")
