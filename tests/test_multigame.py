@@ -184,3 +184,32 @@ def test_every_engine_of_a_game_shares_one_dtype_object_per_layout(game):
     twin = pickle.loads(pickle.dumps(first))
     assert twin.state.tobytes() == first.state.tobytes() and twin.tables.tobytes() == first.tables.tobytes()
     twin.step(np.flatnonzero(twin.state["mask"][0])[:1])  # the unpickled copy still plays
+
+
+@pytest.mark.parametrize("game,page", [("ripmarket", "docs/CARDS.md"),
+                                       ("black-market", "docs/games/black-market/CARDS.md"),
+                                       ("rune-market", "docs/games/rune-market/CARDS.md")])
+def test_cards_command_serves_every_game_from_its_hook(game, page):
+    """`ripmarket cards --game G` is one command: the game's card_reference hook gives the page."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["cards", "--game", game, "--markdown"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    res = CliRunner().invoke(app, ["cards", "--game", game, "--file", "/nonexistent/cards.json"])
+    assert res.exit_code == 2 and "Traceback" not in res.output and "cards.json" in res.output
+
+
+def test_cards_command_refuses_what_a_game_has_not():
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["cards", "--game", "toy"])
+    assert res.exit_code == 2 and "has no card reference" in res.output
+    res = CliRunner().invoke(app, ["cards", "--game", "black-market", "--custom-deck"])
+    assert res.exit_code == 2 and "no other deck sizes" in res.output

@@ -71,64 +71,24 @@ def cards(
     write: Optional[Path] = typer.Option(
         None, "--write", metavar="PATH", help="Write the Markdown reference to PATH (e.g. docs/CARDS.md)."
     ),
-    file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the packaged cards.json."),
-    custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than 64 Living / 32 Shadow."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose cards to show: ripmarket, black-market or rune-market."),
+    file: Optional[Path] = typer.Option(None, "--file", metavar="PATH", help="Use this card file instead of the game's packaged cards.json."),
+    custom_deck: bool = typer.Option(False, "--custom-deck", help="Allow deck sizes other than the rules' (R.I.P. Market: 64 Living / 32 Shadow)."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose cards to show (default: the first registered; `ripmarket games` lists them)."),
 ) -> None:
-    """Show the full card reference (R.I.P. Market: rulebook section 11; Black Market:
-    docs/games/black-market/CARDS.md; The Rune Market: its deck and Market cards)."""
-    from ripmarket_env.games import ids
-
-    if game not in ids():
-        fail(f"--game {game!r} is not allowed; allowed: {', '.join(ids())}")
-    if game == "black-market":
-        _cards_black_market(markdown, write, file)
-        return
-    if game == "rune-market":
-        _rune_market_cards(markdown, write, file)
-        return
-    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
-    from ripmarket_env.games.ripmarket.cards.reference import render_cards_markdown, render_cards_rich
+    """Show a game's full card reference (docs/CARDS.md, docs/games/<game>/CARDS.md), from its card file."""
+    from ripmarket_env.games import get, ids
 
     try:
-        db = load_cards(file, custom_deck=custom_deck)
-    except CardDataError as exc:
-        fail(str(exc))
-    if write is not None:
-        try:
-            write.write_text(render_cards_markdown(db), encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {write}: {exc}")
-        typer.echo(f"wrote {write}", err=True)
-        return
-    if markdown:
-        typer.echo(render_cards_markdown(db), nl=False)
-        return
-    from rich.console import Console
-
-    Console().print(render_cards_rich(db))
-
-
-def _cards_black_market(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
-    from ripmarket_env.games.blackmarket.cards import CardDataError, load, reference_markdown
-
-    _cards_reference(load, reference_markdown, CardDataError, markdown, write, file)
-
-
-def _rune_market_cards(markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
-    from ripmarket_env.games.runemarket.cards import CardDataError, load_cards, render_markdown
-
-    _cards_reference(load_cards, render_markdown, CardDataError, markdown, write, file)
-
-
-def _cards_reference(load, to_markdown, error, markdown: bool, write: Optional[Path], file: Optional[Path]) -> None:
-    """A sibling game's card reference: ``load(file)`` (refused with ``error``'s one line),
-    then written to ``write``, printed as Markdown, or shown by rich."""
+        spec = get(game if game is not None else ids()[0])
+    except (KeyError, ValueError) as exc:
+        fail(f"--game: {exc.args[0]}")
+    hook = spec.extras.get("card_reference")
+    if hook is None:
+        fail(f"--game {spec.id}: {spec.title} has no card reference (its cards are not data)")
     try:
-        db = load(file)
-    except error as exc:
+        text, table = hook(file, custom_deck=custom_deck)
+    except ValueError as exc:  # every game's CardDataError is a ValueError naming the file and field
         fail(str(exc))
-    text = to_markdown(db)
     if write is not None:
         try:
             write.write_text(text, encoding="utf-8")
@@ -142,7 +102,7 @@ def _cards_reference(load, to_markdown, error, markdown: bool, write: Optional[P
     from rich.console import Console
     from rich.markdown import Markdown
 
-    Console().print(Markdown(text))
+    Console().print(table if table is not None else Markdown(text))
 
 
 app.command("cards")(cards)

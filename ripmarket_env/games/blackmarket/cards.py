@@ -273,3 +273,12 @@ def reference_markdown(db: CardDB | None = None) -> str:
     cols = {k: sum(c.copies for c in db.point if c.colour == k) for k in COLOURS}
     lines += ["", f"Colours: {cols['red']} Red, {cols['black']} Black, {cols['dual']} Dual.", ""]
     return "\n".join(lines)
+
+
+def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
+    """``ripmarket cards --game black-market``: the reference of a card file (default: the
+    packaged one) as Markdown, and no table of its own (the Markdown is shown). The deck
+    sizes are the rules' own: ``custom_deck`` is refused."""
+    if custom_deck:
+        raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
+    return reference_markdown(load(path)), None

@@ -220,3 +220,12 @@ def render_markdown(db: CardDB) -> str:
         lines.append(f"| {c.id} | {c.name} | {c.kind} | {c.copies} | {text} |")
     lines += ["", f"Card data digest: `{db.digest[:16]}`", ""]
     return "\n".join(lines)
+
+
+def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
+    """``ripmarket cards --game rune-market``: the reference of a card file (default: the
+    packaged one) as Markdown, and no table of its own (the Markdown is shown). The deck
+    sizes are the rules' own: ``custom_deck`` is refused."""
+    if custom_deck:
+        raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
+    return render_markdown(load_cards(path)), None

@@ -154,3 +154,13 @@ def render_cards_rich(db: CardDB):
         legend.append(f" — {text}\n")
     legend.append(f"Digest: {db.digest}", style="dim")
     return Group(Text("11. Full Card Reference", style="bold underline"), living, shadow, legend)
+
+
+def card_reference(path=None, custom_deck: bool = False):
+    """``ripmarket cards``: the reference of a card file (default: the packaged one) as
+    Markdown (docs/CARDS.md) and as rich tables for the terminal. ``custom_deck`` lifts the
+    64 Living / 32 Shadow deck sizes (R-1.3)."""
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    db = load_cards(path, custom_deck=custom_deck)
+    return render_cards_markdown(db), render_cards_rich(db)
