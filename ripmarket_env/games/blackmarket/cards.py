@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core.jsonfile import read_json, short
+
 DATA = Path(__file__).with_name("cards.json")
 
 HAND_KINDS = ("red", "black", "flip")  # kind codes 0, 1, 2
@@ -123,16 +125,16 @@ def _int(where, obj, field, lo, hi, default=None, label=None):
         _fail(where, label, f"is missing; allowed: an integer from {lo} to {hi}")
     v = obj[field]
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        _fail(where, label, f"must be an integer from {lo} to {hi}, got {v!r}")
+        _fail(where, label, f"must be an integer from {lo} to {hi}, got {short(v)}")
     return v
 
 
 def _str(where, obj, field, allowed=None):
     v = obj.get(field)
     if not isinstance(v, str) or not v.strip():
-        _fail(where, field, f"must be a non-empty string, got {v!r}")
+        _fail(where, field, f"must be a non-empty string, got {short(v)}")
     if allowed is not None and v not in allowed:
-        _fail(where, field, f"must be one of {', '.join(allowed)}; got {v!r}")
+        _fail(where, field, f"must be one of {', '.join(allowed)}; got {short(v)}")
     return v
 
 
@@ -143,13 +145,21 @@ def parse(data, source: str = "cards") -> CardDB:
     for key in ("hand_cards", "point_cards"):
         if not isinstance(data.get(key), list) or not data[key]:
             raise CardDataError(f"card data ({source}): {key!r} must be a non-empty list of cards")
+    unknown = sorted(str(k) for k in data if k not in ("game", "version", "hand_cards", "point_cards"))
+    if unknown:
+        raise CardDataError(f"card data ({source}): unknown key(s) {short(', '.join(unknown))}; "
+                            "allowed: game, version, hand_cards, point_cards")
+    if data.get("game", "black-market") != "black-market":
+        raise CardDataError(f"card data ({source}): field 'game' must be 'black-market', got {short(data['game'])}")
+    if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):
+        raise CardDataError(f"card data ({source}): field 'version' must be 1, got {short(data['version'])}")
     hand = []
     for i, obj in enumerate(data["hand_cards"]):
-        where = f"hand card #{i}" + (f" {obj.get('name')!r}" if isinstance(obj, dict) and "name" in obj else "")
+        where = f"hand card #{i}" + (f" {short(obj.get('name'))}" if isinstance(obj, dict) and "name" in obj else "")
         if not isinstance(obj, dict):
             raise CardDataError(f"card data: {where}: must be an object")
         if obj.get("id") != i:
-            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {obj.get('id')!r}")
+            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(obj.get('id'))}")
         name = _str(where, obj, "name")
         kind = _str(where, obj, "kind", HAND_KINDS)
         copies = _int(where, obj, "copies", 0, 99)
@@ -157,7 +167,7 @@ def parse(data, source: str = "cards") -> CardDB:
     kinds = [c.kind for c in hand]
     for k in HAND_KINDS:
         if kinds.count(k) != 1:
-            raise CardDataError(f"card data: hand_cards: kind {k!r} must appear exactly once, found {kinds.count(k)}")
+            raise CardDataError(f"card data: hand_cards: kind {short(k)} must appear exactly once, found {kinds.count(k)}")
     total_hand = sum(c.copies for c in hand)
     if not 12 <= total_hand <= 120:
         raise CardDataError(f"card data: hand_cards: the copies must add up to 12..120 cards, got {total_hand}")
@@ -165,14 +175,14 @@ def parse(data, source: str = "cards") -> CardDB:
     seen_prims: dict[str, str] = {}
     names = set()
     for i, obj in enumerate(data["point_cards"]):
-        where = f"point card #{i}" + (f" {obj.get('name')!r}" if isinstance(obj, dict) and "name" in obj else "")
+        where = f"point card #{i}" + (f" {short(obj.get('name'))}" if isinstance(obj, dict) and "name" in obj else "")
         if not isinstance(obj, dict):
             raise CardDataError(f"card data: {where}: must be an object")
         if obj.get("id") != i:
-            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {obj.get('id')!r}")
+            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(obj.get('id'))}")
         name = _str(where, obj, "name")
         if name in names:
-            _fail(where, "name", f"must be unique; {name!r} appears twice")
+            _fail(where, "name", f"must be unique; {short(name)} appears twice")
         names.add(name)
         colour = _str(where, obj, "colour", COLOURS)
         points = _int(where, obj, "points", 0, 9)
@@ -181,21 +191,21 @@ def parse(data, source: str = "cards") -> CardDB:
         prim, one_time, amount = None, False, 0
         if eff is not None:
             if not isinstance(eff, dict):
-                _fail(where, "effect", f"must be null or an object with 'primitive', got {eff!r}")
+                _fail(where, "effect", f"must be null or an object with 'primitive', got {short(eff)}")
             prim = eff.get("primitive")
             if prim not in PRIMITIVES:
-                _fail(where, "effect.primitive", f"must be one of {', '.join(PRIMITIVES)}; got {prim!r}")
+                _fail(where, "effect.primitive", f"must be one of {', '.join(PRIMITIVES)}; got {short(prim)}")
             if prim in seen_prims:
-                _fail(where, "effect.primitive", f"{prim!r} is already the effect of {seen_prims[prim]!r}; each primitive serves one design")
+                _fail(where, "effect.primitive", f"{short(prim)} is already the effect of {short(seen_prims[prim])}; each primitive serves one design")
             seen_prims[prim] = name
             one_time = eff.get("one_time", False)
             if not isinstance(one_time, bool):
-                _fail(where, "effect.one_time", f"must be true or false, got {one_time!r}")
+                _fail(where, "effect.one_time", f"must be true or false, got {short(one_time)}")
             _code, _active, has_amount, default, _doc = PRIMITIVES[prim]
             if has_amount:
                 amount = _int(where, eff, "amount", 1, 3, default=default, label="effect.amount")
             elif "amount" in eff:
-                _fail(where, "effect.amount", f"is not used by {prim!r}; remove it")
+                _fail(where, "effect.amount", f"is not used by {short(prim)}; remove it")
             unknown = sorted(set(eff) - {"primitive", "one_time", "amount"})
             if unknown:
                 _fail(where, "effect", f"has unknown key(s) {', '.join(unknown)}; allowed: primitive, one_time, amount")
@@ -212,13 +222,16 @@ def parse(data, source: str = "cards") -> CardDB:
 def load(path=None) -> CardDB:
     """Read and validate a card file (default: the packaged ``cards.json``)."""
     path = DATA if path is None else Path(path)
+    data = read_json(path, f"card data: {path}", CardDataError)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CardDataError(f"card data: cannot read {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise CardDataError(f"card data: {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    return parse(data, str(path))
+        return parse(data, str(path))
+    except RecursionError:
+        raise CardDataError(f"card data: {path}: nested too deeply to be a card file") from None
+    except CardDataError as exc:  # name the file in every message
+        msg = str(exc)
+        if str(path) in msg:
+            raise
+        raise CardDataError(msg.replace("card data: ", f"card data: {path}: ", 1)) from None
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core.jsonfile import read_json, short
+
 DATA_FILE = Path(__file__).with_name("cards.json")
 FORMAT = "rune-market-cards"
 N_DESIGNS = 13
@@ -100,9 +102,9 @@ def parse(data, source: str = "<data>") -> CardDB:
     if not isinstance(data, dict):
         err("file", f"must be a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT:
-        err("field 'format'", f"must be {FORMAT!r}, got {data.get('format')!r}")
+        err("field 'format'", f"must be {FORMAT!r}, got {short(data.get('format'))}")
     if data.get("version") != 1:
-        err("field 'version'", f"must be 1, got {data.get('version')!r}")
+        err("field 'version'", f"must be 1, got {short(data.get('version'))}")
     unknown = sorted(set(data) - {"format", "version", "market", "deck"})
     if unknown:
         err("file", f"unknown field(s) {', '.join(unknown)}; allowed: format, version, market, deck")
@@ -113,24 +115,24 @@ def parse(data, source: str = "<data>") -> CardDB:
     for i, c in enumerate(deck_in):
         if not isinstance(c, dict):
             err(f"deck card #{i}", "must be an object")
-        label = f"deck card #{i} ({c.get('name', '?')!r})"
+        label = f"deck card #{i} ({short(c.get('name', '?'))})"
         allowed = {"id", "name", "kind", "value", "colour", "copies", "text"}
         extra = sorted(set(c) - allowed)
         if extra:
             err(label, f"unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
         if c.get("id") != i:
-            err(f"{label} field 'id'", f"must be {i} (designs are listed in id order), got {c.get('id')!r}")
+            err(f"{label} field 'id'", f"must be {i} (designs are listed in id order), got {short(c.get('id'))}")
         exp = _expected(i)
         for f, v in exp.items():
             if c.get(f) != v:
-                err(f"{label} field {f!r}", f"must be {v!r} (fixed by the rules, RM-1.3), got {c.get(f)!r}")
+                err(f"{label} field {f!r}", f"must be {short(v)} (fixed by the rules, RM-1.3), got {short(c.get(f))}")
         if exp["kind"] != "number" and "value" in c:
             err(f"{label} field 'value'", "only Number cards have a value")
         if exp["kind"] != "shelter" and "colour" in c:
             err(f"{label} field 'colour'", "only Shelters have a colour")
         cp = c.get("copies")
         if not _int(cp) or not 0 <= cp <= 12:
-            err(f"{label} field 'copies'", f"must be an integer from 0 to 12, got {cp!r}")
+            err(f"{label} field 'copies'", f"must be an integer from 0 to 12, got {short(cp)}")
         text = c.get("text", "")
         if not isinstance(text, str):
             err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
@@ -147,18 +149,18 @@ def parse(data, source: str = "<data>") -> CardDB:
     for i, (m, mid) in enumerate(zip(market_in, MARKET_IDS)):
         if not isinstance(m, dict):
             err(f"market card #{i}", "must be an object")
-        label = f"market card #{i} ({m.get('name', '?')!r})"
+        label = f"market card #{i} ({short(m.get('name', '?'))})"
         extra = sorted(set(m) - {"id", "name", "copies", "text"})
         if extra:
             err(label, f"unknown field(s) {', '.join(extra)}; allowed: copies, id, name, text")
         if m.get("id") != mid:
-            err(f"{label} field 'id'", f"must be {mid!r} (Market cards in the order {', '.join(MARKET_IDS)})")
+            err(f"{label} field 'id'", f"must be {short(mid)} (Market cards in the order {', '.join(MARKET_IDS)})")
         if not isinstance(m.get("name"), str) or not m["name"]:
             err(f"{label} field 'name'", "must be a non-empty string")
         lo, hi = MARKET_COPIES[mid]
         cp = m.get("copies")
         if not _int(cp) or not lo <= cp <= hi:
-            err(f"{label} field 'copies'", f"must be an integer from {lo} to {hi}, got {cp!r}")
+            err(f"{label} field 'copies'", f"must be an integer from {lo} to {hi}, got {short(cp)}")
         text = m.get("text", "")
         if not isinstance(text, str):
             err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
@@ -171,15 +173,11 @@ def parse(data, source: str = "<data>") -> CardDB:
 def load_cards(path=None) -> CardDB:
     """The card data of ``path`` (default: the packaged ``cards.json``)."""
     p = Path(path) if path is not None else DATA_FILE
+    data = read_json(p, str(p), CardDataError)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CardDataError(f"{p}: cannot read the card file ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CardDataError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    return parse(data, str(p.name if path is None else p))
+        return parse(data, str(p.name if path is None else p))
+    except RecursionError:
+        raise CardDataError(f"{p}: nested too deeply to be a card file") from None
 
 
 @lru_cache(maxsize=1)
