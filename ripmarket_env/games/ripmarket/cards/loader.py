@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ripmarket_env.core.jsonfile import short
+
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
     RULE_KEYWORD,
@@ -327,15 +329,8 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _s(v: Any, limit: int = 60) -> str:
-    """``repr(v)`` for a message: cut to ``limit`` characters, a huge integer by its size."""
-    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
-        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
-    try:
-        r = repr(v)
-    except (ValueError, RecursionError):
-        return f"a {type(v).__name__} too large to show"
-    return r if len(r) <= limit else r[: limit - 3] + "..."
+#: ``repr(v)`` for a message: cut to ``limit`` characters, a huge integer by its size.
+_s = short
 
 
 def _in(v: Any, allowed) -> bool:
