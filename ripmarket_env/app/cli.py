@@ -1249,7 +1249,7 @@ def distill(
 
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None})
-    D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
+    D.save(net, out, D.default_styles(), (256, 256), info)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
     console.print(f"distilled zoo: {out}")
