@@ -1,100 +1,74 @@
-"""The Black Market training script's opponent split (train/blackmarket_ppo.py): each game
-row plays one opponent for a whole game, rows shared by the configured weights, and in
-team mode the learner's teammates are the given teammate agent."""
+"""Black Market through the one trainer (``ripmarket train``, ``game: black-market``): a
+tiny 4-player team run with its league and warm start, resumed; the warm start's recording
+of the heuristics; the retired per-game trainer's configs moved to the one schema."""
 
-from types import SimpleNamespace
+from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from train.blackmarket_ppo import PerGameOpponents
+pytest.importorskip("sb3_contrib")
 
-
-class Constant:
-    """Answers every decision with its own number (to see who decided)."""
-
-    def __init__(self, k):
-        self.k = k
-        self.calls = 0
-
-    def act_batch(self, obs, masks):
-        self.calls += 1
-        return np.full(len(obs), self.k, np.int64)
+from train_run import ROOT, train_and_resume  # noqa: E402
 
 
-def test_rows_split_by_weights_and_fixed_per_row():
-    pool = [Constant(10), Constant(20), Constant(30)]
-    mix = PerGameOpponents(pool, [0.5, 0.25, 0.25], num_envs=64, seed=3)
-    assert np.bincount(mix.row, minlength=3).tolist() == [32, 16, 16]
-    batch = SimpleNamespace()
-    mix.install(batch)
-    idx = np.arange(64)
-    obs, masks = np.zeros((64, 4), np.float32), np.ones((64, 5), bool)
-    first = batch._opponent_actions(idx, np.zeros(64, np.int64), obs, masks)
-    again = batch._opponent_actions(idx[::-1], np.zeros(64, np.int64), obs, masks)
-    assert (first == np.array([10, 20, 30])[mix.row]).all()
-    assert (again == first[::-1]).all()  # a row keeps its opponent
+def test_a_team_run_trains_with_its_league_and_resumes(tmp_path):
+    """BM-1.3 teams: the learner's teammate is a league seat like its opponents; the run
+    snapshots, evaluates against the game's heuristics (its agents' profile), writes its
+    checkpoints as Black Market's, and ``--resume`` goes on from the latest one."""
+    from agents.checkpoint import load_policy
+    from agents.policy import load_agent
 
+    run = train_and_resume("black-market", tmp_path)
+    m1, m2 = run["meta1"], run["meta2"]
+    assert m1["game"] == m2["game"] == "black-market" and m1["num_players"] == [4]
+    assert m1["config"]["rules"] == {"mode": "teams"}
+    assert m1["config"]["league"]["eval_zoo"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    assert m1["training_steps"] == 256 and m2["training_steps"] == 512
+    s1, s2 = run["summary1"], run["summary2"]
+    assert s1["pretrain"]["decisions"] > 0 and "pretrain" not in s2  # the warm start only once
+    assert len(s1["evals"]) >= 2 and s1["final_eval"]["zoo"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    assert (run["first"] / "learning_curve.png").is_file()
+    assert run["first"].name.startswith("black-market__smoke__1__")
+    load_policy(run["second"] / "final.zip")  # checked against Black Market's layout
+    bot = load_agent(run["second"] / "final.zip", seed=0)
+    from eval import arena
+    from ripmarket_env.games import get
 
-def test_teammate_takes_the_learners_side():
-    pool, mate = [Constant(10), Constant(20)], Constant(99)
-    mix = PerGameOpponents(pool, [1, 1], num_envs=8, seed=0, teammate=mate)
-    batch = SimpleNamespace()
-    mix.install(batch)
-    # 4 players: the deciders sit rel + 1 = 1, 2, 3 seats after the learner; 2 is its teammate
-    idx = np.array([0, 0, 0, 5, 5, 5])
-    rel = np.array([0, 1, 2, 0, 1, 2])
-    out = batch._opponent_actions(idx, rel, np.zeros((6, 4), np.float32), np.ones((6, 5), bool))
-    side = np.array([10, 20])[mix.row[idx]]
-    assert out.tolist() == [side[0], 99, side[2], side[3], 99, side[5]]
+    spec = get("black-market")
+    import agents
+
+    pool = [bot, agents.make_seeded("bm-rusher", 1, game="black-market")]
+    res = arena.play(spec, spec.make_rules(4, mode="teams"), [5, 6], np.array([[0, 1, 0, 1], [1, 0, 1, 0]]), pool)
+    assert res.engine.terminated.all()  # legal actions only (the arena raises on an illegal one)
 
 
 def test_recorded_heuristic_games_for_the_warm_start():
-    """The warm start's recording: decisions with a choice only, each action legal, the
-    reward that of the decider's side (BM-1.2: seats 0 and 2 against 1 and 3)."""
-    from train.blackmarket_ppo import record_heuristics
+    """The warm start's recording (``train.distill.collect`` for the game): decisions with a
+    choice only, each action legal, the reward that of the decider's side (BM-1.2: seats 0
+    and 2 against 1 and 3), seeded."""
+    from train.distill import collect
 
-    data = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
+    kw = dict(styles=("bm-denier", "bm-builder"), seed=5, workers=1, progress=False, game="black-market")
+    data = collect(4, 12, **kw)
     assert len(data) > 12 * 10
     assert (data.mask.sum(axis=1) >= 2).all()
     assert data.mask[np.arange(len(data)), data.action].all()
     assert set(np.unique(data.reward)) <= {-1.0, 1.0}
     assert set(np.unique(data.style)) == {0, 1}
-    again = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
-    assert (again.action == data.action).all() and (again.obs == data.obs).all()  # seeded
+    again = collect(4, 12, **kw)
+    assert (again.action == data.action).all() and (again.obs == data.obs).all()
 
 
-def test_a_stage_resumes_from_the_weights_without_unpickling(tmp_path):
-    """``load_trainable`` gives a model with the checkpoint's weights, its optimizer state,
-    the new stage's learning rate and the checkpoint's step count."""
-    import json
+def test_the_recipes_use_the_one_schema():
+    """The bm-ppo-* recipes are configs of the one trainer (``game: black-market``, the
+    team mode as a rules field); the retired per-game trainer is gone."""
+    from train.config import load_config
 
-    import torch
-
-    from agents.blackmarket.policy import CHECKPOINTS, load_agent
-    from ripmarket_env.envs.vector import vec_env_classes
-    from ripmarket_env.games import get
-    from train.blackmarket_ppo import load_trainable
-
-    ship = CHECKPOINTS / "bm-ppo-2p.zip"
-    meta = json.loads(ship.with_suffix(".json").read_text())
-    Vec = vec_env_classes(get("black-market"))[0]
-    env = Vec(seed=1, num_envs=2, num_players=2, rules={"num_players": 2, "mode": "teams"}, learner_seat="random")
-    model = load_trainable(ship, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
-    ref = load_agent(ship).policy.state_dict()
-    assert all(torch.equal(v, ref[k]) for k, v in model.policy.state_dict().items())
-    assert model.num_timesteps == meta["steps"]
-    assert model.policy.optimizer.state  # the saved Adam moments came along
-    model.learn(16, reset_num_timesteps=False)
-    assert model.policy.optimizer.param_groups[0]["lr"] == 5e-5
-    bad = tmp_path / "bad.zip"
-    bad.write_bytes(ship.read_bytes()[:1000])
-    bad.with_suffix(".json").write_text(json.dumps(meta))
-    import pytest
-
-    from agents.checkpoint import CheckpointError
-
-    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
-        load_trainable(bad, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
+    for path in sorted((ROOT / "configs" / "black-market").rglob("*.yaml")):
+        cfg = load_config(path)
+        assert cfg.game == "black-market" and cfg.rules.get("mode") == "teams", path
+    assert not (ROOT / "train" / "blackmarket_ppo.py").exists()
 
 
 def test_trainers_spin_briefly_then_sleep():
@@ -115,35 +89,3 @@ def test_trainers_spin_briefly_then_sleep():
     assert run() == ["5000", "None"]
     assert run(OMP_WAIT_POLICY="PASSIVE") == ["None", "PASSIVE"]
     assert run(GOMP_SPINCOUNT="100") == ["100", "None"]
-
-
-def test_a_tiny_recipe_runs_end_to_end(tmp_path):
-    """Stage 1 (warm start only) then stage 2 (PPO from it, selection on the weakest of two
-    matches) write loadable checkpoints whose metadata keep both stages and the selection."""
-    import json
-
-    import yaml
-
-    from agents.blackmarket.policy import load_agent
-    from train.blackmarket_ppo import main
-
-    common = {"num_players": 4, "mode": "teams", "num_envs": 4, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
-              "learning_rate": 1e-4, "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.0, "net_arch": [16]}
-    s1 = {**common, "seed": 1, "minutes": 0, "out": str(tmp_path / "s1" / "bot.zip"),
-          "pretrain": {"games": 6, "seed": 2, "agents": ["bm-denier", "bm-rusher"], "epochs": 1},
-          "select": {"against": "bm-rusher", "seed": 3, "games": 4, "every": 1}}
-    s2 = {**common, "seed": 4, "minutes": 0.05, "init": s1["out"], "out": str(tmp_path / "s2" / "bot.zip"),
-          "teammate": "self", "opponents": ["bm-builder", "snapshot"], "opponent_weights": [0.5, 0.5],
-          "opponent_per_game": True, "select": {"against": ["bm-builder", "random"], "seed": 3, "games": 4, "every": 1}}
-    for name, cfg in (("s1.yaml", s1), ("s2.yaml", s2)):
-        (tmp_path / name).write_text(yaml.safe_dump(cfg))
-        main(["--config", str(tmp_path / name)])
-    meta = json.loads((tmp_path / "s2" / "bot.json").read_text())
-    assert [st["config"]["seed"] for st in meta["stages"]] == [1, 4]
-    assert set(meta["selection"]["by_opponent"]) == {"bm-builder", "random"}
-    assert meta["selection"]["win_rate"] == min(meta["selection"]["by_opponent"].values())
-    lines = [json.loads(x) for x in (tmp_path / "s2" / "bot.log.jsonl").read_text().splitlines()]
-    assert len(lines) >= 2 and lines[-1]["steps"] > lines[0]["steps"]  # PPO chunks ran after the start
-    assert all(x["worst"] in ("bm-builder", "random") for x in lines)
-    bot = load_agent(tmp_path / "s2" / "bot.zip")
-    assert bot.metadata["num_players"] == 4

@@ -13,7 +13,7 @@ import pytest
 from train.config import ConfigError, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "rllib_ppo_4p.yaml"
+CONFIG = ROOT / "configs" / "ripmarket" / "rllib_ppo_4p.yaml"
 
 
 def tiny(**over):
