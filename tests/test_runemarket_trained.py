@@ -80,7 +80,7 @@ def test_bad_training_config_is_a_one_line_error(tmp_path):
     with pytest.raises(ConfigError, match="bad.yaml: bad value for 'game': 'rune'; allowed: .*rune-market"):
         load_config(bad)
     bad.write_text(CONFIG.read_text() + "rules: {defend: never}\n")
-    with pytest.raises(ConfigError, match="bad.yaml: bad rules for rune-market at 4 players: .*defend"):
+    with pytest.raises(ConfigError, match="bad.yaml: bad rules for rune-market at 4 players \\(num_players\\): .*defend"):
         load_config(bad)
 
 

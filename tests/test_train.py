@@ -58,7 +58,8 @@ def test_config_game_and_rules():
     assert rules_of(bm).mode == "ffa" and rules_of(bm).num_players == 4
     for data, words in (
         ({"game": "chess"}, ["'game'", "ripmarket", "black-market", "rune-market"]),
-        ({"game": "black-market", "num_players": 3}, ["num_players", "2..6"]),
+        ({"game": "black-market", "num_players": 3}, ["num_players", "2, 4 or 6"]),
+        ({"game": "black-market", "num_players": 8}, ["num_players", "<= 6"]),
         ({"game": "black-market", "player_counts": [2, 3]}, ["player_counts"]),
         ({"game": "black-market", "num_players": 4, "rules": {"mode": "solo"}}, ["rules", "mode", "teams | ffa"]),
         ({"game": "black-market", "rules": {"colour": 1}}, ["rules.colour", "mode"]),

@@ -453,8 +453,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _float(data, "max_minutes", 0.0, 1e7)
     if pre.get("games"):
         _needs_heuristics(spec.id, "pretrain.games", pre["games"], "0 (a warm start clones the heuristics)")
+    counts_key = "player_counts" if data.get("player_counts") else "num_players"
     for n in (data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]):
-        _check_rules(spec, data.get("rules", {}), n, data.get("reward_mode", TrainConfig.reward_mode))
+        _check_rules(spec, data.get("rules", {}), n, data.get("reward_mode", TrainConfig.reward_mode), counts_key)
     cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre),
                       rllib=RLlibConfig(**rll))
     if cfg.backend == "rllib":
@@ -513,7 +514,7 @@ def _needs_heuristics(game: str, key: str, value, allowed: str) -> None:
         raise _bad(key, value, f"{allowed}: game {game} has no heuristics to record")
 
 
-def _check_rules(spec, rules, num_players: int, reward_mode: str) -> None:
+def _check_rules(spec, rules, num_players: int, reward_mode: str, counts_key: str = "num_players") -> None:
     """``rules`` must be a mapping of ``spec``'s rules fields (``num_players`` and
     ``reward_mode`` are the config's own keys) that the game accepts at ``num_players``."""
     import dataclasses as dc
@@ -529,7 +530,7 @@ def _check_rules(spec, rules, num_players: int, reward_mode: str) -> None:
     try:
         spec.make_rules(rules={**rules, "num_players": num_players, "reward_mode": reward_mode})
     except (ValueError, TypeError) as e:
-        raise ConfigError(f"bad rules for {spec.id} at {num_players} players: {_one_line(e, 200)}") from None
+        raise ConfigError(f"bad rules for {spec.id} at {num_players} players ({counts_key}): {_one_line(e, 200)}") from None
 
 
 def rules_of(cfg: TrainConfig, num_players: int | None = None):
@@ -570,7 +571,7 @@ def load_config(path: str | Path) -> TrainConfig:
     except RecursionError:
         raise ConfigError(f"{p}: nested too deeply to be a config (a mapping of keys to values)") from None
     if data is None:
-        raise ConfigError(f"{p}: the config is empty; write the keys to set (see configs/*.yaml), "
+        raise ConfigError(f"{p}: the config is empty; write the keys to set (see configs/<game>/*.yaml), "
                           "or {} to train with every default")
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of keys to values (key: value lines), "

@@ -1,6 +1,6 @@
 """Self-play training: MaskablePPO on the batched vector env against an opponent league.
 
-    ripmarket train configs/ppo_6p.yaml [--out DIR]
+    ripmarket train configs/ripmarket/ppo_6p.yaml [--out DIR]
 
 * **League.** Every opponent seat of every new episode is drawn per ``league.mix``: a
   frozen past learner (``self``), a zoo heuristic (``zoo``) or the random agent. Every

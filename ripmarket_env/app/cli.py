@@ -574,7 +574,7 @@ def bench(
     ),
     seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
     config: Path = typer.Option(
-        Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
+        Path("configs/ripmarket/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
@@ -1097,7 +1097,7 @@ app.command("serve")(serve)
 
 
 def train(
-    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ppo_6p.yaml."),
+    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ripmarket/ppo_6p.yaml."),
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
