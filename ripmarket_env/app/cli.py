@@ -1108,8 +1108,10 @@ def train(
         "or its address); default: a Ray instance started for this run (docs/SCALE_OUT.md).",
     ),
 ) -> None:
-    """Self-play training against an opponent league: MaskablePPO on the batched vector env
-    (backend: sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib)."""
+    """Self-play training against an opponent league, for any game (the config's game: key,
+    default ripmarket; its rules: mapping): MaskablePPO on the batched vector env (backend:
+    sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib). Configs:
+    configs/<game>/."""
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
