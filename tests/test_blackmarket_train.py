@@ -89,3 +89,48 @@ def test_trainers_spin_briefly_then_sleep():
     assert run() == ["5000", "None"]
     assert run(OMP_WAIT_POLICY="PASSIVE") == ["None", "PASSIVE"]
     assert run(GOMP_SPINCOUNT="100") == ["100", "None"]
+
+
+def test_a_distilled_zoo_of_the_game_plays_and_is_refreshed_in_the_league(tmp_path):
+    """``ripmarket distill --game black-market`` imitates the game's heuristics; a config of
+    the game names the imitations ``<heuristic>-bc`` with ``league.zoo_init`` (they are not
+    registered agents), and the league refreshes them against the learner (DAgger), saving
+    the refreshed zoo beside the checkpoints as Black Market's. Another game's zoo file and
+    an imitation without its file are refused with one line."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from agents.checkpoint import CheckpointError
+    from agents.distilled import load
+    from ripmarket_env.app.cli import app
+    from train.config import ConfigError, config_from_dict
+
+    zoo = tmp_path / "bm-zoo.pt"
+    runner = CliRunner()
+    res = runner.invoke(app, ["distill", "--game", "black-market", "--players", "4", "--games", "6", "--epochs", "1",
+                              "--workers", "1", "--out", str(zoo)])
+    assert res.exit_code == 0, res.output[-2000:]
+    net, meta = load(zoo, game="black-market")
+    assert meta["game"] == "black-market" and meta["styles"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    with pytest.raises(CheckpointError, match="distilled zoo of game 'black-market', not 'ripmarket'"):
+        load(zoo)
+    cfg = yaml.safe_load((ROOT / "configs" / "black-market" / "smoke.yaml").read_text())
+    cfg.pop("pretrain")
+    cfg["league"].update(zoo=["bm-builder-bc", "bm-rusher-bc"], zoo_init=str(zoo), refresh_every=128,
+                         refresh_games=2, refresh_base_games=2, refresh_epochs=1)
+    cfg.update(eval_every=0, final_eval_games=0)
+    with pytest.raises(ConfigError, match="league.zoo.*bm-builder-bc.*with league.zoo_init"):
+        config_from_dict({**cfg, "league": {**cfg["league"], "zoo_init": ""}})
+    (tmp_path / "bc.yaml").write_text(yaml.safe_dump(cfg))
+    res = runner.invoke(app, ["train", str(tmp_path / "bc.yaml"), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output[-3000:]
+    assert "zoo refresh 2 at 256 steps" in " ".join(res.output.split())
+    (run,) = (tmp_path / "run" / "checkpoints").iterdir()
+    refreshed, rmeta = load(run / "zoo-bc.pt", game="black-market")
+    assert rmeta["refreshes"] == 2 and rmeta["styles"] == meta["styles"]
+    assert any((a != b).any() for a, b in zip(refreshed.state_dict().values(), net.state_dict().values()))
+    other = dict(cfg, game="rune-market", rules={})
+    other["league"] = dict(cfg["league"], zoo=["rm-banker-bc"])
+    (tmp_path / "rm.yaml").write_text(yaml.safe_dump(other))
+    res = runner.invoke(app, ["train", str(tmp_path / "rm.yaml"), "--out", str(tmp_path / "rm")])
+    assert res.exit_code == 2 and "distilled zoo of game 'black-market', not 'rune-market'" in " ".join(res.output.split())

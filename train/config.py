@@ -434,8 +434,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             if not (isinstance(z, list) and z and all(isinstance(x, str) for x in z)):
                 raise _bad(f"league.{key}", z, "a non-empty list of agent names: " + " | ".join(known))
             for x in z:
-                if x not in known:
-                    raise _bad(f"league.{key}", x, " | ".join(known))
+                if x not in known and not (key == "zoo" and lea.get("zoo_init") and _imitates(x, spec.id)):
+                    raise _bad(f"league.{key}", x, " | ".join(known) + _imitation_hint(spec.id, key))
     if "zoo_init" in lea and not (isinstance(lea["zoo_init"], str) and len(lea["zoo_init"]) <= 4096):
         raise _bad("league.zoo_init", lea["zoo_init"], "the path of a distilled-zoo file (.pt), the name of one "
                    "shipped in agents/checkpoints/ (e.g. zoo-bc-ppo-stage2), or \"\" for the shipped zoo-bc.pt")
@@ -503,6 +503,23 @@ def _default_zoo(game: str) -> list[str]:
     import agents
 
     return agents.game_agents(game).zoo()
+
+
+def _imitates(name: str, game: str) -> bool:
+    """``name`` is ``<heuristic>-bc`` for one of ``game``'s heuristics: its imitation in a
+    distilled-zoo file (``league.zoo_init``), for a game whose imitations are not registered."""
+    import agents
+
+    return name.endswith("-bc") and name[:-3] in agents.game_agents(game).heuristics
+
+
+def _imitation_hint(game: str, key: str) -> str:
+    import agents
+
+    h = agents.game_agents(game).heuristics
+    if key != "zoo" or not h or f"{h[0]}-bc" in agents.names(game):
+        return ""
+    return f" (or {h[0]}-bc, ... with league.zoo_init, a distilled zoo of {game}: ripmarket distill --game {game})"
 
 
 def _needs_heuristics(game: str, key: str, value, allowed: str) -> None:

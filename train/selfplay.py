@@ -75,7 +75,12 @@ class League:
         self.zoo_ids = []
         for z in lc.zoo or _default_zoo(cfg.game):
             self.zoo_ids.append(len(self.agents))
-            self.agents.append(agents.make(z, game=cfg.game))
+            if z in agents.names(cfg.game):
+                self.agents.append(agents.make(z, game=cfg.game))
+            else:  # an imitation of one of the game's heuristics in the league.zoo_init file (config checks)
+                from agents.policy import load_distilled, zoo_file
+
+                self.agents.append(load_distilled(z[:-len("-bc")], zoo_file(lc.zoo_init), game=cfg.game))
             self.names.append(z)
         self.snap_ids: list[int] = []
         self.snap_steps: list[int] = []
@@ -95,7 +100,7 @@ class League:
         from agents.policy import zoo_file
         from train.distill import DistilledAgent, load
 
-        net, meta = load(zoo_file(path))
+        net, meta = load(zoo_file(path), game=self.game)
         for a in self.agents:
             if isinstance(a, DistilledAgent):
                 mine = tuple(getattr(a, "styles", ()))
@@ -983,7 +988,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
         from agents.policy import zoo_file
         from train.distill import load as load_zoo
 
-        load_zoo(zoo_file(cfg.league.zoo_init))
+        load_zoo(zoo_file(cfg.league.zoo_init), game=cfg.game)
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     run_name = cfg.run_name()

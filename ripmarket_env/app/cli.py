@@ -1204,13 +1204,30 @@ def distill(
     recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
 ) -> None:
-    """Fit one network imitating every zoo heuristic (fast batch opponents for training)."""
+    """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training)."""
     try:
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    counts = _int_list(players, "--players", 2, 10)
+    from agents.base import DEFAULT_GAME
+    from ripmarket_env.games import get, ids
+
+    game = DEFAULT_GAME if game is None else game
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    try:
+        styles = D.default_styles(game)
+    except ValueError as exc:
+        fail(f"--game {game}: {exc}")
+    spec = get(game)
+    counts = _int_list(players, "--players", spec.min_players, spec.max_players)
+    for c in counts:
+        try:
+            spec.make_rules(c)
+        except ValueError as exc:
+            fail(f"--players {c}: {exc}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} names a count twice; give each player count once")
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
@@ -1227,7 +1244,7 @@ def distill(
         from eval.evaluate import make_agent
 
         try:
-            make_agent(guest)
+            make_agent(guest, game=game)
         except Exception as exc:
             fail(f"--guest {guest}: {exc}")
     from rich.console import Console
@@ -1239,19 +1256,19 @@ def distill(
         except Exception as exc:
             fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
     else:
-        data = D.collect(counts, games, seed=seed, workers=workers)
+        data = D.collect(counts, games, styles, seed=seed, workers=workers, game=game)
         if guest is not None:
-            more = D.collect(counts, guest_games, seed=seed + 1, workers=workers, guest=guest)
+            more = D.collect(counts, guest_games, styles, seed=seed + 1, workers=workers, guest=guest, game=game)
             more.game = more.game + games  # game numbers after the zoo-only games
             data = D.Decisions.concat([data, more])
         if recording is not None:
             D.save_decisions(data, recording)
-    net, info = D.fit(data, seed=seed, epochs=epochs)
+    net, info = D.fit(data, styles, seed=seed, epochs=epochs)
     import numpy as np
 
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None})
-    D.save(net, out, D.default_styles(), (256, 256), info)
+    D.save(net, out, styles, (256, 256), info, game=game)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
     console.print(f"distilled zoo: {out}")
