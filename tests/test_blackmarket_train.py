@@ -134,3 +134,31 @@ def test_a_distilled_zoo_of_the_game_plays_and_is_refreshed_in_the_league(tmp_pa
     (tmp_path / "rm.yaml").write_text(yaml.safe_dump(other))
     res = runner.invoke(app, ["train", str(tmp_path / "rm.yaml"), "--out", str(tmp_path / "rm")])
     assert res.exit_code == 2 and "distilled zoo of game 'black-market', not 'rune-market'" in " ".join(res.output.split())
+
+
+def test_teammate_self_plays_the_learners_side():
+    """``league.teammate`` (BM-1.3 teams, from the game's ``extras["sides"]``): the seat two
+    after the learner, its teammate at 4 players, is the learner's own live policy
+    ("self") in every game, the other seats league draws; refused for free-for-all."""
+    from train.config import ConfigError, config_from_dict
+    from train.selfplay import League, build_model, make_league_vec_env
+
+    base = {"game": "black-market", "num_players": 4, "n_envs": 16, "n_steps": 8, "batch_size": 32,
+            "policy": {"arch": "mlp", "net_arch": [8]},
+            "league": {"mix": {"zoo": 1.0, "self": 0.0, "random": 0.0}, "teammate": "self"}}
+    cfg = config_from_dict(base)
+    league = League(cfg, seed=1)
+    env = make_league_vec_env(cfg, league, 1)
+    model = build_model(cfg, env)
+    league.set_learner(model.policy)
+    env.reset()
+    b = env.batch
+    assert (b.lineup[:, 1] == league.mate).all() and set(b.lineup[:, [0, 2]].ravel()) <= set(league.zoo_ids)
+    assert league.agents[league.mate].policy is model.policy
+    model.learn(64)  # the live policy plays its teammates' seats through the rollouts
+    with pytest.raises(ConfigError, match="league.teammate.*no teams"):
+        config_from_dict({**base, "rules": {"mode": "ffa"}})
+    with pytest.raises(ConfigError, match="league.teammate.*no teams"):
+        config_from_dict({**base, "game": "rune-market", "rules": {}})
+    with pytest.raises(ConfigError, match="league.teammate.*self"):
+        config_from_dict({**base, "league": {"teammate": "greedy"}})

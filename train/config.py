@@ -89,6 +89,11 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+    teammate: str = ""
+    """A team game only (the game's ``extras["sides"]`` hook gives the seats' sides under the
+    run's rules, e.g. Black Market's ``mode: teams``, BM-1.3): who plays the learner's
+    teammates. "" (default): league seats drawn like the opponents; "self": the learner's
+    own current policy, sampling; or an agent name of the game."""
     zoo_init: str = ""
     """A distilled-zoo file (a path, or the name of one shipped in ``agents/checkpoints/``
     such as ``zoo-bc-ppo-stage2``) whose network the league's distilled agents (the ``-bc`` agents
@@ -448,6 +453,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _int(lea, "snapshot_every", 1, MAX_TIMESTEPS, where="league.")
     _int(lea, "pool_size", 1, 1000, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
+    if lea.get("teammate"):
+        _check_teammate(spec, lea["teammate"], data)
     _bool(lea, "deterministic_opponents", "league.")
 
     _float(data, "max_minutes", 0.0, 1e7)
@@ -463,7 +470,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             raise _bad("policy.arch", cfg.policy.arch, "mlp with backend rllib (RLlib's own MLP: net_arch)")
         for key, value, off in (("init_from", cfg.init_from, ""), ("pretrain.games", cfg.pretrain.games, 0),
                                 ("league.refresh_every", cfg.league.refresh_every, 0),
-                                ("league.zoo_init", cfg.league.zoo_init, ""), ("max_minutes", cfg.max_minutes, 0.0)):
+                                ("league.zoo_init", cfg.league.zoo_init, ""), ("max_minutes", cfg.max_minutes, 0.0),
+                                ("league.teammate", cfg.league.teammate, "")):
             if value != off:
                 raise _bad(key, value, f"{off!r} with backend rllib (backend sb3 has it)")
     if cfg.n_envs * cfg.n_steps > MAX_ROLLOUT:
@@ -503,6 +511,25 @@ def _default_zoo(game: str) -> list[str]:
     import agents
 
     return agents.game_agents(game).zoo()
+
+
+def _check_teammate(spec, mate, data: dict) -> None:
+    """``league.teammate``: "self" or an agent of the game, for a game whose rules make
+    teams at every player count of the run."""
+    import agents
+
+    known = agents.names(spec.id)
+    if not (isinstance(mate, str) and (mate == "self" or mate in known)):
+        raise _bad("league.teammate", mate, "\"\" (league seats), self (the learner's policy) or an agent: "
+                   + " | ".join(known))
+    sides = (spec.extras or {}).get("sides")
+    for n in data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]:
+        try:
+            rules = spec.make_rules(rules={**(data.get("rules") or {}), "num_players": n})
+        except (ValueError, TypeError):
+            return  # the rules check names the problem
+        if sides is None or sides(rules) is None:
+            raise _bad("league.teammate", mate, f"\"\" ({spec.id} has no teams with these rules at {n} players)")
 
 
 def _imitates(name: str, game: str) -> bool:

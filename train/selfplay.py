@@ -92,6 +92,28 @@ class League:
         self._seed = seed
         if lc.zoo_init:
             self._start_distilled_from(lc.zoo_init)
+        self.mate = -1  # league.teammate: the agent of the learner's teammates (-1: league seats)
+        if lc.teammate:
+            self.mate = len(self.agents)
+            self.agents.append(None if lc.teammate == "self" else agents.make(lc.teammate, game=cfg.game))
+            self.names.append(lc.teammate)
+
+    def set_learner(self, policy) -> None:
+        """``league.teammate: self``: the learner's teammates play ``policy``, the learner's
+        own live network, sampling (it trains on)."""
+        if self.mate >= 0 and self.names[self.mate] == "self":
+            self.agents[self.mate] = self._PolicyAgent(policy, deterministic=False, seed=self._seed, name="self")
+
+    def teammates(self, rules) -> np.ndarray | None:
+        """``mates[seat, rel]``: is the seat ``rel + 1`` after ``seat`` on its side (None
+        without ``league.teammate``)? From the game's ``extras["sides"]`` hook."""
+        if self.mate < 0:
+            return None
+        from ripmarket_env.games import get
+
+        side = np.asarray(get(self.game).extras["sides"](rules))
+        P = len(side)
+        return np.array([[side[(s + r + 1) % P] == side[s] for r in range(P - 1)] for s in range(P)])
 
     def _start_distilled_from(self, path: str) -> None:
         """Give the distilled agents the network of the distilled-zoo file ``path``
@@ -203,11 +225,16 @@ def _league_batch_class(spec):
             self.league = league
             super().__init__(*args, **kwargs)
             self.lineup = np.zeros((self.num_envs, self.num_players - 1), np.int64)
+            self.mates = league.teammates(self.rules)
             self.env_time = 0.0
 
         def _deal(self, games: np.ndarray) -> None:
             super()._deal(games)
             self.lineup[games] = self.league.draw((len(games), self.num_players - 1))
+            if self.mates is not None:  # the learner's side: league.teammate
+                block = self.lineup[games]
+                block[self.mates[self.seat[games]]] = self.league.mate
+                self.lineup[games] = block
 
         def _opponent_actions(self, idx, rel, obs, masks) -> np.ndarray:
             return act_grouped(self.league.agents, self.lineup[idx, rel], obs, masks, csr=self.opp_csr)
@@ -320,7 +347,7 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     GameVecEnv = vec_env_classes(spec)[0]
 
     LeagueBatch, RandomBatch = _league_batch_class(spec)
-    only_random = league.mix[0] == 0 and league.mix[1] == 0
+    only_random = league.mix[0] == 0 and league.mix[1] == 0 and league.mate < 0
     Batch = RandomBatch if only_random else LeagueBatch
 
     def batch(n: int, players: int, part_seed: int):
@@ -1002,8 +1029,10 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
     pre_stats = None
     if resume is not None:  # weights, optimizer and step count of the checkpoint (never unpickled)
         model, _ = load_model(resume, env=env, config=cfg)
+        league.set_learner(model.policy)
     else:
         model = build_model(cfg, env)
+        league.set_learner(model.policy)
         if init is not None:
             init_policy(model.policy, cfg.init_from, init, target=cfg.policy)
         if cfg.pretrain.games:
