@@ -1,13 +1,17 @@
 """Self-play training: MaskablePPO on the batched vector env against an opponent league.
 
-    ripmarket train configs/ripmarket/ppo_6p.yaml [--out DIR]
+    ripmarket train configs/<game>/CONFIG.yaml [--out DIR]
 
+* **Game.** The config's ``game`` (a registered id) gives the envs, rules (``rules:``),
+  evaluations and checkpoints through its ``GameSpec``, and the league's and the
+  evaluations' default zoo through its agents' profile (``agents.game_agents``).
 * **League.** Every opponent seat of every new episode is drawn per ``league.mix``: a
   frozen past learner (``self``), a zoo heuristic (``zoo``) or the random agent. Every
   ``league.snapshot_every`` learner steps the current policy is copied into a ring of
   ``pool_size`` frozen snapshots (fictitious self-play: ``latest_share`` of the self
   seats go to the newest snapshot, the rest uniformly over the pool). The learner plays
-  every phase, Living and Ghost, from a seat drawn per episode.
+  every decision of its seat (in turn or not: R.I.P. Market's Ghost phases, The Rune
+  Market's blocks), from a seat drawn per episode.
 * **Zoo refresh** (``league.refresh_*``, ``ZooRefresh``). The league's distilled zoo
   (``-bc`` agents) is kept faithful to the real heuristics where the learner leads the
   game: every ``refresh_every`` steps the heuristics play ``refresh_games`` games against

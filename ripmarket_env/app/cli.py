@@ -1194,7 +1194,7 @@ def _train_rllib(cfg, out: Path, ray_address: Optional[str], console) -> None:
 
 
 def distill(
-    players: str = typer.Option("6", "--players", metavar="LIST", help="Seats per recorded game (2-10), or several counts comma-separated (2,3,4,5,6,7,8,9,10): the games are split evenly over them and one network learns every count."),
+    players: str = typer.Option("6", "--players", metavar="LIST", help="Seats per recorded game (the game's player counts: 2-10 for R.I.P. Market), or several counts comma-separated (2,3,4,5,6,7,8,9,10): the games are split evenly over them and one network learns every count."),
     games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record, in all (about 80 decisions each at 6 players)."),
     seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
     epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
