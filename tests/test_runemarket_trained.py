@@ -106,3 +106,26 @@ def test_the_one_trainer_trains_and_resumes(tmp_path):
     pool = [load_agent(run["second"] / "final.zip", seed=0), bot("rm-bandit", game="rune-market")]
     res = arena.play(spec, spec.make_rules(4), [3, 4], np.array([[0, 1, 1, 1], [1, 1, 0, 1]]), pool)
     assert res.engine.terminated.all()
+
+
+def test_the_learner_answers_its_own_blocks_in_the_league_env():
+    """RM-5.9: the defender decides its block during another seat's attack; in the one
+    trainer's league env every decision the learner is handed is its own seat's, blocks
+    included, and the opponents' decisions never reach it."""
+    from ripmarket_env.games import get
+    from train.config import load_config
+    from train.selfplay import League, make_league_vec_env
+
+    cfg = load_config(ROOT / "configs" / "rune-market" / "smoke.yaml")
+    env = make_league_vec_env(cfg, League(cfg, seed=1), 1)
+    env.reset()
+    b, rng = env.batch, np.random.default_rng(0)
+    defend = list(get("rune-market").phase_names).index("defend")
+    phases = []
+    for _ in range(200):
+        S = b.engine.state
+        live = ~S["done"].astype(bool)
+        assert (S["actor"][live] == b.seat[live]).all()  # the learner's own decisions only
+        phases += S["phase"][live].tolist()
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+    assert phases.count(defend) > 0
