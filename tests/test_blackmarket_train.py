@@ -107,9 +107,13 @@ def test_a_distilled_zoo_of_the_game_plays_and_is_refreshed_in_the_league(tmp_pa
 
     zoo = tmp_path / "bm-zoo.pt"
     runner = CliRunner()
+    rec = tmp_path / "bm-games.npz"
     res = runner.invoke(app, ["distill", "--game", "black-market", "--players", "4", "--games", "6", "--epochs", "1",
-                              "--workers", "1", "--out", str(zoo)])
+                              "--workers", "1", "--out", str(zoo), "--recording", str(rec)])
     assert res.exit_code == 0, res.output[-2000:]
+    res = runner.invoke(app, ["distill", "--recording", str(rec), "--out", str(tmp_path / "x.pt")])  # R.I.P. Market's
+    assert res.exit_code == 2 and "a recording of another game" in " ".join(res.output.split())
+    assert not (tmp_path / "x.pt").exists()
     net, meta = load(zoo, game="black-market")
     assert meta["game"] == "black-market" and meta["styles"] == ["bm-builder", "bm-denier", "bm-rusher"]
     with pytest.raises(CheckpointError, match="distilled zoo of game 'black-market', not 'ripmarket'"):

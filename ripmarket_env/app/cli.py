@@ -1255,6 +1255,13 @@ def distill(
             data = D.load_decisions(recording)
         except Exception as exc:
             fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
+        from agents.checkpoint import _current_facts
+
+        facts = _current_facts(game)
+        if data.obs.shape[1:] != (facts["obs_size"],) or data.mask.shape[1:] != (facts["num_actions"],):
+            fail(f"--recording {recording}: decisions of {data.obs.shape[1:]} observation values and "
+                 f"{data.mask.shape[1:]} actions; {game} has {facts['obs_size']} and {facts['num_actions']} "
+                 "(a recording of another game or version)")
     else:
         data = D.collect(counts, games, styles, seed=seed, workers=workers, game=game)
         if guest is not None:
