@@ -289,7 +289,7 @@ def read_metadata(path: str | Path, check: bool = True, cards=None) -> dict:
 
 #: The packages of the other games whose trained agents the zoo ships (agents read a game
 #: through its own package, never through the registry: tests/test_layers.py).
-_GAME_PACKAGES = {"rune-market": "ripmarket_env.games.runemarket"}
+_GAME_PACKAGES = {"rune-market": "ripmarket_env.games.runemarket", "black-market": "ripmarket_env.games.blackmarket"}
 
 
 def _registered(game: str) -> bool:

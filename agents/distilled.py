@@ -49,10 +49,11 @@ def _forward(net, obs: np.ndarray, styles: np.ndarray):
 
 
 # ----------------------------------------------------------------------------- files
-def load(path: str | Path, cards=None):
-    """``(net, meta)`` from a distilled-zoo file; ``CheckpointError`` if missing, corrupt,
-    or made for another observation layout, action count or card set than ``cards`` (the
-    ``CardDB`` in play; None: the packaged cards)."""
+def load(path: str | Path, cards=None, game: str | None = None):
+    """``(net, meta)`` from a distilled-zoo file of ``game`` (default R.I.P. Market's);
+    ``CheckpointError`` if missing, corrupt, of another game, or made for another
+    observation layout, action count or card set than ``cards`` (R.I.P. Market's ``CardDB``
+    in play; None: the packaged cards)."""
     import torch
 
     from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, _short, card_mismatch
@@ -83,8 +84,13 @@ def load(path: str | Path, cards=None):
         raise CheckpointError(f"{path}: field 'styles' is {_short(styles)}; allowed: a list of heuristic names")
     if not isinstance(sd, dict):
         raise CheckpointError(f"{path}: field 'state_dict' is not a mapping of tensors")
-    now = _current_facts(cards=cards)
-    if meta.get("game", "ripmarket") != now["game"]:
+    from agents.checkpoint import GAME
+
+    game = GAME if game is None else game
+    if meta.get("game", GAME) != game:
+        raise CheckpointError(f"{path} is a distilled zoo of game {_short(meta.get('game', GAME))}, not {game!r}")
+    now = _current_facts(game, cards=cards if game == GAME else None)
+    if meta.get("game", GAME) != now["game"]:
         raise CheckpointError(f"{path} is a distilled zoo of game {_short(meta.get('game'))}, not {now['game']!r}")
     if meta.get("card_digest") != now["card_digest"]:
         raise CheckpointError(card_mismatch(str(path), meta.get("card_digest"), now["card_digest"]))

@@ -278,15 +278,16 @@ def zoo_file(spec: str | Path) -> Path:
 
 
 def load_distilled(style: str, path: str | Path = DISTILLED_ZOO, deterministic: bool = True,
-                   seed: int | None = None, cards=None):
-    """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``),
-    made for the card database in play (``cards``, a ``CardDB``; None: the packaged cards)."""
+                   seed: int | None = None, cards=None, game: str | None = None):
+    """The imitation of heuristic ``style`` from a distilled-zoo file (``agents.distilled``)
+    of ``game`` (default R.I.P. Market's), made for the card database in play (``cards``, a
+    ``CardDB``; None: the packaged cards)."""
     from agents.checkpoint import CheckpointError
     from agents.distilled import DistilledAgent, load
 
-    key = (str(Path(path).resolve()), None if cards is None else cards.digest)
+    key = (str(Path(path).resolve()), None if cards is None else cards.digest, game)
     if key not in _distilled_cache:
-        _distilled_cache[key] = load(path, cards=cards)
+        _distilled_cache[key] = load(path, cards=cards, game=game)
     net, meta = _distilled_cache[key]
     if style not in meta["styles"]:
         raise CheckpointError(f"{path} holds no imitation of {style!r}; it has: {', '.join(meta['styles'])}")

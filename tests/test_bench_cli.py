@@ -167,7 +167,7 @@ def test_bench_train_suite_measures_a_config(tmp_path):
 
     from train.throughput import bench_config
 
-    smoke = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
+    smoke = Path(__file__).resolve().parent.parent / "configs" / "ripmarket" / "smoke.yaml"
     cfg = bench_config(smoke, 2)
     per = cfg.n_envs * cfg.n_steps
     assert (cfg.total_timesteps, cfg.eval_every, cfg.checkpoint_every, cfg.pretrain.games) == (2 * per, 0, 0, 0)

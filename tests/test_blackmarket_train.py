@@ -1,100 +1,74 @@
-"""The Black Market training script's opponent split (train/blackmarket_ppo.py): each game
-row plays one opponent for a whole game, rows shared by the configured weights, and in
-team mode the learner's teammates are the given teammate agent."""
+"""Black Market through the one trainer (``ripmarket train``, ``game: black-market``): a
+tiny 4-player team run with its league and warm start, resumed; the warm start's recording
+of the heuristics; the retired per-game trainer's configs moved to the one schema."""
 
-from types import SimpleNamespace
+from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from train.blackmarket_ppo import PerGameOpponents
+pytest.importorskip("sb3_contrib")
 
-
-class Constant:
-    """Answers every decision with its own number (to see who decided)."""
-
-    def __init__(self, k):
-        self.k = k
-        self.calls = 0
-
-    def act_batch(self, obs, masks):
-        self.calls += 1
-        return np.full(len(obs), self.k, np.int64)
+from train_run import ROOT, train_and_resume  # noqa: E402
 
 
-def test_rows_split_by_weights_and_fixed_per_row():
-    pool = [Constant(10), Constant(20), Constant(30)]
-    mix = PerGameOpponents(pool, [0.5, 0.25, 0.25], num_envs=64, seed=3)
-    assert np.bincount(mix.row, minlength=3).tolist() == [32, 16, 16]
-    batch = SimpleNamespace()
-    mix.install(batch)
-    idx = np.arange(64)
-    obs, masks = np.zeros((64, 4), np.float32), np.ones((64, 5), bool)
-    first = batch._opponent_actions(idx, np.zeros(64, np.int64), obs, masks)
-    again = batch._opponent_actions(idx[::-1], np.zeros(64, np.int64), obs, masks)
-    assert (first == np.array([10, 20, 30])[mix.row]).all()
-    assert (again == first[::-1]).all()  # a row keeps its opponent
+def test_a_team_run_trains_with_its_league_and_resumes(tmp_path):
+    """BM-1.3 teams: the learner's teammate is a league seat like its opponents; the run
+    snapshots, evaluates against the game's heuristics (its agents' profile), writes its
+    checkpoints as Black Market's, and ``--resume`` goes on from the latest one."""
+    from agents.checkpoint import load_policy
+    from agents.policy import load_agent
 
+    run = train_and_resume("black-market", tmp_path)
+    m1, m2 = run["meta1"], run["meta2"]
+    assert m1["game"] == m2["game"] == "black-market" and m1["num_players"] == [4]
+    assert m1["config"]["rules"] == {"mode": "teams"}
+    assert m1["config"]["league"]["eval_zoo"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    assert m1["training_steps"] == 256 and m2["training_steps"] == 512
+    s1, s2 = run["summary1"], run["summary2"]
+    assert s1["pretrain"]["decisions"] > 0 and "pretrain" not in s2  # the warm start only once
+    assert len(s1["evals"]) >= 2 and s1["final_eval"]["zoo"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    assert (run["first"] / "learning_curve.png").is_file()
+    assert run["first"].name.startswith("black-market__smoke__1__")
+    load_policy(run["second"] / "final.zip")  # checked against Black Market's layout
+    bot = load_agent(run["second"] / "final.zip", seed=0)
+    from eval import arena
+    from ripmarket_env.games import get
 
-def test_teammate_takes_the_learners_side():
-    pool, mate = [Constant(10), Constant(20)], Constant(99)
-    mix = PerGameOpponents(pool, [1, 1], num_envs=8, seed=0, teammate=mate)
-    batch = SimpleNamespace()
-    mix.install(batch)
-    # 4 players: the deciders sit rel + 1 = 1, 2, 3 seats after the learner; 2 is its teammate
-    idx = np.array([0, 0, 0, 5, 5, 5])
-    rel = np.array([0, 1, 2, 0, 1, 2])
-    out = batch._opponent_actions(idx, rel, np.zeros((6, 4), np.float32), np.ones((6, 5), bool))
-    side = np.array([10, 20])[mix.row[idx]]
-    assert out.tolist() == [side[0], 99, side[2], side[3], 99, side[5]]
+    spec = get("black-market")
+    import agents
+
+    pool = [bot, agents.make_seeded("bm-rusher", 1, game="black-market")]
+    res = arena.play(spec, spec.make_rules(4, mode="teams"), [5, 6], np.array([[0, 1, 0, 1], [1, 0, 1, 0]]), pool)
+    assert res.engine.terminated.all()  # legal actions only (the arena raises on an illegal one)
 
 
 def test_recorded_heuristic_games_for_the_warm_start():
-    """The warm start's recording: decisions with a choice only, each action legal, the
-    reward that of the decider's side (BM-1.2: seats 0 and 2 against 1 and 3)."""
-    from train.blackmarket_ppo import record_heuristics
+    """The warm start's recording (``train.distill.collect`` for the game): decisions with a
+    choice only, each action legal, the reward that of the decider's side (BM-1.2: seats 0
+    and 2 against 1 and 3), seeded."""
+    from train.distill import collect
 
-    data = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
+    kw = dict(styles=("bm-denier", "bm-builder"), seed=5, workers=1, progress=False, game="black-market")
+    data = collect(4, 12, **kw)
     assert len(data) > 12 * 10
     assert (data.mask.sum(axis=1) >= 2).all()
     assert data.mask[np.arange(len(data)), data.action].all()
     assert set(np.unique(data.reward)) <= {-1.0, 1.0}
     assert set(np.unique(data.style)) == {0, 1}
-    again = record_heuristics(4, "teams", ["bm-denier", "bm-builder"], games=12, seed=5)
-    assert (again.action == data.action).all() and (again.obs == data.obs).all()  # seeded
+    again = collect(4, 12, **kw)
+    assert (again.action == data.action).all() and (again.obs == data.obs).all()
 
 
-def test_a_stage_resumes_from_the_weights_without_unpickling(tmp_path):
-    """``load_trainable`` gives a model with the checkpoint's weights, its optimizer state,
-    the new stage's learning rate and the checkpoint's step count."""
-    import json
+def test_the_recipes_use_the_one_schema():
+    """The bm-ppo-* recipes are configs of the one trainer (``game: black-market``, the
+    team mode as a rules field); the retired per-game trainer is gone."""
+    from train.config import load_config
 
-    import torch
-
-    from agents.blackmarket.policy import CHECKPOINTS, load_agent
-    from ripmarket_env.envs.vector import vec_env_classes
-    from ripmarket_env.games import get
-    from train.blackmarket_ppo import load_trainable
-
-    ship = CHECKPOINTS / "bm-ppo-2p.zip"
-    meta = json.loads(ship.with_suffix(".json").read_text())
-    Vec = vec_env_classes(get("black-market"))[0]
-    env = Vec(seed=1, num_envs=2, num_players=2, rules={"num_players": 2, "mode": "teams"}, learner_seat="random")
-    model = load_trainable(ship, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
-    ref = load_agent(ship).policy.state_dict()
-    assert all(torch.equal(v, ref[k]) for k, v in model.policy.state_dict().items())
-    assert model.num_timesteps == meta["steps"]
-    assert model.policy.optimizer.state  # the saved Adam moments came along
-    model.learn(16, reset_num_timesteps=False)
-    assert model.policy.optimizer.param_groups[0]["lr"] == 5e-5
-    bad = tmp_path / "bad.zip"
-    bad.write_bytes(ship.read_bytes()[:1000])
-    bad.with_suffix(".json").write_text(json.dumps(meta))
-    import pytest
-
-    from agents.checkpoint import CheckpointError
-
-    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
-        load_trainable(bad, meta, env, seed=1, n_steps=8, batch_size=16, learning_rate=5e-5)
+    for path in sorted((ROOT / "configs" / "black-market").rglob("*.yaml")):
+        cfg = load_config(path)
+        assert cfg.game == "black-market" and cfg.rules.get("mode") == "teams", path
+    assert not (ROOT / "train" / "blackmarket_ppo.py").exists()
 
 
 def test_trainers_spin_briefly_then_sleep():
@@ -117,33 +91,78 @@ def test_trainers_spin_briefly_then_sleep():
     assert run(GOMP_SPINCOUNT="100") == ["100", "None"]
 
 
-def test_a_tiny_recipe_runs_end_to_end(tmp_path):
-    """Stage 1 (warm start only) then stage 2 (PPO from it, selection on the weakest of two
-    matches) write loadable checkpoints whose metadata keep both stages and the selection."""
-    import json
-
+def test_a_distilled_zoo_of_the_game_plays_and_is_refreshed_in_the_league(tmp_path):
+    """``ripmarket distill --game black-market`` imitates the game's heuristics; a config of
+    the game names the imitations ``<heuristic>-bc`` with ``league.zoo_init`` (they are not
+    registered agents), and the league refreshes them against the learner (DAgger), saving
+    the refreshed zoo beside the checkpoints as Black Market's. Another game's zoo file and
+    an imitation without its file are refused with one line."""
     import yaml
+    from typer.testing import CliRunner
 
-    from agents.blackmarket.policy import load_agent
-    from train.blackmarket_ppo import main
+    from agents.checkpoint import CheckpointError
+    from agents.distilled import load
+    from ripmarket_env.app.cli import app
+    from train.config import ConfigError, config_from_dict
 
-    common = {"num_players": 4, "mode": "teams", "num_envs": 4, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
-              "learning_rate": 1e-4, "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.0, "net_arch": [16]}
-    s1 = {**common, "seed": 1, "minutes": 0, "out": str(tmp_path / "s1" / "bot.zip"),
-          "pretrain": {"games": 6, "seed": 2, "agents": ["bm-denier", "bm-rusher"], "epochs": 1},
-          "select": {"against": "bm-rusher", "seed": 3, "games": 4, "every": 1}}
-    s2 = {**common, "seed": 4, "minutes": 0.05, "init": s1["out"], "out": str(tmp_path / "s2" / "bot.zip"),
-          "teammate": "self", "opponents": ["bm-builder", "snapshot"], "opponent_weights": [0.5, 0.5],
-          "opponent_per_game": True, "select": {"against": ["bm-builder", "random"], "seed": 3, "games": 4, "every": 1}}
-    for name, cfg in (("s1.yaml", s1), ("s2.yaml", s2)):
-        (tmp_path / name).write_text(yaml.safe_dump(cfg))
-        main(["--config", str(tmp_path / name)])
-    meta = json.loads((tmp_path / "s2" / "bot.json").read_text())
-    assert [st["config"]["seed"] for st in meta["stages"]] == [1, 4]
-    assert set(meta["selection"]["by_opponent"]) == {"bm-builder", "random"}
-    assert meta["selection"]["win_rate"] == min(meta["selection"]["by_opponent"].values())
-    lines = [json.loads(x) for x in (tmp_path / "s2" / "bot.log.jsonl").read_text().splitlines()]
-    assert len(lines) >= 2 and lines[-1]["steps"] > lines[0]["steps"]  # PPO chunks ran after the start
-    assert all(x["worst"] in ("bm-builder", "random") for x in lines)
-    bot = load_agent(tmp_path / "s2" / "bot.zip")
-    assert bot.metadata["num_players"] == 4
+    zoo = tmp_path / "bm-zoo.pt"
+    runner = CliRunner()
+    rec = tmp_path / "bm-games.npz"
+    res = runner.invoke(app, ["distill", "--game", "black-market", "--players", "4", "--games", "6", "--epochs", "1",
+                              "--workers", "1", "--out", str(zoo), "--recording", str(rec)])
+    assert res.exit_code == 0, res.output[-2000:]
+    res = runner.invoke(app, ["distill", "--recording", str(rec), "--out", str(tmp_path / "x.pt")])  # R.I.P. Market's
+    assert res.exit_code == 2 and "a recording of another game" in " ".join(res.output.split())
+    assert not (tmp_path / "x.pt").exists()
+    net, meta = load(zoo, game="black-market")
+    assert meta["game"] == "black-market" and meta["styles"] == ["bm-builder", "bm-denier", "bm-rusher"]
+    with pytest.raises(CheckpointError, match="distilled zoo of game 'black-market', not 'ripmarket'"):
+        load(zoo)
+    cfg = yaml.safe_load((ROOT / "configs" / "black-market" / "smoke.yaml").read_text())
+    cfg.pop("pretrain")
+    cfg["league"].update(zoo=["bm-builder-bc", "bm-rusher-bc"], zoo_init=str(zoo), refresh_every=128,
+                         refresh_games=2, refresh_base_games=2, refresh_epochs=1)
+    cfg.update(eval_every=0, final_eval_games=0)
+    with pytest.raises(ConfigError, match="league.zoo.*bm-builder-bc.*with league.zoo_init"):
+        config_from_dict({**cfg, "league": {**cfg["league"], "zoo_init": ""}})
+    (tmp_path / "bc.yaml").write_text(yaml.safe_dump(cfg))
+    res = runner.invoke(app, ["train", str(tmp_path / "bc.yaml"), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output[-3000:]
+    assert "zoo refresh 2 at 256 steps" in " ".join(res.output.split())
+    (run,) = (tmp_path / "run" / "checkpoints").iterdir()
+    refreshed, rmeta = load(run / "zoo-bc.pt", game="black-market")
+    assert rmeta["refreshes"] == 2 and rmeta["styles"] == meta["styles"]
+    assert any((a != b).any() for a, b in zip(refreshed.state_dict().values(), net.state_dict().values()))
+    other = dict(cfg, game="rune-market", rules={})
+    other["league"] = dict(cfg["league"], zoo=["rm-banker-bc"])
+    (tmp_path / "rm.yaml").write_text(yaml.safe_dump(other))
+    res = runner.invoke(app, ["train", str(tmp_path / "rm.yaml"), "--out", str(tmp_path / "rm")])
+    assert res.exit_code == 2 and "distilled zoo of game 'black-market', not 'rune-market'" in " ".join(res.output.split())
+
+
+def test_teammate_self_plays_the_learners_side():
+    """``league.teammate`` (BM-1.3 teams, from the game's ``extras["sides"]``): the seat two
+    after the learner, its teammate at 4 players, is the learner's own live policy
+    ("self") in every game, the other seats league draws; refused for free-for-all."""
+    from train.config import ConfigError, config_from_dict
+    from train.selfplay import League, build_model, make_league_vec_env
+
+    base = {"game": "black-market", "num_players": 4, "n_envs": 16, "n_steps": 8, "batch_size": 32,
+            "policy": {"arch": "mlp", "net_arch": [8]},
+            "league": {"mix": {"zoo": 1.0, "self": 0.0, "random": 0.0}, "teammate": "self"}}
+    cfg = config_from_dict(base)
+    league = League(cfg, seed=1)
+    env = make_league_vec_env(cfg, league, 1)
+    model = build_model(cfg, env)
+    league.set_learner(model.policy)
+    env.reset()
+    b = env.batch
+    assert (b.lineup[:, 1] == league.mate).all() and set(b.lineup[:, [0, 2]].ravel()) <= set(league.zoo_ids)
+    assert league.agents[league.mate].policy is model.policy
+    model.learn(64)  # the live policy plays its teammates' seats through the rollouts
+    with pytest.raises(ConfigError, match="league.teammate.*no teams"):
+        config_from_dict({**base, "rules": {"mode": "ffa"}})
+    with pytest.raises(ConfigError, match="league.teammate.*no teams"):
+        config_from_dict({**base, "game": "rune-market", "rules": {}})
+    with pytest.raises(ConfigError, match="league.teammate.*self"):
+        config_from_dict({**base, "league": {"teammate": "greedy"}})

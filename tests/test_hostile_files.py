@@ -132,6 +132,26 @@ def _configs(tmp: Path) -> list[Case]:
     case("deep", _deep(50_000), "")  # YAML parser error or nesting: either way one line
     case("python_tag", f"seed: !!python/object/apply:os.system ['touch {tmp / 'MARKER'}']\n", "not valid YAML")
     case("huge_file", "# " + "x" * (1 << 20) + "\nseed: 1\n", "too large")
+    # every game's configs go through the one loader: the same hostile keys, and the game's own
+    for game in ("black-market", "rune-market"):
+        g = f"game: {game}\n"
+        tag = game.split("-")[0]
+        case(f"{tag}_duplicate_key", g + "seed: 1\nn_envs: 32\nseed: 2\n", "duplicate key", "seed")
+        case(f"{tag}_n_envs_1e12", g + "n_envs: 1000000000000\n", "n_envs", "<= 65536")
+        case(f"{tag}_net_arch_1e9", g + "policy:\n  net_arch: [1000000000]\n", "policy.net_arch", "8192")
+        case(f"{tag}_mix_inf", g + "league:\n  mix: {self: .inf}\n", "league.mix.self", "finite")
+        case(f"{tag}_int_5000_digits", g + "seed: " + "9" * 5000 + "\n", "4300 digits")
+        case(f"{tag}_python_tag", g + f"seed: !!python/object/apply:os.system ['touch {tmp / 'MARKER'}']\n",
+             "not valid YAML")
+        case(f"{tag}_rules_deep", g + "rules: " + _deep(50_000) + "\n", "")
+        case(f"{tag}_rules_list", g + "rules: [1, 2]\n", "rules", "mapping")
+        case(f"{tag}_rules_unknown", g + "rules: {colour: red}\n", "rules.colour", "allowed")
+        case(f"{tag}_rules_type", g + "rules: {max_turns: [1]}\n", "rules", "max_turns")
+        case(f"{tag}_players", g + "num_players: 7\n", "num_players", "<= 6")
+        case(f"{tag}_zoo_other_game", g + "league:\n  zoo: [greedy]\n", "league.zoo", "random")
+    case("game_unknown", "game: chess\n", "'game'", "black-market")
+    case("game_list", "game: [ripmarket]\n", "'game'", "rune-market")
+    case("game_deep", "game: " + _deep(50_000) + "\n", "")
     return out
 
 
@@ -280,7 +300,7 @@ def good_checkpoint(tmp_path_factory) -> Path:
     """A real (small) checkpoint with its optimizer state, from a short smoke run."""
     from train.selfplay import train
 
-    cfg = load_config(ROOT / "configs" / "smoke.yaml").to_dict()
+    cfg = load_config(ROOT / "configs" / "ripmarket" / "smoke.yaml").to_dict()
     cfg.update(total_timesteps=1024, eval_every=0, checkpoint_every=0, final_eval_games=0)
     cfg["pretrain"]["games"] = 0
     out = tmp_path_factory.mktemp("good")
@@ -374,7 +394,7 @@ def test_every_loader_refuses_the_corpus(corpus, good_checkpoint):
 # ----------------------------------------------------------------------------- the CLI
 def _commands(case: Case, tmp: Path, good: Path) -> list[list[str]]:
     out_dir = tmp / f"out_{case.kind}_{case.name}"
-    smoke = str(ROOT / "configs" / "smoke.yaml")
+    smoke = str(ROOT / "configs" / "ripmarket" / "smoke.yaml")
     p = str(case.path)
     if case.kind == "cards":
         return [["cards", "--file", p]]
@@ -426,7 +446,7 @@ def test_the_real_cli_prints_no_traceback(corpus):
     tmp, marker, cases = corpus
     pick = {("record", "binary"), ("record", "header_only"), ("config", "empty"), ("config", "mix_inf"),
             ("cards", "deep"), ("checkpoint", "weights_torch_pickle")}
-    smoke = str(ROOT / "configs" / "smoke.yaml")
+    smoke = str(ROOT / "configs" / "ripmarket" / "smoke.yaml")
     for case in cases:
         if (case.kind, case.name) not in pick:
             continue
@@ -473,7 +493,7 @@ def test_the_payloads_are_live(tmp_path, good_checkpoint):
     assert model.num_timesteps == meta["training_steps"] > 0
     load_policy(evil)
     assert not m2.exists()
-    res = CliRunner().invoke(app, ["train", str(ROOT / "configs" / "smoke.yaml"), "--out", str(tmp_path / "r"),
+    res = CliRunner().invoke(app, ["train", str(ROOT / "configs" / "ripmarket" / "smoke.yaml"), "--out", str(tmp_path / "r"),
                                    "--resume", str(evil), "--total-timesteps", "2048"])
     assert res.exit_code == 0, res.output
     assert not m2.exists()

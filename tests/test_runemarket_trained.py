@@ -1,6 +1,7 @@
 """The shipped MaskablePPO bot of The Rune Market (``rm-ppo-4p``): registered for its game
 only, its checkpoint names its game and the config it was trained with, it plays legal
-games through the arena, and another game refuses it with a one-line error."""
+games through the arena, and another game refuses it with a one-line error. Training The
+Rune Market is the one trainer's (``ripmarket train``, ``game: rune-market``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from agents.checkpoint import CheckpointError, check_compatible, read_metadata  
 
 ROOT = Path(__file__).resolve().parents[1]
 CKPT = ROOT / "agents" / "checkpoints" / "rm-ppo-4p.zip"
-CONFIG = ROOT / "configs" / "rm_ppo_4p.yaml"
+CONFIG = ROOT / "configs" / "rune-market" / "rm_ppo_4p.yaml"
 
 
 def test_registered_for_the_rune_market_only():
@@ -26,13 +27,22 @@ def test_registered_for_the_rune_market_only():
 
 
 def test_checkpoint_names_its_game_and_config():
-    from train.runemarket_ppo import load_config
+    """The checkpoint keeps the config of the retired per-game trainer that made it; the
+    recipe's config in the one schema (``configs/rune-market/rm_ppo_4p.yaml``) asks for the
+    same game, seats, seed, network, PPO settings and opponents."""
+    from train.config import load_config
 
     meta = read_metadata(CKPT)  # checked against the current code of its own game
     assert meta["game"] == "rune-market" and meta["obs_size"] == 191 and meta["num_actions"] == 50
     assert meta["num_players"] == [4] and meta["training_steps"] > 100_000
     cfg = load_config(CONFIG)
-    assert {k: v for k, v in cfg.items() if k not in ("out",)} == meta["config"]
+    old = meta["config"]
+    assert cfg.game == old["game"] and cfg.exp_name == old["exp_name"] and cfg.max_minutes == old["max_minutes"]
+    for key in ("seed", "num_players", "total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
+                "learning_rate", "gamma", "ent_coef"):
+        assert getattr(cfg, key) == old[key], key
+    assert cfg.policy.arch == old["policy"]["arch"] and cfg.policy.net_arch == old["policy"]["net_arch"]
+    assert cfg.league.zoo == old["opponents"] and cfg.league.mix["zoo"] == 1.0
     with pytest.raises(CheckpointError, match="game 'rune-market'; it cannot play 'ripmarket'"):
         check_compatible(meta, "rm-ppo-4p", game="ripmarket")
 
@@ -60,12 +70,62 @@ def test_plays_legal_games_against_the_heuristics():
 
 
 def test_bad_training_config_is_a_one_line_error(tmp_path):
-    from train.runemarket_ppo import load_config
+    from train.config import ConfigError, load_config
 
     bad = tmp_path / "bad.yaml"
     bad.write_text(CONFIG.read_text() + "learning_rat: 0.1\n")
-    with pytest.raises(ValueError, match="unknown key 'learning_rat'; allowed: "):
+    with pytest.raises(ConfigError, match="bad.yaml: unknown key 'learning_rat'; allowed keys: "):
         load_config(bad)
-    bad.write_text(CONFIG.read_text().replace("game: rune-market", "game: ripmarket"))
-    with pytest.raises(ValueError, match="game must be 'rune-market'"):
+    bad.write_text(CONFIG.read_text().replace("game: rune-market", "game: rune"))
+    with pytest.raises(ConfigError, match="bad.yaml: bad value for 'game': 'rune'; allowed: .*rune-market"):
         load_config(bad)
+    bad.write_text(CONFIG.read_text() + "rules: {defend: never}\n")
+    with pytest.raises(ConfigError, match="bad.yaml: bad rules for rune-market at 4 players \\(num_players\\): .*defend"):
+        load_config(bad)
+
+
+def test_the_one_trainer_trains_and_resumes(tmp_path):
+    """``ripmarket train configs/rune-market/smoke.yaml``: a few hundred steps against the
+    game's league (its heuristics by its agents' profile, snapshots, random), the learner
+    seated by the generic env; then ``--resume``."""
+    from train_run import train_and_resume
+
+    run = train_and_resume("rune-market", tmp_path)
+    m1, m2 = run["meta1"], run["meta2"]
+    assert m1["game"] == m2["game"] == "rune-market"
+    assert (m1["training_steps"], m2["training_steps"]) == (256, 512)
+    assert m1["config"]["league"]["zoo"] == ["rm-banker", "rm-raider", "rm-bandit"]
+    assert run["summary1"]["evals"] and run["summary2"]["steps"] == 512
+    assert (run["first"] / "learning_curve.png").is_file()
+    bot = agents.make  # the trained network plays The Rune Market as an agent
+    from agents.policy import load_agent
+    from eval import arena
+    from ripmarket_env.games import get
+
+    spec = get("rune-market")
+    pool = [load_agent(run["second"] / "final.zip", seed=0), bot("rm-bandit", game="rune-market")]
+    res = arena.play(spec, spec.make_rules(4), [3, 4], np.array([[0, 1, 1, 1], [1, 1, 0, 1]]), pool)
+    assert res.engine.terminated.all()
+
+
+def test_the_learner_answers_its_own_blocks_in_the_league_env():
+    """RM-5.9: the defender decides its block during another seat's attack; in the one
+    trainer's league env every decision the learner is handed is its own seat's, blocks
+    included, and the opponents' decisions never reach it."""
+    from ripmarket_env.games import get
+    from train.config import load_config
+    from train.selfplay import League, make_league_vec_env
+
+    cfg = load_config(ROOT / "configs" / "rune-market" / "smoke.yaml")
+    env = make_league_vec_env(cfg, League(cfg, seed=1), 1)
+    env.reset()
+    b, rng = env.batch, np.random.default_rng(0)
+    defend = list(get("rune-market").phase_names).index("defend")
+    phases = []
+    for _ in range(200):
+        S = b.engine.state
+        live = ~S["done"].astype(bool)
+        assert (S["actor"][live] == b.seat[live]).all()  # the learner's own decisions only
+        phases += S["phase"][live].tolist()
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+    assert phases.count(defend) > 0

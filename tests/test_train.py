@@ -24,11 +24,66 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_load():
-    for name in ("smoke", "ppo_stage1", "ppo_stage2", "ppo_stage3", "ppo_6p", "ppo_6p_stage1", "ppo_6p_stage2", "ppo_6p_stage3",
-                 "ppo_6p_stage4", "throughput_6p", "fast_6p"):
-        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+    """Every config under ``configs/<game>/`` (and its ``experiments/``) loads through the
+    one loader, says its game and sits in that game's folder; every registered game with
+    a config folder has a tiny ``smoke.yaml``."""
+    from ripmarket_env.games import ids
+
+    paths = sorted((ROOT / "configs").rglob("*.yaml"))
+    assert len(paths) >= 20
+    for path in paths:
+        cfg = load_config(path)
+        game = path.relative_to(ROOT / "configs").parts[0]
+        assert game in ids() and cfg.game == game, path
+        assert any(line.startswith("game:") for line in path.read_text().splitlines()), path
         assert cfg.exp_name
         assert cfg.run_name(now=5).startswith(f"{cfg.env_id}__{cfg.exp_name}__{cfg.seed}__")
+    assert not list((ROOT / "configs").glob("*.yaml"))  # every config in its game's folder
+    for game in ("ripmarket", "black-market", "rune-market"):
+        assert load_config(ROOT / "configs" / game / "smoke.yaml").total_timesteps <= 2048
+
+
+def test_config_game_and_rules():
+    """``game:`` picks a registered game (default R.I.P. Market, the league's and the
+    evaluations' zoo its heuristics); ``rules:`` holds the game's own rules fields (BM-1.3's
+    teams or free-for-all), checked by the game at every player count of the run."""
+    cfg = config_from_dict({})
+    assert cfg.game == "ripmarket" and cfg.rules == {} and cfg.env_id == "ripmarket"
+    assert cfg.league.zoo == cfg.league.eval_zoo == ["greedy", "survivor", "shark", "hoarder", "trickster"]
+    bm = config_from_dict({"game": "black-market", "num_players": 4, "rules": {"mode": "ffa"}})
+    assert bm.league.zoo == ["bm-builder", "bm-denier", "bm-rusher"] and bm.rules == {"mode": "ffa"}
+    assert bm.run_name(now=5).startswith("black-market__")
+    from train.config import rules_of
+
+    assert rules_of(bm).mode == "ffa" and rules_of(bm).num_players == 4
+    for data, words in (
+        ({"game": "chess"}, ["'game'", "ripmarket", "black-market", "rune-market"]),
+        ({"game": "black-market", "num_players": 3}, ["num_players", "2, 4 or 6"]),
+        ({"game": "black-market", "num_players": 8}, ["num_players", "<= 6"]),
+        ({"game": "black-market", "player_counts": [2, 3]}, ["player_counts"]),
+        ({"game": "black-market", "num_players": 4, "rules": {"mode": "solo"}}, ["rules", "mode", "teams | ffa"]),
+        ({"game": "black-market", "rules": {"colour": 1}}, ["rules.colour", "mode"]),
+        ({"game": "rune-market", "rules": {"num_players": 4}}, ["rules.num_players", "top"]),
+        ({"game": "rune-market", "rules": [1, 2]}, ["'rules'", "defend"]),
+        ({"game": "rune-market", "league": {"zoo": ["greedy"]}}, ["league.zoo", "rm-banker"]),
+        ({"game": "black-market", "reward_mode": "placement", "rules": {"mode": "teams"}}, ["reward_mode"]),
+    ):
+        with pytest.raises(ConfigError) as e:
+            config_from_dict(data)
+        msg = str(e.value)
+        assert "\n" not in msg and all(w in msg for w in words), (data, msg)
+
+
+def test_a_game_without_heuristics_trains_against_random(monkeypatch):
+    """A game whose agents' profile names no heuristics gets ``random`` as its league's and
+    evaluations' zoo, and a warm start (which clones heuristics) is a one-line config error."""
+    import agents.base as base
+
+    monkeypatch.setitem(base._GAMES, "rune-market", base.GameAgents("rune-market"))
+    cfg = config_from_dict({"game": "rune-market"})
+    assert cfg.league.zoo == cfg.league.eval_zoo == ["random"]
+    with pytest.raises(ConfigError, match="pretrain.games.*no heuristics"):
+        config_from_dict({"game": "rune-market", "pretrain": {"games": 10}})
 
 
 def test_shipped_configs_start_from_files_that_ship():
@@ -45,7 +100,7 @@ def test_shipped_configs_start_from_files_that_ship():
     from train.selfplay import init_policy, load_init, policy_kwargs
 
     starts = first_edition = 0
-    for path in sorted((ROOT / "configs").glob("ppo*.yaml")):  # R.I.P. Market's bots
+    for path in sorted((ROOT / "configs" / "ripmarket").rglob("ppo*.yaml")):  # R.I.P. Market's bots
         cfg = load_config(path)
         record = "A record of the first edition" in path.read_text()
         first_edition += record
@@ -113,7 +168,7 @@ def test_cli_rejects_bad_config(tmp_path):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke")
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/ripmarket/smoke.yaml"),
                         "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     (run_dir,) = (out / "checkpoints").iterdir()
@@ -208,7 +263,7 @@ def test_resume_restores_weights_optimizer_and_steps_without_unpickling(smoke_ru
         assert torch.equal(opt["state"][k]["exp_avg"], st["exp_avg"])
 
     out = tmp_path / "resumed"
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/ripmarket/smoke.yaml"),
                         "--out", str(out), "--resume", str(no_data), "--total-timesteps", "3072"],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -218,12 +273,12 @@ def test_resume_restores_weights_optimizer_and_steps_without_unpickling(smoke_ru
     assert summary["steps"] == 3072 and "pretrain" not in summary  # went on, no warm start again
     # a checkpoint that is already done, or another network, is refused before any folder is made
     again = tmp_path / "again"
-    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/smoke.yaml"),
+    r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(ROOT / "configs/ripmarket/smoke.yaml"),
                         "--out", str(again), "--resume", str(final)], capture_output=True, text=True,
                        timeout=600, cwd=ROOT)
     assert r.returncode == 2 and "already trained 3,072 steps" in r.stderr and not again.exists()
     other = tmp_path / "other.yaml"
-    other.write_text((ROOT / "configs/smoke.yaml").read_text().replace("net_arch: [32]", "net_arch: [16]"))
+    other.write_text((ROOT / "configs/ripmarket/smoke.yaml").read_text().replace("net_arch: [32]", "net_arch: [16]"))
     r = subprocess.run([sys.executable, "-m", "ripmarket_env.app.cli", "train", str(other), "--out", str(again),
                         "--resume", str(final), "--total-timesteps", "9999"], capture_output=True, text=True,
                        timeout=600, cwd=ROOT)
@@ -354,7 +409,7 @@ def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
     np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
     files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}
     assert specialists(files) == {"ppo": {6: Path("ppo-at-6p.zip"), 10: Path("ppo-at-10p.zip")}}
-    shipped = agents.make("ppo")  # the shipped bot: its own networks at 4 and 6 players (configs/ppo_at_*.yaml)
+    shipped = agents.make("ppo")  # the shipped bot: its own networks at 4 and 6 players (configs/ripmarket/ppo_at_*.yaml)
     assert isinstance(shipped, ByCountAgent) and list(shipped.by_count) == [4, 6]
     assert [shipped.by_count[n].name for n in (4, 6)] == ["ppo-at-4p", "ppo-at-6p"] and shipped.default.name == "ppo"
 

@@ -13,7 +13,7 @@ import pytest
 from train.config import ConfigError, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "rllib_ppo_4p.yaml"
+CONFIG = ROOT / "configs" / "ripmarket" / "rllib_ppo_4p.yaml"
 
 
 def tiny(**over):
@@ -189,3 +189,30 @@ def test_rllib_training_run_checkpoint_plays_as_a_zoo_agent(local_ray, tmp_path)
         obs, *_ = venv.step(a)
     result = evaluate_vs_zoo(bot, 4, 4, ["random"], seed=2)
     assert result["games"] == 4
+
+
+def test_rllib_trains_another_game(local_ray, tmp_path):
+    """``backend: rllib`` builds its env, zoo modules, checkpoint and final evaluation from
+    the config's game: a few iterations of The Rune Market against its heuristics write a
+    checkpoint of that game, which plays it legally as an agent."""
+    from agents.checkpoint import read_metadata
+    from agents.policy import load_agent
+    from eval import arena
+    from ripmarket_env.games import get
+    from train.rllib_backend import train
+
+    cfg = config_from_dict({"game": "rune-market", "backend": "rllib", "num_players": 3, "total_timesteps": 64,
+                            "n_envs": 1, "n_steps": 32, "batch_size": 32, "n_epochs": 1, "seed": 3,
+                            "policy": {"arch": "mlp", "net_arch": [16]}, "progress": False,
+                            "league": {"mix": {"self": 0.3, "zoo": 0.5, "random": 0.2}, "snapshot_every": 32,
+                                       "pool_size": 2},
+                            "checkpoint_every": 0, "final_eval_games": 2, "eval_every": 0})
+    assert cfg.league.zoo == ["rm-banker", "rm-raider", "rm-bandit"]
+    summary = train(cfg, tmp_path)
+    meta = read_metadata(summary["checkpoint"])
+    assert meta["game"] == "rune-market" and meta["backend"] == "rllib" and meta["training_steps"] >= 64
+    assert summary["final_eval"]["games"] == 2 and summary["final_eval"]["zoo"] == cfg.league.eval_zoo
+    spec = get("rune-market")
+    bot = load_agent(summary["checkpoint"], seed=0)
+    res = arena.play(spec, spec.make_rules(3), [1, 2], np.zeros((2, 3), np.int64), [bot])
+    assert res.engine.terminated.all()

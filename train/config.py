@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from agents.base import DEFAULT_GAME  # the game of configs (and checkpoint metadata) written before ``game:``
 from agents.policy_config import MAX_LAYER, MAX_LAYERS, POLICY_ARCHS, PolicyConfig, check_policy, short_repr  # noqa: F401
 
 REWARD_MODES = ("win", "placement")
@@ -71,13 +72,14 @@ class LeagueConfig:
     """Chance that an opponent seat of a new episode is a frozen past learner ("self"), a
     zoo heuristic ("zoo") or the random agent ("random"); normalised. Before the first
     snapshot, the "self" share goes to the current policy's initial snapshot."""
-    zoo: list[str] = field(default_factory=lambda: ["greedy", "survivor", "shark", "hoarder", "trickster"])
-    """Registered agent names drawn (uniformly) for "zoo" seats, e.g. the heuristics or
-    their distilled imitations (``greedy-bc``, ..., see ``ripmarket distill``), which act
-    for a whole batch in one forward pass."""
-    eval_zoo: list[str] = field(default_factory=lambda: ["greedy", "survivor", "shark", "hoarder", "trickster"])
-    """Registered agent names the evaluations draw opponents from (charts/win_rate_vs_zoo
-    and the final evaluation)."""
+    zoo: list[str] = field(default_factory=list)
+    """Agent names of the run's ``game`` drawn (uniformly) for "zoo" seats, e.g. the
+    heuristics or their distilled imitations (R.I.P. Market's ``greedy-bc``, ..., see
+    ``ripmarket distill``), which act for a whole batch in one forward pass. Default: the
+    game's heuristics (``agents.game_agents(game).zoo()``; ``random`` for a game without any)."""
+    eval_zoo: list[str] = field(default_factory=list)
+    """Agent names of the run's ``game`` the evaluations draw opponents from
+    (charts/win_rate_vs_zoo and the final evaluation). Default: the game's heuristics."""
     snapshot_every: int = 100_000
     """Learner steps between snapshots of the policy into the frozen pool (K)."""
     pool_size: int = 8
@@ -87,6 +89,11 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+    teammate: str = ""
+    """A team game only (the game's ``extras["sides"]`` hook gives the seats' sides under the
+    run's rules, e.g. Black Market's ``mode: teams``, BM-1.3): who plays the learner's
+    teammates. "" (default): league seats drawn like the opponents; "self": the learner's
+    own current policy, sampling; or an agent name of the game."""
     zoo_init: str = ""
     """A distilled-zoo file (a path, or the name of one shipped in ``agents/checkpoints/``
     such as ``zoo-bc-ppo-stage2``) whose network the league's distilled agents (the ``-bc`` agents
@@ -161,6 +168,14 @@ class RLlibConfig:
 
 @dataclass
 class TrainConfig:
+    game: str = DEFAULT_GAME
+    """The game to train (a registered id: ``ripmarket_env.games.ids()``). Its ``GameSpec``
+    builds the envs, evaluations and checkpoints; its agents' profile
+    (``agents.game_agents(game)``) gives the league's and the evaluations' default zoo."""
+    rules: dict[str, Any] = field(default_factory=dict)
+    """Rules fields of ``game`` other than ``num_players`` and ``reward_mode`` (the keys
+    of its rules config, e.g. Black Market's ``mode: teams | ffa``), handed to the game's
+    ``spec.make_rules``; empty: the rulebook's."""
     backend: str = "sb3"
     """Trainer: "sb3" (MaskablePPO on the batched vector env, ``train.selfplay``) or
     "rllib" (RLlib's multi-agent PPO, new API stack, over the AEC env through
@@ -169,12 +184,13 @@ class TrainConfig:
     ``init_from``, ``pretrain``, ``league.refresh_every`` nor ``league.zoo_init``."""
     exp_name: str = "ppo"
     """Experiment name (the ``exp`` part of the run name ``env__exp__seed__time``)."""
-    env_id: str = "ripmarket"
-    """Environment name in the run name."""
+    env_id: str = ""
+    """Environment name in the run name (default: the game's id)."""
     seed: int = 1
     """Seeds torch, numpy, Python, the env's deals and the league draws."""
     num_players: int = 6
-    """Players per game (2..10)."""
+    """Players per game (the game's range: R.I.P. Market 2..10; default 6, or the game's
+    default player count when 6 is outside its range)."""
     player_counts: list[int] = field(default_factory=list)
     """Train one network at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
     ``n_envs`` games are split evenly over the counts (the observation names the count,
@@ -182,7 +198,8 @@ class TrainConfig:
     ``num_players`` only. Sb3 backend. The warm start (``pretrain``) and the zoo refreshes
     (``league.refresh_*``) record their games at every count, split evenly."""
     reward_mode: str = "win"
-    """Training reward (R-11): "win" or "placement" (evaluation always counts wins)."""
+    """Training reward, the game's rules field ``reward_mode`` (R-11, BM-10.2, RM-7.4): "win"
+    or "placement" (evaluation always counts wins)."""
     total_timesteps: int = 1_000_000
     """Learner decisions to train for (0 with ``pretrain.games``: the warm start is the
     whole run, no PPO after it)."""
@@ -238,6 +255,10 @@ class TrainConfig:
     """Learner steps between checkpoints (the latest and the best by evaluation are kept)."""
     final_eval_games: int = 200
     """Games of the final evaluation against the zoo; 0 = skip."""
+    max_minutes: float = 0.0
+    """Wall-clock bound of the training loop in minutes (0 = none): the run stops at
+    ``total_timesteps`` or at the first rollout after this time, whichever comes first,
+    and saves its checkpoints as at the end."""
     progress: bool = True
     """Show a rich progress bar."""
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
@@ -250,7 +271,7 @@ class TrainConfig:
 
     def run_name(self, now: float | None = None) -> str:
         """``env__exp__seed__time`` (CleanRL's convention)."""
-        return f"{self.env_id}__{self.exp_name}__{self.seed}__{int(now if now is not None else time.time())}"
+        return f"{self.env_id or self.game}__{self.exp_name}__{self.seed}__{int(now if now is not None else time.time())}"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -317,6 +338,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         data = {}
     _check_keys(data, TrainConfig, "")
     data = dict(data)
+    spec = _game(data)
+    if "rules" in data and data["rules"] is None:
+        data["rules"] = {}
     pol = data.pop("policy", None)
     lea = data.pop("league", None)
     pre = data.pop("pretrain", None)
@@ -329,6 +353,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _choice(data, "backend", BACKENDS)
     policy = check_policy(pol, ConfigError)
     _check_keys(lea, LeagueConfig, "league.")
+    lea = dict(lea)  # the defaults filled in below stay out of the caller's mapping
     _check_keys(pre, PretrainConfig, "pretrain.")
     _int(pre, "games", 0, MAX_GAMES, where="pretrain.")
     _int(pre, "seed", 0, MAX_SEED, where="pretrain.")
@@ -338,7 +363,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     if "teacher" in pre:
         import agents
 
-        known = agents.names()
+        known = agents.names(spec.id)
         if not (isinstance(pre["teacher"], str) and (pre["teacher"] == "" or pre["teacher"] in known)):
             raise _bad("pretrain.teacher", pre["teacher"], "\"\" (the zoo) or a registered agent name: " + " | ".join(known))
         if pre["teacher"] and not pre.get("games"):
@@ -354,14 +379,18 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     for k in ("exp_name", "env_id"):
         if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
             raise _bad(k, data[k], "a non-empty string without '__' or '/'")
+    data.setdefault("env_id", spec.id)
     _int(data, "seed", 0, MAX_SEED)
-    _int(data, "num_players", 2, 10)
+    lo, hi = spec.min_players, spec.max_players
+    if "num_players" not in data and not lo <= TrainConfig.num_players <= hi:
+        data["num_players"] = spec.default_players
+    _int(data, "num_players", lo, hi)
     if "player_counts" in data:
         pc = data["player_counts"]
-        if not (isinstance(pc, list) and all(isinstance(x, int) and not isinstance(x, bool) and 2 <= x <= 10 for x in pc)
+        if not (isinstance(pc, list) and all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in pc)
                 and len(set(pc)) == len(pc)):
-            raise _bad("player_counts", pc, "a list of distinct player counts 2..10, e.g. [2, 3, 4, 5, 6, 7, 8, 9, 10] "
-                       "(empty: num_players only)")
+            raise _bad("player_counts", pc, f"a list of distinct player counts {lo}..{hi} of {spec.id}, "
+                       f"e.g. {list(range(lo, hi + 1))} (empty: num_players only)")
         if pc and data.get("n_envs", 256) < len(pc):
             raise _bad("n_envs", data.get("n_envs", 256), f"at least one game per player count ({len(pc)})")
     _choice(data, "reward_mode", REWARD_MODES)
@@ -400,16 +429,18 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         if sum(mix.values()) <= 0:
             raise _bad("league.mix", mix, "weights with a positive sum")
     for key in ("zoo", "eval_zoo"):
-        if key in lea:
+        if key not in lea:
+            lea[key] = _default_zoo(spec.id)
+        else:
             import agents
 
             z = lea[key]
-            known = agents.names()
+            known = agents.names(spec.id)
             if not (isinstance(z, list) and z and all(isinstance(x, str) for x in z)):
                 raise _bad(f"league.{key}", z, "a non-empty list of agent names: " + " | ".join(known))
             for x in z:
-                if x not in known:
-                    raise _bad(f"league.{key}", x, " | ".join(known))
+                if x not in known and not (key == "zoo" and lea.get("zoo_init") and _imitates(x, spec.id)):
+                    raise _bad(f"league.{key}", x, " | ".join(known) + _imitation_hint(spec.id, key))
     if "zoo_init" in lea and not (isinstance(lea["zoo_init"], str) and len(lea["zoo_init"]) <= 4096):
         raise _bad("league.zoo_init", lea["zoo_init"], "the path of a distilled-zoo file (.pt), the name of one "
                    "shipped in agents/checkpoints/ (e.g. zoo-bc-ppo-stage2), or \"\" for the shipped zoo-bc.pt")
@@ -422,8 +453,16 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _int(lea, "snapshot_every", 1, MAX_TIMESTEPS, where="league.")
     _int(lea, "pool_size", 1, 1000, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
+    if lea.get("teammate"):
+        _check_teammate(spec, lea["teammate"], data)
     _bool(lea, "deterministic_opponents", "league.")
 
+    _float(data, "max_minutes", 0.0, 1e7)
+    if pre.get("games"):
+        _needs_heuristics(spec.id, "pretrain.games", pre["games"], "0 (a warm start clones the heuristics)")
+    counts_key = "player_counts" if data.get("player_counts") else "num_players"
+    for n in (data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]):
+        _check_rules(spec, data.get("rules", {}), n, data.get("reward_mode", TrainConfig.reward_mode), counts_key)
     cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre),
                       rllib=RLlibConfig(**rll))
     if cfg.backend == "rllib":
@@ -431,7 +470,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
             raise _bad("policy.arch", cfg.policy.arch, "mlp with backend rllib (RLlib's own MLP: net_arch)")
         for key, value, off in (("init_from", cfg.init_from, ""), ("pretrain.games", cfg.pretrain.games, 0),
                                 ("league.refresh_every", cfg.league.refresh_every, 0),
-                                ("league.zoo_init", cfg.league.zoo_init, "")):
+                                ("league.zoo_init", cfg.league.zoo_init, ""), ("max_minutes", cfg.max_minutes, 0.0),
+                                ("league.teammate", cfg.league.teammate, "")):
             if value != off:
                 raise _bad(key, value, f"{off!r} with backend rllib (backend sb3 has it)")
     if cfg.n_envs * cfg.n_steps > MAX_ROLLOUT:
@@ -453,6 +493,97 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     if "mix" in lea:
         cfg.league.mix = {k: float(lea["mix"].get(k, 0.0)) for k in LEAGUE_KINDS}
     return cfg
+
+
+def _game(data: dict):
+    """The ``GameSpec`` of the config's ``game`` (a registered id), written back into ``data``."""
+    from ripmarket_env.games import get, ids
+
+    game = data.setdefault("game", DEFAULT_GAME)
+    if not (isinstance(game, str) and game in ids()):
+        raise _bad("game", game, "a registered game: " + " | ".join(ids()))
+    return get(game)
+
+
+def _default_zoo(game: str) -> list[str]:
+    """The league's and the evaluations' default zoo: the game's heuristics (``random`` for
+    a game without any)."""
+    import agents
+
+    return agents.game_agents(game).zoo()
+
+
+def _check_teammate(spec, mate, data: dict) -> None:
+    """``league.teammate``: "self" or an agent of the game, for a game whose rules make
+    teams at every player count of the run."""
+    import agents
+
+    known = agents.names(spec.id)
+    if not (isinstance(mate, str) and (mate == "self" or mate in known)):
+        raise _bad("league.teammate", mate, "\"\" (league seats), self (the learner's policy) or an agent: "
+                   + " | ".join(known))
+    sides = (spec.extras or {}).get("sides")
+    for n in data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]:
+        try:
+            rules = spec.make_rules(rules={**(data.get("rules") or {}), "num_players": n})
+        except (ValueError, TypeError):
+            return  # the rules check names the problem
+        if sides is None or sides(rules) is None:
+            raise _bad("league.teammate", mate, f"\"\" ({spec.id} has no teams with these rules at {n} players)")
+
+
+def _imitates(name: str, game: str) -> bool:
+    """``name`` is ``<heuristic>-bc`` for one of ``game``'s heuristics: its imitation in a
+    distilled-zoo file (``league.zoo_init``), for a game whose imitations are not registered."""
+    import agents
+
+    return name.endswith("-bc") and name[:-3] in agents.game_agents(game).heuristics
+
+
+def _imitation_hint(game: str, key: str) -> str:
+    import agents
+
+    h = agents.game_agents(game).heuristics
+    if key != "zoo" or not h or f"{h[0]}-bc" in agents.names(game):
+        return ""
+    return f" (or {h[0]}-bc, ... with league.zoo_init, a distilled zoo of {game}: ripmarket distill --game {game})"
+
+
+def _needs_heuristics(game: str, key: str, value, allowed: str) -> None:
+    """Refuse ``key`` for a game whose agents' profile names no heuristics (there is nothing
+    to record or imitate)."""
+    import agents
+
+    if not agents.game_agents(game).heuristics:
+        raise _bad(key, value, f"{allowed}: game {game} has no heuristics to record")
+
+
+def _check_rules(spec, rules, num_players: int, reward_mode: str, counts_key: str = "num_players") -> None:
+    """``rules`` must be a mapping of ``spec``'s rules fields (``num_players`` and
+    ``reward_mode`` are the config's own keys) that the game accepts at ``num_players``."""
+    import dataclasses as dc
+
+    fields = [f.name for f in dc.fields(spec.rules_class) if f.name not in ("num_players", "reward_mode")]
+    if not isinstance(rules, dict):
+        raise _bad("rules", rules, f"a mapping of {spec.id}'s rules fields: {', '.join(fields)}")
+    for k in rules:
+        if k in ("num_players", "reward_mode"):
+            raise ConfigError(f"'rules.{k}' is a key of its own: write {k} at the top of the config")
+        if k not in fields:
+            raise ConfigError(f"unknown key 'rules.{_key(k)}'; allowed keys ({spec.id}): {', '.join(fields)}")
+    try:
+        spec.make_rules(rules={**rules, "num_players": num_players, "reward_mode": reward_mode})
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"bad rules for {spec.id} at {num_players} players ({counts_key}): {_one_line(e, 200)}") from None
+
+
+def rules_of(cfg: TrainConfig, num_players: int | None = None):
+    """The game's rules config of a run at ``num_players`` (default ``cfg.num_players``):
+    ``cfg.rules`` with the player count and ``reward_mode``."""
+    from ripmarket_env.games import get
+
+    n = cfg.num_players if num_players is None else num_players
+    return get(cfg.game).make_rules(rules={**cfg.rules, "num_players": n, "reward_mode": cfg.reward_mode})
 
 
 def _one_line(msg: str, limit: int = 300) -> str:
@@ -484,7 +615,7 @@ def load_config(path: str | Path) -> TrainConfig:
     except RecursionError:
         raise ConfigError(f"{p}: nested too deeply to be a config (a mapping of keys to values)") from None
     if data is None:
-        raise ConfigError(f"{p}: the config is empty; write the keys to set (see configs/*.yaml), "
+        raise ConfigError(f"{p}: the config is empty; write the keys to set (see configs/<game>/*.yaml), "
                           "or {} to train with every default")
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of keys to values (key: value lines), "

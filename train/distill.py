@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from agents.base import DEFAULT_GAME
 from agents.distilled import DEFAULT_STYLES, FORMAT, DistilledAgent, _forward, _inputs, _net, load  # noqa: F401
 
 
@@ -56,20 +57,21 @@ def _collect_chunk(args, report=None) -> Decisions:
     num_players, styles, games, seed, first_game, *rest = args
     guest = rest[0] if rest else None
     record = rest[1] if len(rest) > 1 else "zoo"
+    game = rest[2] if len(rest) > 2 else DEFAULT_GAME
     import agents
     from eval import arena
     from ripmarket_env.games import get
 
-    spec = get("ripmarket")
+    spec = get(game)
     rng = np.random.default_rng(np.random.SeedSequence([seed, first_game, 0xD157]))
-    zoo = [agents.make(s, seed=int(rng.integers(2**31))) for s in styles]
+    zoo = [agents.make(s, game=game, seed=int(rng.integers(2**31))) for s in styles]
     seeds = [int(s) for s in rng.integers(0, 2**31 - 1, games)]
     who = rng.integers(0, len(styles), (games, num_players))
     rows = np.arange(games)
     if guest is not None:  # the guest sits in one seat per game (rotating)
         from eval.evaluate import make_agent
 
-        zoo.append(make_agent(guest, seed=int(rng.integers(2**31))))
+        zoo.append(make_agent(guest, seed=int(rng.integers(2**31)), game=game))
         who[rows, (rows + first_game) % num_players] = len(styles)
     keep = (lambda w: w == len(styles)) if record == "guest" else (lambda w: w < len(styles))
     # forced decisions (one legal action) teach nothing
@@ -80,10 +82,23 @@ def _collect_chunk(args, report=None) -> Decisions:
                      (first_game + d["game"]).astype(np.int32), d["reward"].astype(np.float32))
 
 
-def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES, seed: int = 0, workers: int = 2,
-            chunk: int = 100, progress: bool = True, guest: str | None = None, record: str = "zoo") -> Decisions:
-    """Play ``games`` games between zoo agents (a style drawn per seat) and record every
-    decision with more than one legal action. Deterministic given the seed and chunk.
+def default_styles(game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """The styles a distilled zoo of ``game`` imitates: the game's heuristics (its agents'
+    profile, ``agents.game_agents``); ``ValueError`` for a game without any."""
+    import agents
+
+    styles = agents.game_agents(game).heuristics
+    if not styles:
+        raise ValueError(f"game {game} has no heuristics to record or imitate")
+    return tuple(styles)
+
+
+def collect(num_players: int | Sequence[int], games: int, styles=None, seed: int = 0, workers: int = 2,
+            chunk: int = 100, progress: bool = True, guest: str | None = None, record: str = "zoo",
+            game: str = DEFAULT_GAME) -> Decisions:
+    """Play ``games`` games of ``game`` between zoo agents (a style drawn per seat; default
+    ``styles``: the game's heuristics) and record every decision with more than one legal
+    action. Deterministic given the seed and chunk.
 
     ``num_players`` may list several player counts: the games are then split evenly over
     them (the first counts get the remainder), numbered one after another, and played in
@@ -104,15 +119,17 @@ def collect(num_players: int | Sequence[int], games: int, styles=DEFAULT_STYLES,
     from eval import arena
     from ripmarket_env.games import get
 
+    styles = default_styles(game) if styles is None else styles
+
     counts = [int(num_players)] if np.isscalar(num_players) else [int(c) for c in num_players]
     share = split_evenly(games, len(counts))
     jobs, first = [], 0
     for c, n in zip(counts, share):
-        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest, record) for g in range(0, n, chunk)]
+        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest, record, game) for g in range(0, n, chunk)]
         first += n
     vs = f" against {guest}" if guest is not None else ""
     at = f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts))
-    spec = get("ripmarket")
+    spec = get(game)
 
     def warm():
         for c in counts:
@@ -132,7 +149,7 @@ def split_evenly(total: int, parts: int) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- network
-def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int = 8, batch: int = 1024,
+def fit(data: Decisions, styles=None, hidden=(256, 256), epochs: int = 8, batch: int = 1024,
         lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, progress: bool = True,
         net=None) -> tuple[Any, dict]:
     """Behaviour cloning: cross-entropy of the masked logits against the recorded action.
@@ -142,6 +159,7 @@ def fit(data: Decisions, styles=DEFAULT_STYLES, hidden=(256, 256), epochs: int =
     import torch
     from rich.progress import Progress
 
+    styles = default_styles() if styles is None else styles
     torch.manual_seed(seed)
     n_styles, obs_size, num_actions = len(styles), data.obs.shape[1], data.mask.shape[1]
     if net is None:
@@ -197,14 +215,14 @@ def accuracy(net, data: Decisions, rows: np.ndarray, styles) -> dict[str, float]
 
 
 # ----------------------------------------------------------------------------- files
-def save(net, path: str | Path, styles, hidden, info: dict) -> Path:
+def save(net, path: str | Path, styles, hidden, info: dict, game: str = DEFAULT_GAME) -> Path:
     import torch
 
     from agents.checkpoint import _current_facts
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT, "styles": list(styles), "hidden": list(hidden), **_current_facts(), **info}
+    meta = {"format": FORMAT, "styles": list(styles), "hidden": list(hidden), **_current_facts(game), **info}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # atomic: a reader sees the old file or the new one, never half of one
         torch.save({"meta": meta, "state_dict": net.state_dict()}, tmp)
@@ -214,17 +232,19 @@ def save(net, path: str | Path, styles, hidden, info: dict) -> Path:
     return path
 
 
-def distill(num_players: int, games: int, out: str | Path, styles=DEFAULT_STYLES, hidden=(256, 256),
-            epochs: int = 8, seed: int = 0, workers: int = 2, progress: bool = True) -> dict:
-    """Collect, fit, save; returns the metadata written (with accuracies and timings)."""
+def distill(num_players: int, games: int, out: str | Path, styles=None, hidden=(256, 256),
+            epochs: int = 8, seed: int = 0, workers: int = 2, progress: bool = True, game: str = DEFAULT_GAME) -> dict:
+    """Collect, fit, save; returns the metadata written (with accuracies and timings).
+    ``styles``: default the game's heuristics."""
     t0 = time.perf_counter()
-    data = collect(num_players, games, styles, seed=seed, workers=workers, progress=progress)
+    styles = default_styles(game) if styles is None else styles
+    data = collect(num_players, games, styles, seed=seed, workers=workers, progress=progress, game=game)
     t1 = time.perf_counter()
     net, info = fit(data, styles, hidden=hidden, epochs=epochs, seed=seed, progress=progress)
     t2 = time.perf_counter()
     info.update({"num_players": num_players, "games": games, "seed": seed, "decisions": len(data),
                  "collect_s": t1 - t0, "fit_s": t2 - t1})
-    save(net, out, styles, hidden, info)
+    save(net, out, styles, hidden, info, game=game)
     return info
 
 

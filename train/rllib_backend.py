@@ -100,7 +100,8 @@ def _zoo_module_class():
         def setup(self):
             import agents
 
-            self.agent = agents.make_seeded(self.model_config["agent"], int(self.model_config.get("seed", 0)))
+            self.agent = agents.make_seeded(self.model_config["agent"], int(self.model_config.get("seed", 0)),
+                                            game=self.model_config["game"])
 
         def _forward(self, batch, **kwargs):
             o = batch["obs"]
@@ -142,13 +143,15 @@ def ppo_config(cfg: TrainConfig):
     specs = {LEARNER: net, **{m: net for m in ids["self"]}}
     Zoo = _zoo_module_class()
     for k, name in enumerate(list(cfg.league.zoo) * bool(ids["zoo"]) + ["random"] * bool(ids["random"])):
-        specs[f"zoo_{name}"] = RLModuleSpec(module_class=Zoo, model_config={"agent": name, "seed": cfg.seed + k})
+        specs[f"zoo_{name}"] = RLModuleSpec(module_class=Zoo, model_config={"agent": name, "seed": cfg.seed + k,
+                                                                             "game": cfg.game})
     rows = cfg.n_envs * cfg.n_steps
     r = cfg.rllib
     lr = cfg.learning_rate if not cfg.anneal_lr else [[0, cfg.learning_rate], [cfg.total_timesteps * cfg.num_players, 0.0]]
     return (
         PPOConfig()
-        .environment(multi_agent_env_class(get("ripmarket")), env_config={"num_players": cfg.num_players, "reward_mode": cfg.reward_mode})
+        .environment(multi_agent_env_class(get(cfg.game)),
+                     env_config={"rules": {**cfg.rules, "num_players": cfg.num_players, "reward_mode": cfg.reward_mode}})
         .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner,
                      rollout_fragment_length="auto")
         .learners(num_learners=r.num_learners)
@@ -192,7 +195,8 @@ def sb3_policy(cfg: TrainConfig, module_state: dict):
 def save_checkpoint(cfg: TrainConfig, module_state: dict, path: Path, steps: int, extra: dict | None = None) -> Path:
     from agents.checkpoint import make_metadata, save_policy_checkpoint
 
-    meta = make_metadata(cfg.to_dict(), [cfg.num_players], steps, extra={"backend": "rllib", **(extra or {})})
+    meta = make_metadata(cfg.to_dict(), [cfg.num_players], steps, extra={"backend": "rllib", **(extra or {})},
+                         game=cfg.game)
     return save_policy_checkpoint(sb3_policy(cfg, module_state), path, meta)
 
 
@@ -305,5 +309,6 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, ray_address: st
         from eval.evaluate import evaluate_vs_zoo
 
         summary["final_eval"] = evaluate_vs_zoo(load_agent(latest, seed=cfg.seed), cfg.num_players,
-                                                cfg.final_eval_games, list(cfg.league.eval_zoo), seed=cfg.seed)
+                                                cfg.final_eval_games, list(cfg.league.eval_zoo), seed=cfg.seed,
+                                                game=cfg.game)
     return summary

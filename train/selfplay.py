@@ -1,13 +1,17 @@
 """Self-play training: MaskablePPO on the batched vector env against an opponent league.
 
-    ripmarket train configs/ppo_6p.yaml [--out DIR]
+    ripmarket train configs/<game>/CONFIG.yaml [--out DIR]
 
+* **Game.** The config's ``game`` (a registered id) gives the envs, rules (``rules:``),
+  evaluations and checkpoints through its ``GameSpec``, and the league's and the
+  evaluations' default zoo through its agents' profile (``agents.game_agents``).
 * **League.** Every opponent seat of every new episode is drawn per ``league.mix``: a
   frozen past learner (``self``), a zoo heuristic (``zoo``) or the random agent. Every
   ``league.snapshot_every`` learner steps the current policy is copied into a ring of
   ``pool_size`` frozen snapshots (fictitious self-play: ``latest_share`` of the self
   seats go to the newest snapshot, the rest uniformly over the pool). The learner plays
-  every phase, Living and Ghost, from a seat drawn per episode.
+  every decision of its seat (in turn or not: R.I.P. Market's Ghost phases, The Rune
+  Market's blocks), from a seat drawn per episode.
 * **Zoo refresh** (``league.refresh_*``, ``ZooRefresh``). The league's distilled zoo
   (``-bc`` agents) is kept faithful to the real heuristics where the learner leads the
   game: every ``refresh_every`` steps the heuristics play ``refresh_games`` games against
@@ -47,7 +51,7 @@ from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
 from eval.evaluate import evaluate_vs_zoo
-from train.config import PolicyConfig, TrainConfig
+from train.config import DEFAULT_GAME, PolicyConfig, TrainConfig
 from agents.checkpoint import make_metadata, save_checkpoint
 
 #: The distilled zoo a run's refreshes leave in its checkpoint folder (``league.zoo_init``
@@ -62,7 +66,10 @@ class League:
         import agents
         from agents.policy import PolicyAgent
 
+        from train.config import _default_zoo
+
         lc = cfg.league
+        self.game = cfg.game
         self.mix = np.array([lc.mix.get(k, 0.0) for k in ("self", "zoo", "random")], float)
         self.mix /= self.mix.sum()
         self.latest_share = lc.latest_share
@@ -70,9 +77,14 @@ class League:
         self.agents: list = [agents.make("random", seed=seed)]
         self.names: list[str] = ["random"]
         self.zoo_ids = []
-        for z in lc.zoo:
+        for z in lc.zoo or _default_zoo(cfg.game):
             self.zoo_ids.append(len(self.agents))
-            self.agents.append(agents.make(z))
+            if z in agents.names(cfg.game):
+                self.agents.append(agents.make(z, game=cfg.game))
+            else:  # an imitation of one of the game's heuristics in the league.zoo_init file (config checks)
+                from agents.policy import load_distilled, zoo_file
+
+                self.agents.append(load_distilled(z[:-len("-bc")], zoo_file(lc.zoo_init), game=cfg.game))
             self.names.append(z)
         self.snap_ids: list[int] = []
         self.snap_steps: list[int] = []
@@ -84,6 +96,28 @@ class League:
         self._seed = seed
         if lc.zoo_init:
             self._start_distilled_from(lc.zoo_init)
+        self.mate = -1  # league.teammate: the agent of the learner's teammates (-1: league seats)
+        if lc.teammate:
+            self.mate = len(self.agents)
+            self.agents.append(None if lc.teammate == "self" else agents.make(lc.teammate, game=cfg.game))
+            self.names.append(lc.teammate)
+
+    def set_learner(self, policy) -> None:
+        """``league.teammate: self``: the learner's teammates play ``policy``, the learner's
+        own live network, sampling (it trains on)."""
+        if self.mate >= 0 and self.names[self.mate] == "self":
+            self.agents[self.mate] = self._PolicyAgent(policy, deterministic=False, seed=self._seed, name="self")
+
+    def teammates(self, rules) -> np.ndarray | None:
+        """``mates[seat, rel]``: is the seat ``rel + 1`` after ``seat`` on its side (None
+        without ``league.teammate``)? From the game's ``extras["sides"]`` hook."""
+        if self.mate < 0:
+            return None
+        from ripmarket_env.games import get
+
+        side = np.asarray(get(self.game).extras["sides"](rules))
+        P = len(side)
+        return np.array([[side[(s + r + 1) % P] == side[s] for r in range(P - 1)] for s in range(P)])
 
     def _start_distilled_from(self, path: str) -> None:
         """Give the distilled agents the network of the distilled-zoo file ``path``
@@ -92,7 +126,7 @@ class League:
         from agents.policy import zoo_file
         from train.distill import DistilledAgent, load
 
-        net, meta = load(zoo_file(path))
+        net, meta = load(zoo_file(path), game=self.game)
         for a in self.agents:
             if isinstance(a, DistilledAgent):
                 mine = tuple(getattr(a, "styles", ()))
@@ -171,17 +205,19 @@ class League:
         return out.reshape(shape)
 
 
-def _league_batch_class():
+def _league_batch_class(spec):
+    import functools
+
     import agents
     from agents.base import act_grouped
     from ripmarket_env.envs.vector import LearnerBatch as _GameBatch
-    from ripmarket_env.games.ripmarket import SPEC
 
     class LearnerBatch(_GameBatch):
-        """R.I.P. Market's batch with the zoo's name resolution and fused network opponents."""
+        """The game's batch (``spec``) with the zoo's name resolution and fused network opponents."""
 
         def __init__(self, *args, **kwargs):
-            super().__init__(*args, spec=SPEC, agent_resolver=agents.make, decide=act_grouped, **kwargs)
+            super().__init__(*args, spec=spec, agent_resolver=functools.partial(agents.make, game=spec.id),
+                             decide=act_grouped, **kwargs)
 
     class LeagueBatch(LearnerBatch):
         """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``;
@@ -193,11 +229,16 @@ def _league_batch_class():
             self.league = league
             super().__init__(*args, **kwargs)
             self.lineup = np.zeros((self.num_envs, self.num_players - 1), np.int64)
+            self.mates = league.teammates(self.rules)
             self.env_time = 0.0
 
         def _deal(self, games: np.ndarray) -> None:
             super()._deal(games)
             self.lineup[games] = self.league.draw((len(games), self.num_players - 1))
+            if self.mates is not None:  # the learner's side: league.teammate
+                block = self.lineup[games]
+                block[self.mates[self.seat[games]]] = self.league.mate
+                self.lineup[games] = block
 
         def _opponent_actions(self, idx, rel, obs, masks) -> np.ndarray:
             return act_grouped(self.league.agents, self.lineup[idx, rel], obs, masks, csr=self.opp_csr)
@@ -297,22 +338,26 @@ class MixedBatch:
 
 
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
-    """A ``RipMarketVecEnv`` whose opponents come from ``league`` (random learner seat);
-    with ``cfg.player_counts``, a ``MixedBatch`` of one league batch per count."""
+    """The game's SB3 vector env (``vec_env_classes(spec)``) whose opponents come from
+    ``league`` (random learner seat); with ``cfg.player_counts``, a ``MixedBatch`` of one
+    league batch per count. The learner answers every decision of its seat, in and out
+    of turn (e.g. a defender's), and its teammates, if the game has teams, are opponent
+    seats of the league like the others."""
     from ripmarket_env.envs.vector import vec_env_classes
-    from ripmarket_env.games.ripmarket import SPEC, RulesConfig
+    from ripmarket_env.games import get
+    from train.config import rules_of
 
-    RipMarketVecEnv = vec_env_classes(SPEC)[0]
+    spec = get(cfg.game)
+    GameVecEnv = vec_env_classes(spec)[0]
 
-    LeagueBatch, RandomBatch = _league_batch_class()
-    only_random = league.mix[0] == 0 and league.mix[1] == 0
+    LeagueBatch, RandomBatch = _league_batch_class(spec)
+    only_random = league.mix[0] == 0 and league.mix[1] == 0 and league.mate < 0
     Batch = RandomBatch if only_random else LeagueBatch
 
     def batch(n: int, players: int, part_seed: int):
-        return Batch(league, n, None, "random", "random",
-                     RulesConfig(num_players=players, reward_mode=cfg.reward_mode), part_seed)
+        return Batch(league, n, None, "random", "random", rules_of(cfg, players), part_seed)
 
-    class LeagueVecEnv(RipMarketVecEnv):
+    class LeagueVecEnv(GameVecEnv):
         def __init__(self):
             counts = cfg.counts()
             if len(counts) == 1:
@@ -342,17 +387,17 @@ class ZooRefresh:
     fit, is how faithful the opponents were where the learner took them."""
 
     def __init__(self, cfg: TrainConfig, league: League, out: Path):
-        from train.distill import DEFAULT_STYLES
+        from train.distill import default_styles
 
         own = league.own_distilled()
         if own is None:
             raise ValueError("league.refresh_every needs distilled agents (-bc) in league.zoo")
         self.net, styles = own
-        self.styles = tuple(styles or DEFAULT_STYLES)
+        self.styles = tuple(styles or default_styles(cfg.game))
         self.cfg = cfg
         lc = cfg.league
-        self.base = recording(cfg.counts(), lc.refresh_base_games, lc.refresh_seed, out, cfg.progress) \
-            if lc.refresh_base_games else None
+        self.base = recording(cfg.counts(), lc.refresh_base_games, lc.refresh_seed, out, cfg.progress,
+                              game=cfg.game) if lc.refresh_base_games else None
         self.parts: list = []
         self.count = 0
 
@@ -363,7 +408,8 @@ class ZooRefresh:
         self.count += 1
         t0 = time.perf_counter()
         new = collect(self.cfg.counts(), games or lc.refresh_games, self.styles,
-                      seed=lc.refresh_seed * 1_000 + self.count, progress=self.cfg.progress, guest=str(guest))
+                      seed=lc.refresh_seed * 1_000 + self.count, progress=self.cfg.progress, guest=str(guest),
+                      game=self.cfg.game)
         new.game = new.game + self.count * 10_000_000  # game ids distinct from the other recordings
         before = agreement(self.net, new, len(self.styles))
         self.parts.append(new)
@@ -382,7 +428,7 @@ class ZooRefresh:
         return save(self.net, path, self.styles, hidden,
                     {"num_players": self.cfg.num_players, "player_counts": self.cfg.counts(), "refreshes": self.count, "learner_steps": steps,
                      "base_games": self.cfg.league.refresh_base_games, "seed": self.cfg.league.refresh_seed,
-                     "refresh_games": self.cfg.league.refresh_games})
+                     "refresh_games": self.cfg.league.refresh_games}, game=self.cfg.game)
 
 
 def agreement(net, data, n_styles: int) -> float:
@@ -392,23 +438,29 @@ def agreement(net, data, n_styles: int) -> float:
     return float(agrees(net, data, np.arange(len(data)), n_styles).mean()) if len(data) else 0.0
 
 
-def recording_path(counts: list[int], games: int, seed: int, out: Path, teacher: str = "") -> Path:
+def recording_path(counts: list[int], games: int, seed: int, out: Path, teacher: str = "",
+                   game: str = DEFAULT_GAME) -> Path:
+    """Where ``recording`` caches its games: ``<out>/pretrain/``, the file named by the
+    recorded agents, counts, games and seed (and the game, for every game but the first
+    to have recordings, whose names predate it)."""
     who = f"{teacher}-vs-zoo" if teacher else "zoo"
-    return out / "pretrain" / f"{who}{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
+    prefix = "" if game == DEFAULT_GAME else f"{game}-"
+    return out / "pretrain" / f"{prefix}{who}{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
 
 
-def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True, teacher: str = ""):
-    """The zoo-only recording of ``games`` games at the player ``counts`` (split evenly;
-    ``train.distill.collect``), cached at ``recording_path`` (shared by the warm start and
-    the zoo refresh). With a ``teacher`` (an agent name): the teacher's decisions in one
-    seat of every game against the zoo instead."""
+def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True, teacher: str = "",
+              game: str = DEFAULT_GAME):
+    """The zoo-only recording of ``games`` games of ``game`` at the player ``counts`` (split
+    evenly; ``train.distill.collect``: the game's heuristics), cached at ``recording_path``
+    (shared by the warm start and the zoo refresh). With a ``teacher`` (an agent name): the
+    teacher's decisions in one seat of every game against the zoo instead."""
     from train.distill import collect, load_decisions, save_decisions
 
-    cache = recording_path(counts, games, seed, out, teacher)
+    cache = recording_path(counts, games, seed, out, teacher, game)
     if cache.is_file():
         return load_decisions(cache)
     data = collect(counts, games, seed=seed, progress=progress, guest=teacher or None,
-                   record="guest" if teacher else "zoo")
+                   record="guest" if teacher else "zoo", game=game)
     save_decisions(data, cache)
     return data
 
@@ -461,12 +513,14 @@ class LeagueCallback(BaseCallback):
         self.progress = None
         self.console = console
         self.start_steps = 0
+        self.deadline = None  # max_minutes: the wall-clock time the training loop stops at
 
     def _on_training_start(self) -> None:
         n = self.training_env.num_envs
         self._ret = np.zeros(n)
         self._len = np.zeros(n, np.int64)
         self._t0 = time.perf_counter()
+        self.deadline = self._t0 + 60.0 * self.cfg.max_minutes if self.cfg.max_minutes else None
         self.start_steps = s = self.model.num_timesteps  # > 0 when resuming
         if s:
             lc = self.cfg.league
@@ -503,7 +557,7 @@ class LeagueCallback(BaseCallback):
             self._done_len.extend(self._len[ix].tolist())
             self._ret[ix] = 0
             self._len[ix] = 0
-        return True
+        return self.deadline is None or time.perf_counter() < self.deadline
 
     def _on_rollout_end(self) -> None:
         now = time.perf_counter()
@@ -587,7 +641,7 @@ class LeagueCallback(BaseCallback):
 
     def save(self, tag: str, extra: dict | None = None) -> Path:
         meta = make_metadata(self.cfg.to_dict(), self.cfg.counts(), self.model.num_timesteps,
-                             {"run_name": self.run_name, "tag": tag, **(extra or {})})
+                             {"run_name": self.run_name, "tag": tag, **(extra or {})}, game=self.cfg.game)
         return save_checkpoint(self.model, self.ckpt_dir / f"{tag}.zip", meta)
 
     def _on_training_end(self) -> None:
@@ -600,10 +654,13 @@ def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str,
     ``games`` games at each, their results under ``by_count`` and, as the summary
     ``win_rate``, the mean over the counts of the win rate times the count (1.0 = parity:
     winning as often as a seat's fair share; the band is the mean of the counts' bands)."""
+    from train.config import _default_zoo
+
     counts = cfg.counts()
+    zoo = cfg.league.eval_zoo or _default_zoo(cfg.game)
     if len(counts) == 1:
-        return evaluate_vs_zoo(agent, counts[0], games, cfg.league.eval_zoo, seed=seed)
-    by = {n: evaluate_vs_zoo(agent, n, games, cfg.league.eval_zoo, seed=seed * 100 + n) for n in counts}
+        return evaluate_vs_zoo(agent, counts[0], games, zoo, seed=seed, game=cfg.game)
+    by = {n: evaluate_vs_zoo(agent, n, games, zoo, seed=seed * 100 + n, game=cfg.game) for n in counts}
     parity = float(np.mean([r["win_rate"] * n for n, r in by.items()]))
     band = [float(np.mean([r["wilson95"][k] * n for n, r in by.items()])) for k in (0, 1)]
     return {"win_rate": parity, "wilson95": band, "games": games,
@@ -682,7 +739,7 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
 
     p = cfg.pretrain
     t0 = time.perf_counter()
-    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress, teacher=p.teacher)
+    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress, teacher=p.teacher, game=cfg.game)
     t1 = time.perf_counter()
     before = policy_agreement(policy, data) if p.teacher else None
     stats = pretrain_policy(policy, data, winners_only=p.winners_only,
@@ -691,14 +748,14 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
                             label=(f"pretrain: cloning {p.teacher}" + (" (the games it won)" if p.winners_only else "")
                                    if p.teacher else None))
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
-                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher))})
+                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher, cfg.game))})
     if p.teacher:
         stats.update({"teacher": p.teacher, "agreement_before": before, "agreement_after": policy_agreement(policy, data)})
     return stats
 
 
 # ----------------------------------------------------------------------------- train
-def load_init(spec: str, other_cards: bool = False):
+def load_init(spec: str, other_cards: bool = False, game: str = DEFAULT_GAME):
     """``(path, policy, metadata)`` of checkpoint ``spec`` (a path, or a shipped
     checkpoint's name) for ``init_from``; ``CheckpointError`` if it is unusable.
     ``other_cards`` (``init_from_other_cards``): a checkpoint trained on another card
@@ -714,9 +771,19 @@ def load_init(spec: str, other_cards: bool = False):
     if not path.is_file():
         raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
                               f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")
+    _same_game(path, game, "init_from")
     cards = CardDigest(read_metadata(path, check=False)["card_digest"]) if other_cards else None
     src, meta = load_policy(path, cards=cards)
     return path, src, meta
+
+
+def _same_game(path: Path, game: str, where: str) -> None:
+    """``CheckpointError`` unless checkpoint ``path`` was trained on ``game``."""
+    from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+
+    got = checkpoint_game(read_metadata(path, check=False))
+    if got != game:
+        raise CheckpointError(f"{where}: {path} is a checkpoint of game {got!r}; this config trains {game!r}")
 
 
 def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = None) -> Path:
@@ -883,6 +950,7 @@ def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
     from agents.checkpoint import OPTIMIZER_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load, load_policy
 
     path = Path(resume)
+    _same_game(path, cfg.game, "--resume")
     _, meta = load_policy(path)  # metadata, network and weights, read safely
     with _open(path) as z:
         raw_opt = _read_member(z, OPTIMIZER_NAME, path, required=False)
@@ -917,7 +985,8 @@ def _warm_start_only(cfg: TrainConfig, model, ckpt_dir: Path, run_name: str, pre
     from agents.policy import PolicyAgent
 
     paths = [save_checkpoint(model, ckpt_dir / f"{tag}.zip",
-                             make_metadata(cfg.to_dict(), cfg.counts(), 0, {"run_name": run_name, "tag": tag}))
+                             make_metadata(cfg.to_dict(), cfg.counts(), 0, {"run_name": run_name, "tag": tag},
+                                           game=cfg.game))
              for tag in ("final", "best")]
     summary: dict[str, Any] = {"run_name": run_name, "steps": 0, "checkpoint": str(paths[0]), "pretrain": pre_stats}
     if cfg.final_eval_games:
@@ -944,13 +1013,13 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
         before, cfg = cfg.league.zoo_init, resumed_zoo(cfg, resume)
         if console is not None and cfg.league.zoo_init != before:
             console.print(f"league: the distilled zoo goes on from {cfg.league.zoo_init} (the run's last refresh)")
-    init = (load_init(cfg.init_from, cfg.init_from_other_cards)
+    init = (load_init(cfg.init_from, cfg.init_from_other_cards, cfg.game)
             if cfg.init_from and resume is None else None)  # before any folder is made
     if cfg.league.zoo_init:  # a missing, damaged or other-cards zoo stops here, before any folder
         from agents.policy import zoo_file
         from train.distill import load as load_zoo
 
-        load_zoo(zoo_file(cfg.league.zoo_init))
+        load_zoo(zoo_file(cfg.league.zoo_init), game=cfg.game)
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     run_name = cfg.run_name()
@@ -964,8 +1033,10 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
     pre_stats = None
     if resume is not None:  # weights, optimizer and step count of the checkpoint (never unpickled)
         model, _ = load_model(resume, env=env, config=cfg)
+        league.set_learner(model.policy)
     else:
         model = build_model(cfg, env)
+        league.set_learner(model.policy)
         if init is not None:
             init_policy(model.policy, cfg.init_from, init, target=cfg.policy)
         if cfg.pretrain.games:

@@ -534,7 +534,7 @@ def bench(
     ),
     seconds: float = typer.Option(2.0, "--seconds", metavar="S", help="Timed seconds per configuration."),
     config: Path = typer.Option(
-        Path("configs/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
+        Path("configs/ripmarket/fast_6p.yaml"), "--config", metavar="FILE", help="Train suite: the training config to measure."
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
@@ -1085,7 +1085,7 @@ app.command("serve")(serve)
 
 
 def train(
-    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ppo_6p.yaml."),
+    config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ripmarket/ppo_6p.yaml."),
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
     total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
@@ -1096,8 +1096,10 @@ def train(
         "or its address); default: a Ray instance started for this run (docs/SCALE_OUT.md).",
     ),
 ) -> None:
-    """Self-play training against an opponent league: MaskablePPO on the batched vector env
-    (backend: sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib)."""
+    """Self-play training against an opponent league, for any game (the config's game: key,
+    default ripmarket; its rules: mapping): MaskablePPO on the batched vector env (backend:
+    sb3), or RLlib's multi-agent PPO over the AEC env (backend: rllib). Configs:
+    configs/<game>/."""
     try:
         from agents.checkpoint import CheckpointError
         from train.config import ConfigError, config_from_dict, load_config
@@ -1180,7 +1182,7 @@ def _train_rllib(cfg, out: Path, ray_address: Optional[str], console) -> None:
 
 
 def distill(
-    players: str = typer.Option("6", "--players", metavar="LIST", help="Seats per recorded game (2-10), or several counts comma-separated (2,3,4,5,6,7,8,9,10): the games are split evenly over them and one network learns every count."),
+    players: str = typer.Option("6", "--players", metavar="LIST", help="Seats per recorded game (the game's player counts: 2-10 for R.I.P. Market), or several counts comma-separated (2,3,4,5,6,7,8,9,10): the games are split evenly over them and one network learns every count."),
     games: int = typer.Option(2400, "--games", metavar="N", help="Zoo games to record, in all (about 80 decisions each at 6 players)."),
     seed: int = typer.Option(7, "--seed", metavar="S", help="Seed of the recorded games and of the fit."),
     epochs: int = typer.Option(8, "--epochs", metavar="N", help="Passes over the recorded decisions."),
@@ -1190,13 +1192,30 @@ def distill(
     recording: Optional[Path] = typer.Option(None, "--recording", metavar="FILE", help="Reuse (or write) the recorded decisions here (.npz)."),
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
 ) -> None:
-    """Fit one network imitating every zoo heuristic (fast batch opponents for training)."""
+    """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training)."""
     try:
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    counts = _int_list(players, "--players", 2, 10)
+    from agents.base import DEFAULT_GAME
+    from ripmarket_env.games import get, ids
+
+    game = DEFAULT_GAME if game is None else game
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    try:
+        styles = D.default_styles(game)
+    except ValueError as exc:
+        fail(f"--game {game}: {exc}")
+    spec = get(game)
+    counts = _int_list(players, "--players", spec.min_players, spec.max_players)
+    for c in counts:
+        try:
+            spec.make_rules(c)
+        except ValueError as exc:
+            fail(f"--players {c}: {exc}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} names a count twice; give each player count once")
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
@@ -1213,7 +1232,7 @@ def distill(
         from eval.evaluate import make_agent
 
         try:
-            make_agent(guest)
+            make_agent(guest, game=game)
         except Exception as exc:
             fail(f"--guest {guest}: {exc}")
     from rich.console import Console
@@ -1224,20 +1243,27 @@ def distill(
             data = D.load_decisions(recording)
         except Exception as exc:
             fail(f"--recording {recording}: not a readable recording ({type(exc).__name__}: {exc})")
+        from agents.checkpoint import _current_facts
+
+        facts = _current_facts(game)
+        if data.obs.shape[1:] != (facts["obs_size"],) or data.mask.shape[1:] != (facts["num_actions"],):
+            fail(f"--recording {recording}: decisions of {data.obs.shape[1:]} observation values and "
+                 f"{data.mask.shape[1:]} actions; {game} has {facts['obs_size']} and {facts['num_actions']} "
+                 "(a recording of another game or version)")
     else:
-        data = D.collect(counts, games, seed=seed, workers=workers)
+        data = D.collect(counts, games, styles, seed=seed, workers=workers, game=game)
         if guest is not None:
-            more = D.collect(counts, guest_games, seed=seed + 1, workers=workers, guest=guest)
+            more = D.collect(counts, guest_games, styles, seed=seed + 1, workers=workers, guest=guest, game=game)
             more.game = more.game + games  # game numbers after the zoo-only games
             data = D.Decisions.concat([data, more])
         if recording is not None:
             D.save_decisions(data, recording)
-    net, info = D.fit(data, seed=seed, epochs=epochs)
+    net, info = D.fit(data, styles, seed=seed, epochs=epochs)
     import numpy as np
 
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None})
-    D.save(net, out, D.DEFAULT_STYLES, (256, 256), info)
+    D.save(net, out, styles, (256, 256), info, game=game)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
     console.print(f"distilled zoo: {out}")
