@@ -61,15 +61,13 @@ def _current_facts(game: str = GAME, cards=None) -> dict[str, Any]:
     from ripmarket_env.core import __version__
 
     if game != GAME:
-        import importlib
-
-        spec = importlib.import_module(_GAME_PACKAGES[game]).SPEC
-        eng = spec.make_engine(spec.make_rules(), batch_size=1)
+        spec = _spec_of(game)
+        eng = spec.make_engine(spec.make_rules(), batch_size=1, **spec.records.default_engine_kwargs())
         lay = eng.obs_layout
         return {
             "game": game,
             "package_version": __version__,
-            "card_digest": eng.cards.digest,
+            "card_digest": spec.records.cards_digest(eng),
             "obs_size": int(lay.size),
             "layout": layout_description(lay),
             "layout_digest": layout_digest(lay),
@@ -292,8 +290,23 @@ def read_metadata(path: str | Path, check: bool = True, cards=None) -> dict:
 _GAME_PACKAGES = {"rune-market": "ripmarket_env.games.runemarket", "black-market": "ripmarket_env.games.blackmarket"}
 
 
+def _spec_of(game: str):
+    """The spec of a game: one a layer above has loaded (a game registered from outside the
+    package, e.g. the tests' toy game), else the zoo's own package of it."""
+    from ripmarket_env.core.spec import built
+
+    spec = built(game)
+    if spec is None:
+        import importlib
+
+        spec = importlib.import_module(_GAME_PACKAGES[game]).SPEC
+    return spec
+
+
 def _registered(game: str) -> bool:
-    return game == GAME or game in _GAME_PACKAGES
+    from ripmarket_env.core.spec import built
+
+    return game == GAME or game in _GAME_PACKAGES or built(game) is not None
 
 
 def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = None, cards=None) -> None:

@@ -167,3 +167,50 @@ def test_bench_engine(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "b.json").read_text())
     assert data
+
+
+TOY_CONFIG = """\
+game: toy
+exp_name: toy
+seed: 1
+num_players: 3
+total_timesteps: 256
+n_envs: 8
+n_steps: 16
+batch_size: 64
+n_epochs: 1
+policy: {arch: mlp, net_arch: [16]}
+league: {mix: {self: 0.4, zoo: 0.4, random: 0.2}, snapshot_every: 128, pool_size: 2}
+eval_every: 128
+eval_games: 4
+checkpoint_every: 128
+final_eval_games: 4
+progress: false
+"""
+
+
+def test_train_with_its_league_resume_and_evaluate_the_checkpoint(tmp_path):
+    """`ripmarket train` for a few hundred steps against the toy's league (its heuristics,
+    snapshots, random), `--resume` from the run, then `ripmarket evaluate` the checkpoint."""
+    cfg = tmp_path / "toy.yaml"
+    cfg.write_text(TOY_CONFIG)
+    out = _cli("train", str(cfg), "--out", str(tmp_path / "a"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    (run,) = (tmp_path / "a" / "checkpoints").iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary and (run / "final.zip").is_file()
+    out = _cli("train", str(cfg), "--out", str(tmp_path / "b"), "--resume", str(run / "latest.zip"),
+               "--total-timesteps", "512")
+    assert out.returncode == 0, out.stderr[-2000:]
+    (run2,) = (tmp_path / "b" / "checkpoints").iterdir()
+    import zipfile
+
+    with zipfile.ZipFile(run2 / "final.zip") as z:
+        meta = json.loads(z.read("ripmarket.json"))
+    assert meta["game"] == TOY and meta["training_steps"] >= 512
+    out = _cli("evaluate", str(run2 / "final.zip"), "--game", TOY, "--players", "3", "--games", "30")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "wins" in out.stdout
+    cfg.write_text(TOY_CONFIG.replace("seed: 1", "seed: 1\nreward_mode: placement"))
+    out = _cli("train", str(cfg), "--out", str(tmp_path / "c"))
+    assert out.returncode == 2 and "toy has one reward" in out.stderr

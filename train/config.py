@@ -572,9 +572,23 @@ def _check_rules(spec, rules, num_players: int, reward_mode: str, counts_key: st
         if k not in fields:
             raise ConfigError(f"unknown key 'rules.{_key(k)}'; allowed keys ({spec.id}): {', '.join(fields)}")
     try:
-        spec.make_rules(rules={**rules, "num_players": num_players, "reward_mode": reward_mode})
+        spec.make_rules(rules=rules_fields(spec, rules, num_players, reward_mode))
     except (ValueError, TypeError) as e:
         raise ConfigError(f"bad rules for {spec.id} at {num_players} players ({counts_key}): {_one_line(e, 200)}") from None
+
+
+def rules_fields(spec, rules: dict, num_players: int, reward_mode: str) -> dict:
+    """``rules`` with the player count and the training reward, as the game's rules fields. A
+    game whose rules have no ``reward_mode`` pays its one reward: only "win" is taken."""
+    import dataclasses as dc
+
+    out = {**rules, "num_players": num_players}
+    if any(f.name == "reward_mode" for f in dc.fields(spec.rules_class)):
+        out["reward_mode"] = reward_mode
+    elif reward_mode != "win":
+        raise ConfigError(f"reward_mode: {spec.id} has one reward (its rules have no reward_mode); "
+                          f"allowed: win, got {_short(reward_mode)}")
+    return out
 
 
 def rules_of(cfg: TrainConfig, num_players: int | None = None):
@@ -582,8 +596,9 @@ def rules_of(cfg: TrainConfig, num_players: int | None = None):
     ``cfg.rules`` with the player count and ``reward_mode``."""
     from ripmarket_env.games import get
 
+    spec = get(cfg.game)
     n = cfg.num_players if num_players is None else num_players
-    return get(cfg.game).make_rules(rules={**cfg.rules, "num_players": n, "reward_mode": cfg.reward_mode})
+    return spec.make_rules(rules=rules_fields(spec, cfg.rules, n, cfg.reward_mode))
 
 
 def _one_line(msg: str, limit: int = 300) -> str:

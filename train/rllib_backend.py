@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from train.config import TrainConfig
+from train.config import TrainConfig, rules_fields
 
 LEARNER = "learner"
 LATEST = "snap_latest"
@@ -151,7 +151,7 @@ def ppo_config(cfg: TrainConfig):
     return (
         PPOConfig()
         .environment(multi_agent_env_class(get(cfg.game)),
-                     env_config={"rules": {**cfg.rules, "num_players": cfg.num_players, "reward_mode": cfg.reward_mode}})
+                     env_config={"rules": rules_fields(get(cfg.game), cfg.rules, cfg.num_players, cfg.reward_mode)})
         .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner,
                      rollout_fragment_length="auto")
         .learners(num_learners=r.num_learners)

@@ -125,6 +125,9 @@ class GameSpec:
     which everything seat ``viewer`` may not see is redrawn; the conformance suite checks
     that the seat's observation, mask and render do not change (required by the suite)."""
 
+    def __post_init__(self) -> None:
+        _BUILT[self.id] = self
+
     def make_rules(self, num_players: int | None = None, rules=None, **fields):
         """The rules config from ``rules`` (a config or a dict of its fields) and/or
         ``num_players`` and keyword fields; a ``ValueError`` names what disagrees."""
@@ -148,6 +151,16 @@ class GameSpec:
 
     def make_engine(self, rules=None, batch_size: int = 1, **kwargs):
         return self.engine_class(rules if rules is not None else self.rules_class(), batch_size, **kwargs)
+
+
+#: Every spec built in this process, by game id: the layers that may not import the registry
+#: (the agents) find a game loaded by the layers above through ``built``.
+_BUILT: dict[str, "GameSpec"] = {}
+
+
+def built(game_id: str) -> "GameSpec | None":
+    """The spec of ``game_id`` if a game package or plugin has built it in this process."""
+    return _BUILT.get(game_id)
 
 
 @dataclass(frozen=True)
