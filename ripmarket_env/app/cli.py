@@ -860,93 +860,95 @@ app.command("demo")(demo)
 
 
 def replay(
-    file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
-    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
+    file: Path = typer.Argument(..., metavar="FILE", help="A game record of any game (JSON lines), e.g. from `ripmarket play --save`, the web page or env.save_record()."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the hidden cards; each round's moves are told once, by its event log."),
 ) -> None:
-    """Replay a game record, check it against the engine, and print it round by round.
+    """Replay a game record of any game, check it against the engine, and print it round by round.
 
     Exits 1 with one line if the record does not replay: altered, of another card set,
     not a record, or truncated (a version 3 record without its end marker, a line cut
     off). A version 2 record (no end marker) replays with a note."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ripmarket_env.envs.record import RecordError
     from ripmarket_env.envs.record import replay as replay_record
     from ripmarket_env.games import registry
-    from ripmarket_env.games.ripmarket.render import card_label, seat_name, shadow_label
 
     console = Console()
-    state = {"round": 1, "header": None, "hp": [], "who": [], "steps": []}
+    # the game's record hooks (spec.records) say how its lines read; a game without one gets the default
+    state = {"round": 1, "before": None, "who": [], "steps": [], "hooks": None, "decisions": 0}
 
-    def hands(eng) -> None:
-        r = eng.state[0]
-        for q in range(eng.num_players):
-            living = [card_label(eng.cards, d) + (f" x{k}" if k > 1 else "")
-                      for d, k in enumerate(r["hand"][q]) if k > 0]
-            shadow = [shadow_label(eng.cards, s) + (f" x{k}" if k > 1 else "")
-                      for s, k in enumerate(r["shadow_hand"][q]) if k > 0]
-            console.print(f"  [dim]{seat_name(q)}: {', '.join(living) or '-'} | Shadow: {', '.join(shadow) or '-'}[/dim]")
+    def hook(name: str):
+        return getattr(state["hooks"], name, None)
 
-    def round_start(eng) -> None:
-        console.rule(f"Round {state['round']}")
-        if god and not eng.terminated[0]:
-            hands(eng)
+    def seat(q: int) -> str:
+        return (hook("seat_name") or (lambda x: f"player {x}"))(q)
 
     def who(q: int) -> str:
-        return f"{seat_name(q)} ({state['who'][q]})" if state["who"] else seat_name(q)
+        return f"{seat(q)} ({state['who'][q]})" if state["who"] and 0 <= q < len(state["who"]) else seat(q)
+
+    def round_start(eng) -> None:
+        if hook("round_table") is None and not god:
+            return  # the default shows each round line as it comes
+        console.rule(f"{getattr(state['hooks'], 'ROUND_WORD', 'Round')} {state['round']}")
+        if god and not eng.terminated[0] and hook("god_lines") is not None:
+            for text in hook("god_lines")(eng):
+                console.print(f"  [dim]{escape(text)}[/dim]")
+
+    def default_round(obj: dict) -> dict:
+        extra = ", ".join(f"{k} {obj[k]}" for k in obj if k not in ("round", "seat", "log"))
+        by = f" · {who(obj['seat'])}" if isinstance(obj.get("seat"), int) else ""
+        return {"title": f"Turn {obj['round']}{by}" + (f" · {extra}" if extra else ""), "columns": [], "rows": []}
 
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
-            state["header"] = obj
-            state["hp"] = [int(x) for x in eng.state[0]["hp"][: eng.num_players]]
-            state["who"] = list(obj.get("controllers") or [])
+            spec = type(eng).spec
+            state.update(hooks=spec.records, who=list(obj.get("controllers") or []))
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
-            console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            console.print(f"[bold]{escape(spec.title)} record[/bold] {escape(str(file))}: seed {obj['seed']}, "
+                          f"{obj['players']} players ({escape(rules)})")
             if state["who"]:
-                console.print("Seats: " + ", ".join(f"{seat_name(q)} {c}" for q, c in enumerate(state["who"])))
+                console.print("Seats: " + escape(", ".join(f"{seat(q)} {c}" for q, c in enumerate(state["who"]))))
             round_start(eng)
         elif "step" in obj:
+            state["decisions"] += 1
             if god:  # the round's event log tells every decision, forced ones included, once
                 state["steps"].append(obj)
                 return
-            desc = obj["desc"]
-            kind, arg = eng.actions.decode(obj["action"])
-            if (kind == "card" and bool(eng.cards.living_face_down[arg])
-                    and " replaces " not in desc):
-                desc = f"{seat_name(obj['seat'])} plays a card face-down"
-            console.print(f"  {obj['step']:>4}  {desc}")
+            text = hook("step_text")(eng, obj, god) if hook("step_text") else obj["desc"]
+            console.print(f"  {obj['step']:>4}  {escape(text)}")
         elif "round" in obj:
-            title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if god:  # every event of the round, hidden cards named (deck draws, Shadow draws)
+            if god:  # every event of the round, hidden cards named
                 state["steps"] = []
-                for line in obj["log"]:
-                    console.print(f"        {line}")
-            t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-            for col in ("seat", "card", "score", "HP lost", "HP after"):
-                t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
-            for q, (sc, hp) in enumerate(zip(obj["scores"], obj["hp"])):
-                mark = " *" if q == obj["first_player"] else ""
-                card = obj["cards"][q] or "-"
-                if obj["targets"][q] is not None:
-                    card += f" -> {seat_name(obj['targets'][q])}"
-                if obj["haunted_by"][q]:
-                    card += " · haunted by " + ", ".join(obj["haunted_by"][q])
-                lost = max(0, state["hp"][q] - int(hp)) if q < len(state["hp"]) else obj["damage"][q]
-                t.add_row(who(q) + mark, card, "-" if sc is None else str(sc), str(lost),
-                          f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
-            state["hp"] = [int(x) for x in obj["hp"]]
-            console.print(t)
+                for line in obj.get("log", []):
+                    console.print(f"        {escape(line)}")
+            view = (hook("round_table")(eng, obj, state["before"], who) if hook("round_table")
+                    else default_round(obj))
+            if view["rows"]:
+                t = Table(title=escape(view["title"]), title_justify="left")
+                for col in view["columns"]:
+                    t.add_column(col, justify="right" if col in view.get("right", ()) else "left")
+                for row in view["rows"]:
+                    t.add_row(*map(escape, row))
+                console.print(t)
+            else:
+                console.print(f"[bold]{escape(view['title'])}[/bold]")
+            state["before"] = obj
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)
         elif "result" in obj:
             res = obj["result"]
             winners = ", ".join(who(q) for q in res["winners"]) or "-"
-            rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
             console.rule("Game over")
-            console.print(f"[bold]Winner(s):[/bold] {winners}")
-            console.print(f"Rewards: {rewards}")
+            console.print(f"[bold]Winner(s):[/bold] {escape(winners)}")
+            for key, values in res.items():  # the game's own totals (points, Runes), then the rewards
+                if key != "winners" and isinstance(values, list):
+                    fmt = "{:+.3f}" if key == "rewards" else "{}"
+                    console.print(f"{key.capitalize()}: " + escape("  ".join(
+                        f"{seat(q)} {fmt.format(x)}" for q, x in enumerate(values))))
 
     notes: list[str] = []
     try:
@@ -956,9 +958,9 @@ def replay(
     except RecursionError:  # defensive: the reader refuses deep nesting itself
         fail(f"{file}: nested too deeply to be a game record", code=1)
     for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
-        console.print(f"  {obj['step']:>4}  {obj['desc']}")
+        console.print(f"  {obj['step']:>4}  {escape(obj['desc'])}")
     status = "finished" if eng.terminated[0] else "not finished (the record was saved mid-game)"
-    console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+    console.print(f"[green]record verified[/green]: {state['decisions']} decisions, game {status}")
     for note in notes:
         console.print(f"note: {note}")
 
