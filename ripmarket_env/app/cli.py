@@ -688,34 +688,6 @@ def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool,
 app.command("bench")(bench)
 
 
-def _play_black_market(players: int, seat: int, opponents: Optional[str], seed: Optional[int], save, mode: str) -> None:
-    import secrets
-
-    import agents as zoo
-    from ripmarket_env.app.bmplay import play_terminal
-    from ripmarket_env.games.blackmarket import ConfigError, RulesConfig
-
-    try:
-        RulesConfig(num_players=players, mode=mode)
-    except ConfigError as exc:
-        fail(str(exc))
-    check_int("--seat", seat, 0, players - 1)
-    check_int("--seed", seed, 0)
-    names = ["bm-builder", "bm-denier", "bm-rusher"] if opponents is None else [
-        n.strip() for n in opponents.split(",") if n.strip()]
-    known = zoo.names("black-market")
-    for n in names:
-        if n not in known:
-            fail(f"--opponents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
-    if save is not None and save.is_dir():
-        fail(f"--save {save} is a directory; give a file name")
-    try:
-        rewards = play_terminal(players, seat, mode, names, secrets.randbits(40) if seed is None else seed, save=save)
-    except (EOFError, KeyboardInterrupt):
-        fail("game abandoned", code=1)
-    typer.echo(f"your reward: {rewards[seat]:+.2f}")
-
-
 def _write_report(text: str, out: Optional[Path], err) -> None:
     if out is None:
         return
@@ -968,71 +940,84 @@ def replay(
 app.command("replay")(replay)
 
 
-def _play_rune(players, seat, opponents, seed, save, force, cards_file) -> None:
-    from ripmarket_env.app.play_rune import DEFAULT_OPPONENTS, SetupError, check_setup, play_terminal
+def _default_game() -> str:
+    """The first registered game (the default of ``--game``)."""
+    from ripmarket_env.games import ids
 
-    names = list(DEFAULT_OPPONENTS) if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
-    check_int("--seed", seed, 0)
-    if cards_file is not None:
-        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
-    try:
-        check_setup(players, seat, names)
-    except SetupError as exc:
-        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
-        fail(f"{option}: {exc}")
-    if save is not None and (save.is_dir() or (save.exists() and not force) or not save.parent.is_dir()):
-        fail(f"--save {save}: give a new file name in an existing folder (or --force to replace a file)")
-    try:
-        play_terminal(players, seat, names, seed=seed, save=save, overwrite=force)
-    except (KeyboardInterrupt, EOFError):
-        typer.echo("\ngame abandoned")
-        raise typer.Exit(1) from None
+    return ids()[0]
+
+
+def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
+    """``--rule FIELD=VALUE`` items (and ``--mode``, the ``mode`` field) as fields of the
+    game's rules config (integers, true/false or text); a field it lacks fails naming them."""
+    fields = [f for f in spec.rules_class.__dataclass_fields__ if f != "num_players"]
+    out: dict = {}
+    for item in items + ([f"mode={mode}"] if mode is not None else []):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--rule {item!r}: expected FIELD=VALUE")
+        if key not in fields:
+            what = "--mode" if mode is not None and item == f"mode={mode}" else f"--rule {item!r}"
+            fail(f"{what}: {spec.title} has no rules field {key!r}; allowed: {', '.join(fields)}")
+        raw = raw.strip()
+        out[key] = int(raw) if raw.lstrip("-").isdigit() else {"true": True, "false": False}.get(raw.lower(), raw)
+    return out
 
 
 def play(
-    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (R.I.P. Market 2-10, The Rune Market 2-6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6, --mode teams|ffa) or rune-market (a bot's attack on you stops at your block decision)."),
+    players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats at the table [default: the game's default; the range is the game's: `ripmarket games`]."),
+    game: str = typer.Option(_default_game(), "--game", metavar="GAME", help="The game to play, any registered game (`ripmarket games` lists them)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: ppo-lookahead, the trained bot for 2-10 players checking its best moves one turn ahead, at every "
-        "other seat (greedy,survivor,shark,hoarder,trickster with cards it was not trained on); rune-market: rm-banker,rm-raider,rm-bandit].",
+        "[default: the game's default opponent at every other seat (`ripmarket agents --game GAME`), "
+        "or its heuristics in turn where it cannot play the cards in play].",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
-    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the game's packaged cards, for a game that reads card files (R.I.P. Market: `first-edition` names its packaged first edition)."),
+    rule: list[str] = typer.Option([], "--rule", metavar="FIELD=VALUE", help="A rules-config field of the game (repeatable), e.g. mode=ffa."),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (e.g. teams or ffa)."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
-    if game == "black-market":
-        _play_black_market(players, seat, opponents, seed, save, mode)
-        return
-    if game == "rune-market":
-        _play_rune(players, seat, opponents, seed, save, force, cards_file)
-        return
-    if game != "ripmarket":
-        fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, black-market, rune-market")
-    from ripmarket_env.app.play import (SetupError, assign_opponents, default_opponents, play_terminal, playable_bots,
-                                        unavailable_bots)
+    from ripmarket_env.app.play import play_terminal
+    from ripmarket_env.app.session import SetupError, check_setup
+    from ripmarket_env.games import registry
 
+    games = registry()
+    if game not in games:
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(games)}")
+    spec = games[game]
     check_int("--seed", seed, 0)
-    _check_cards(cards_file)
-    cards = None
+    rules = _play_rules(spec, rule, mode)
+    engine_kwargs, refused = {}, {}
     if cards_file is not None:
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+        load = spec.extras.get("load_cards")
+        if load is None:
+            fail(f"--cards: {spec.title} plays its packaged cards (no card files)")
+        try:
+            engine_kwargs["cards"] = load(cards_file)
+        except ValueError as exc:  # the game's card-data error names the file, the card and the field
+            fail(f"--cards: {exc}")
+    from agents.policy import card_conflict
 
-        cards = load_cards(cards_file)
-    if opponents is None:  # the trained bot for every table (the heuristics where it cannot play these cards)
-        names = default_opponents(players, cards)
-    else:
-        names = [n.strip() for n in opponents.split(",") if n.strip()]
-    try:  # the bots that can play these cards (a trained bot of other cards is refused with the reason)
-        assign_opponents(players, seat, names, playable_bots(cards), unavailable_bots(cards))
+    import agents as zoo
+
+    for name in zoo.names(game):  # bots of other cards (a trained network) are refused with the reason
+        why = card_conflict(name, engine_kwargs.get("cards"))
+        if why is not None:
+            refused[name] = why
+    names = None if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
+    try:
+        check_setup(spec, players, seat, names, rules, refused)
     except SetupError as exc:
-        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
-        fail(f"{option}: {exc}")
+        text = str(exc)
+        option = "--players" if text.startswith("players=") else "--seat" if text.startswith("seat=") else \
+            "--rule" if text.startswith("rules:") else "--opponents"
+        fail(f"{option}: {text}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
     if save is not None and save.exists() and not force:
@@ -1040,10 +1025,14 @@ def play(
     if save is not None and not save.parent.is_dir():
         fail(f"--save {save}: folder {save.parent} does not exist")
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, cards=cards, overwrite=force)
+        play_terminal(game, players, seat, names, seed=seed, save=save, rules=rules, overwrite=force,
+                      engine_kwargs=engine_kwargs, refused=refused)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
+    except EOFError:
+        typer.echo("\ngame abandoned", err=True)
+        raise typer.Exit(1)
 
 
 app.command("play")(play)

@@ -32,7 +32,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["describe", "generic_table", "ordinal", "places", "seat_rows"]
+__all__ = ["describe", "event_lines", "generic_table", "ordinal", "places", "seat_rows", "standings"]
+
+
+def event_lines(engine, events, viewer: int, label) -> list[dict]:
+    """The default story (``GameSpec.story``): one line per event, as ``viewer`` reads it."""
+    out = []
+    for e in events:
+        text = e.text_for(viewer)
+        if text:
+            out.append({"seat": int(e.seat), "who": label(e.seat) if e.seat >= 0 else "the table",
+                        "kind": e.kind, "text": text, "minor": False})
+    return out
 
 
 def ordinal(n: int) -> str:

@@ -47,7 +47,9 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="is_ghost",
     **game_hooks(__name__, __file__),
-    extras={"outcome": lazy_hook(f"{__name__}.outcome", "outcome")},
+    extras={"outcome": lazy_hook(f"{__name__}.outcome", "outcome"),
+            # a card file to play with (``ripmarket play --cards FILE``; CardDataError names what is wrong)
+            "load_cards": lazy_hook(f"{__name__}.cards.loader", "load_cards")},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

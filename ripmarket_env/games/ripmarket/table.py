@@ -49,15 +49,22 @@ def choice_text(engine, g: int, a: int) -> str:
     return f"Play the Shadow card {s.name} ({s.family}): {s.text}"
 
 
-def _how(r, q: int, history, viewer) -> str:
+def _how(engine, r, q: int, history, viewer) -> str:
     """How seat ``q`` finished: the round it died in and the damage that killed it (public
     at resolution, R-12.3), or the HP it survived with."""
     died = int(r["death_round"][q])
     if bool(r["alive"][q]) or died < 0:
         return f"survived with {int(r['hp'][q])} HP"
-    hits = [e.text_for(viewer) for e in history
-            if e.kind in ("damage", "hit") and e.seat == q and getattr(e, "round", 0) == died + 1]
-    return f"died in round {died + 1}" + (f": {hits[-1]}" if hits else "")
+    from ripmarket_env.games.ripmarket.story import resolutions, why_lines
+
+    history = list(history)
+    why = [e.text_for(viewer) for e in history if e.kind == "hit" and e.seat == q and e.round == died + 1]
+    rules = [rule_label(e.a) for e in history if e.kind == "rule" and e.round == died + 1]
+    for start, end in resolutions(history):  # the round's damage, and why (R-8, R-9)
+        if history[start].a == died + 1:
+            why += [x["why"] for x in why_lines(engine, history[start:end], seat_name, (rules or ["none"])[-1])
+                    if x["seat"] == q and x["kind"] in ("damage", "hit")]
+    return f"died in round {died + 1}" + (f": {'; '.join(why)}" if why else "")
 
 
 def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) -> dict:
@@ -118,7 +125,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     if done:
         d["end"] = next((e.text_for(viewer) for e in reversed(list(history)) if e.kind == "game_over"),
                         "the game is over")
-        d["standings"] = standings(spec, engine, g, seat_name, lambda q: _how(r, q, history, viewer))
+        d["standings"] = standings(spec, engine, g, seat_name, lambda q: _how(engine, r, q, history, viewer))
     return d
 
 
