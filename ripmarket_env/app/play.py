@@ -158,7 +158,7 @@ def story_view(lines: list[dict], console) -> None:
     """What happened, one line each, as your seat may know it (the game's story hook)."""
     for m in lines:
         style = _KIND_STYLE.get(m["kind"], "")
-        when = f"[dim]\\[{m['turn']}][/] " if m.get("turn") is not None else ""
+        when = f"[dim]\\[{m['turn_word']} {m['turn']}][/] " if m.get("turn") is not None else ""
         text = escape(m["text"])
         console.print(f"  {when}" + (f"[{style}]{text}[/]" if style else text))
 
@@ -182,9 +182,10 @@ def result_view(session, res: dict, console) -> None:
     console.print(t)
 
 
-def ask_number(n: int, input_fn, console, show) -> int | None:
+def ask_number(n: int, input_fn, console, show, again=lambda: None) -> int | None:
     """Ask ``Choose 1-N:`` until a number from 1 to n (None: the person quit or input
-    closed); ``t`` shows the table again (``show()``)."""
+    closed); ``t`` shows the table again (``show()``), any other answer is refused and
+    the choices shown again (``again()``)."""
     while True:
         try:
             raw = input_fn(f"Choose 1-{n}: ")
@@ -204,6 +205,7 @@ def ask_number(n: int, input_fn, console, show) -> int | None:
             return int(text)
         console.print(f"{raw.strip() or '(nothing)'!s} is not a choice here. Enter a number from 1 to {n}:",
                       markup=False)
+        again()
 
 
 def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Sequence[str] | None = None,
@@ -243,7 +245,8 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
                 result_view(s, s.result(), console)
                 break
             decision_view(s, d, console)
-            n = ask_number(len(d["choices"]), input_fn, console, lambda: decision_view(s, d, console))
+            n = ask_number(len(d["choices"]), input_fn, console, lambda: decision_view(s, d, console),
+                           lambda: choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console))
             if n is None:
                 break
             s.act(d["choices"][n - 1]["action"])

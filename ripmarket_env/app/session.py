@@ -146,7 +146,9 @@ class TableSession(SeatSession):
         self.history: list = []  # every event of the game (the engine's Event objects), in order
         self.moves: list[dict] = []  # the story lines told to your seat, in order
         self._mark = 0  # where in ``moves`` the ones since your latest decision begin
-        self._names = [s["name"] for s in self.table()["seats"]]
+        first = self.table()
+        self._names = [s["name"] for s in first["seats"]]
+        self.turn_word = first["turn_word"]  # what the game calls a span of play ("round", "turn")
         self._take_events()
         self.replay(steps, SetupError, on_yours=self._mark_yours)
         self.run_bots()
@@ -196,7 +198,7 @@ class TableSession(SeatSession):
         if events:  # the turn (or round) the step happened in, as the game's events number it
             turn = getattr(events[-1], "turn", getattr(events[-1], "round", None))
         for line in self.spec.tell(self.engine, events, self.seat, self.label):
-            self.moves.append({"turn": turn, **line})
+            self.moves.append({"turn": turn, "turn_word": self.turn_word, **line})
 
     # ------------------------------------------------------------------ views
     def table(self) -> dict:

@@ -243,6 +243,5 @@ def story(engine, events, viewer: int, label: Callable[[int], str]) -> list[dict
         if i == len(events):
             break
         e = events[i]
-        if e.kind != "resolve":
-            line(e.seat, e.kind, e.text_for(viewer), e.kind in ("draw", "shadow_draw", "round_start"))
+        line(e.seat, e.kind, e.text_for(viewer), e.kind in ("draw", "shadow_draw", "round_start", "resolve"))
     return out

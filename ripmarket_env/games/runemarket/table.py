@@ -66,9 +66,11 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
                  f"({int(r['removed_bandits'])} out of the game)",
                  f"Draw pile {int(r['deck_n'])} · discard {int(r['discard_n'])}"]
     if viewer is not None:
+        held = [c for c in range(len(db.deck)) if int(r["hand"][viewer, c])]
+        first_number = next((c for c in held if db.deck[c].kind == "number"), None)  # their use, told once
         d["hand"] = [{"name": db.name(c), "count": int(r["hand"][viewer, c]),
-                      "text": db.deck[c].text or (NUMBER_USE if db.deck[c].kind == "number" else ""), "zone": "hand"}
-                     for c in range(len(db.deck)) if int(r["hand"][viewer, c])]
+                      "text": db.deck[c].text or (NUMBER_USE if c == first_number else ""), "zone": "hand"}
+                     for c in held]
     if d["choices"]:
         blocking = d["phase"] == "defend"
         for c in d["choices"]:
