@@ -339,3 +339,16 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
     assert seated[-1] == ["greedy", "survivor", "you", "shark"]
     assert default_opponents(6) == ["ppo-lookahead"]
     assert default_opponents(3, load_cards("first-edition")) == ["greedy", "survivor"]
+
+
+def test_the_terminal_session_tells_bots_the_cards_and_start_hp():
+    """With a card file and a start HP, every heuristic bot of the terminal game's session
+    plays those cards and reads its HP against that start (R-1.3)."""
+    from ripmarket_env.app.session import TableSession
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    db = load_cards("first-edition")
+    s = TableSession("ripmarket", 3, 0, ["greedy", "random"], seed=1, rules={"start_hp": 4},
+                     engine_kwargs={"cards": db})
+    assert s.bots[1].db is db and s.bots[1].start_hp == 4 and s.engine.cards is db
+    assert s.table()["seats"][0]["counters"]["HP"] == "4/4"

@@ -844,11 +844,12 @@ def replay(
     from rich.markup import escape
     from rich.table import Table
 
-    from ripmarket_env.envs.record import RecordError
+    from ripmarket_env.envs.record import RecordError, game_of
     from ripmarket_env.envs.record import replay as replay_record
     from ripmarket_env.games import registry
 
     console = Console()
+    games = registry()
     # the game's record hooks (spec.records) say how its lines read; a game without one gets the default
     state = {"round": 1, "before": None, "who": [], "steps": [], "hooks": None, "decisions": 0}
 
@@ -876,7 +877,7 @@ def replay(
 
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
-            spec = type(eng).spec
+            spec = game_of(file, obj, games)
             state.update(hooks=spec.records, who=list(obj.get("controllers") or []))
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
             console.print(f"[bold]{escape(spec.title)} record[/bold] {escape(str(file))}: seed {obj['seed']}, "
@@ -924,7 +925,7 @@ def replay(
 
     notes: list[str] = []
     try:
-        eng = replay_record(file, registry(), on_line=on_line, notes=notes)
+        eng = replay_record(file, games, on_line=on_line, notes=notes)
     except RecordError as exc:
         fail(str(exc), code=1)
     except RecursionError:  # defensive: the reader refuses deep nesting itself
@@ -1016,7 +1017,9 @@ def play(
     except SetupError as exc:
         text = str(exc)
         option = "--players" if text.startswith("players=") else "--seat" if text.startswith("seat=") else \
-            "--rule" if text.startswith("rules:") else "--opponents"
+            "--opponents"
+        if text.startswith("rules"):
+            option = "--mode" if mode is not None and "mode=" in text else "--rule"
         fail(f"{option}: {text}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")

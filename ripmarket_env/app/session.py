@@ -109,7 +109,8 @@ def check_setup(game, players: int | None, seat: int, opponents: Sequence[str] |
     try:
         cfg = spec.make_rules(int(players), **fields)
     except (TypeError, ValueError) as exc:
-        raise SetupError(f"rules: {' '.join(str(exc).split())}") from None
+        text = " ".join(str(exc).split())
+        raise SetupError(text if text.startswith("rules") else f"rules: {text}") from None
     return spec, cfg, controllers
 
 
