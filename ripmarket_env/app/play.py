@@ -12,7 +12,7 @@ standings (place, and how each player lost or finished). Lines keep to 100 colum
 wrap between words (rich). The record of the game can be saved and replayed
 (``ripmarket replay FILE``).
 
-The web page's R.I.P. Market session (``GameSession`` and its helpers) lives in
+The web page's session of the first game (``GameSession`` and its helpers) lives in
 ``ripmarket_env.app.web_session``; its names are still reachable from here.
 """
 

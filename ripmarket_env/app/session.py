@@ -2,7 +2,7 @@
 drawn from the game's own description (``GameSpec.describe_table``) and the story told by
 the game's own words (``GameSpec.tell``).
 
->>> s = TableSession("rune-market", players=4, seat=0, seed=7)
+>>> s = TableSession(game_id, players=4, seat=0, seed=7)   # any id of ripmarket_env.games.ids()
 >>> s.your_turn, [c["text"] for c in s.choices()]
 >>> s.act(s.choices()[0]["action"])   # your decision; the bots then play until your next one
 >>> s.table()                         # the table as your seat may see it (plain data)
