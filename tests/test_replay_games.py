@@ -55,3 +55,37 @@ def test_a_corrupted_record_fails_with_one_line(game, tmp_path):
     err = res.stderr.strip()  # the error, on stderr: one line naming the line
     assert err.startswith("error:") and "\n" not in err and f"line {k + 1}" in err
     assert "Traceback" not in res.output
+
+
+def _web_sessions():
+    """The web page's sessions of every game (what the server saves), each played out."""
+    from ripmarket_env.app.play import GameSession
+    from ripmarket_env.app.play_bm import BlackMarketSession
+    from ripmarket_env.app.play_rune import RuneMarketSession
+
+    yield GameSession(3, 1, ["greedy", "random"], seed=4), lambda s: [c.action for c in s.choices()]
+    yield BlackMarketSession(2, 0, "teams", ["bm-rusher"], seed=4), lambda s: [c.action for c in s.choices()]
+    yield RuneMarketSession(3, 2, ["rm-banker"], seed=4), lambda s: [c.action for c in s.choices()]
+
+
+def test_replay_shows_the_web_pages_records_and_the_terminals(tmp_path):
+    """The records the server saves (a person's seat, controllers, practice flag) and the
+    terminal game's replay for every game."""
+    from ripmarket_env.app.session import TableSession
+
+    paths = []
+    for k, (s, actions) in enumerate(_web_sessions()):
+        while not s.over:
+            s.act(actions(s)[-1])
+        path = tmp_path / f"web{k}.jsonl"
+        path.write_text(s.recorder.dumps())  # what the server stores and serves
+        paths.append(path)
+    for game in GAMES:
+        t = TableSession(game, seed=6)
+        while not t.over:
+            t.act(t.choices()[0]["action"])
+        paths.append(t.save(tmp_path / f"{game}.jsonl"))
+    for path in paths:
+        res = CliRunner().invoke(app, ["replay", str(path)], terminal_width=100)
+        assert res.exit_code == 0, res.output[-2000:]
+        assert "person" in res.output and "record verified" in res.output and "game finished" in res.output
