@@ -11,19 +11,20 @@ from ripmarket_env.games.runemarket.cards import NUMBER_USE
 from ripmarket_env.games.runemarket.events import END_REASONS, seat_name
 from ripmarket_env.games.runemarket.actions import decode
 from ripmarket_env.games.runemarket.render import shelter_text
-from ripmarket_env.games.runemarket.state import INTENT_NAMES
+from ripmarket_env.games.runemarket.state import INTENT_NAMES, PHASE_NAMES
 
 COL = ("Red", "Blue")
-#: What the deciding seat is asked in each phase ({intent}: what the pending cards are for).
+#: What the deciding seat is asked in each phase (RM-3: the four stages of a turn).
 PROMPTS = {
-    "start": "Stage 1 (RM-3.3): discard a Shelter from your table for a double theft, or go on",
-    "rune_buy": "Stage 2 (RM-3.4): buy a Boat Shelter or a Bandit with Runes, or go on",
-    "hand": "Stage 3 (RM-3.5): play a card from your hand, or end your turn",
-    "choose_card": "Choose the Number card for the {intent}",
-    "payment": "Pay for the {intent} with Number cards ({paid} paid so far)",
-    "choose_opponent": "Choose the player for the {intent}",
-    "choose_steal": "Choose what to steal",
-    "choose_shelter": "Choose the Shelter for the {intent}",
+    "start": "Start of your turn (RM-3.3): discard a Shelter from your table for a double theft, or go on to stage 2.",
+    "rune_buy": "Stage 2 (RM-3.4): buy a Boat Shelter or a Bandit with {cost} Runes of one colour, or go on to "
+                "stage 3.",
+    "hand": "Stage 3 (RM-3.5): play a card from your hand, or end your turn.",
+    "choose_card": "Which Number card for the {intent}?",
+    "payment": "Pay for the {intent} with your Number cards: {paid} paid so far.",
+    "choose_opponent": "Which player for the {intent}?",
+    "choose_steal": "What do you steal from {other}?",
+    "choose_shelter": "Which Shelter for the {intent}?",
 }
 END_WORDS = {"market_empty": "the Market ran out of Runes", "max_turns": "the turn limit was reached"}
 
@@ -36,6 +37,9 @@ def choice_text(engine, g: int, a: int, scores) -> str:
     """Action ``a`` of the deciding seat in words: the seat an opponent choice names."""
     r = engine.state[g]
     kind, arg = decode(a)
+    if kind == "done":
+        return {"start": "go on to stage 2", "rune_buy": "go on to stage 3", "hand": "end your turn"}.get(
+            PHASE_NAMES[int(r["phase"])], engine.describe_action(a))
     if kind in ("opponent", "shelter") and (kind == "opponent" or arg >= 2):
         t = (int(r["actor"]) + (arg if kind == "opponent" else arg // 2)) % engine.num_players
         who = f"{seat_name(t)} ({runes(scores[t])}, {int(r['hand_n'][t])} in hand)"
@@ -85,7 +89,13 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
                            f"attack gives {seat_name(attacker)} one theft on you.")
         else:
             intent = INTENT_NAMES[int(r["intent"])] if int(r["intent"]) >= 0 else "move"
-            d["prompt"] = PROMPTS.get(d["phase"], "Your decision").format(intent=intent, paid=int(r["pay_sum"]))
+            other = int(r["other"])
+            if d["phase"] == "choose_card" and intent == "attack":
+                d["prompt"] = "Attack with which Number card? The defender blocks it with a card of the same value or more."
+            else:
+                d["prompt"] = PROMPTS.get(d["phase"], "Your decision").format(
+                    intent=intent, paid=int(r["pay_sum"]), cost=engine.rules.runes_per_item,
+                    other=seat_name(other) if other >= 0 else "the other player")
     if done:
         reason = END_WORDS.get(END_REASONS.get(int(r["end_reason"]), ""), "the game ended")
         d["end"] = reason
