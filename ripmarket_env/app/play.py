@@ -125,7 +125,8 @@ def table_view(session, d: dict, console) -> None:
         t.add_row(">" if s["deciding"] else "", _player_cell(session, s),
                   *[escape(str(s["counters"].get(k, ""))) for k in keys], escape(", ".join(s["flags"])))
     console.print(t)
-    console.print("[dim](> decides now)[/]")
+    if not d["over"]:
+        console.print("[dim](> decides now)[/]")
     zones = list(dict.fromkeys(c["zone"] for c in d["hand"]))
     for zone in zones:
         console.print(f"[bold]Your {escape(zone)}:[/]" if zone == "hand" else f"[bold]{escape(zone[:1].upper() + zone[1:])}:[/]")

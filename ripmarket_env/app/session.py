@@ -199,7 +199,7 @@ class TableSession(SeatSession):
         if events:  # the turn (or round) the step happened in, as the game's events number it
             turn = getattr(events[-1], "turn", getattr(events[-1], "round", None))
         for line in self.spec.tell(self.engine, events, self.seat, self.label):
-            self.moves.append({"turn": turn, "turn_word": self.turn_word, **line})
+            self.moves.append({"turn": turn, "turn_word": self.turn_word, **line})  # a hook's own turn wins
 
     # ------------------------------------------------------------------ views
     def table(self) -> dict:

@@ -42,7 +42,8 @@ def event_lines(engine, events, viewer: int, label) -> list[dict]:
         text = e.text_for(viewer)
         if text:
             out.append({"seat": int(e.seat), "who": label(e.seat) if e.seat >= 0 else "the table",
-                        "kind": e.kind, "text": text, "minor": False})
+                        "kind": e.kind, "text": text, "minor": False,
+                        "turn": getattr(e, "turn", getattr(e, "round", None))})
     return out
 
 

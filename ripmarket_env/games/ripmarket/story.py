@@ -137,7 +137,7 @@ def round_story(summary, db, name: Callable[[int], str]) -> list[dict]:
     for x in seats:
         if x["died"]:
             out.append({"seat": x["seat"], "kind": "death",
-                        "text": f"{name(x['seat'])} died and is now a Ghost"})
+                        "text": f"{name(x['seat'])} died and {'are' if name(x['seat']) == 'you' else 'is'} now a Ghost"})
     for x in out:
         if x["text"].startswith("you "):
             x["text"] = "Y" + x["text"][1:]
@@ -231,17 +231,18 @@ def story(engine, events, viewer: int, label: Callable[[int], str]) -> list[dict
     after = {end: (start, end) for start, end in resolutions(events)}
     out = []
 
-    def line(q, kind, text, minor=False):
+    def line(q, kind, text, turn, minor=False):
         out.append({"seat": int(q), "who": label(q) if q >= 0 else "the table", "kind": kind, "text": text,
-                    "minor": minor})
+                    "minor": minor, "turn": turn})
 
     for i in range(len(events) + 1):
         if i in after:
             start, end = after[i]
             for x in why_lines(engine, events[start:end], label):
-                line(x["seat"], x["kind"], x["text"])
+                if x["kind"] not in ("grace", "sudden_death"):  # the events already say so
+                    line(x["seat"], x["kind"], x["text"], events[start].a)  # the resolved round
         if i == len(events):
             break
         e = events[i]
-        line(e.seat, e.kind, e.text_for(viewer), e.kind in ("draw", "shadow_draw", "round_start", "resolve"))
+        line(e.seat, e.kind, e.text_for(viewer), e.round, e.kind in ("draw", "shadow_draw", "round_start", "resolve"))
     return out

@@ -123,8 +123,8 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
         ghost = "" if bool(r["alive"][viewer]) else "You are a Ghost. "
         d["prompt"] = f"{ghost}Your decision: {phase_text(engine, g, viewer=viewer)}"
     if done:
-        d["end"] = next((e.text_for(viewer) for e in reversed(list(history)) if e.kind == "game_over"),
-                        "the game is over")
+        end = next((e.text_for(viewer) for e in reversed(list(history)) if e.kind == "game_over"), "")
+        d["end"] = end.split(": ", 1)[1] if end.startswith("Game over: ") else "the game is over"
         d["standings"] = standings(spec, engine, g, seat_name, lambda q: _how(engine, r, q, history, viewer))
     return d
 
