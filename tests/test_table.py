@@ -99,3 +99,21 @@ def test_each_game_names_its_own_facts():
     assert seen["black-market"]["seats"][1]["flags"][0] == "side B"
     assert [c["slot"] for c in seen["black-market"]["table"][0]["cards"]] == [1, 2, 3, 4, 5, 6]
     assert "Runes" in seen["rune-market"]["seats"][0]["counters"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_story_tells_a_seat_no_hidden_event(game):
+    """R-12.3, BM-7.3, RM-8.4: the terminal's story lines for a seat never carry the full
+    text of an event that seat may not read (a card drawn by another, a face-down play, a
+    stolen card between two others)."""
+    from ripmarket_env.app.session import TableSession
+
+    for seed in (1, 2):
+        s = TableSession(game, seed=seed, opponents=["random"])
+        while not s.over:
+            s.act(s.choices()[-1]["action"])
+        told = "\n".join(m["text"] for m in s.moves)
+        hidden = {e.text_for("god") for e in s.history if e.text_for(0) != e.text_for("god")}
+        hidden = {t for t in hidden if t not in {e.text_for(0) for e in s.history}}
+        assert hidden, "the game hid nothing from seat 0"
+        assert not [t for t in hidden if t in told]
