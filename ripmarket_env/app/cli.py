@@ -967,19 +967,19 @@ def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
 
 
 def play(
-    players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats at the table [default: the game's default; the range is the game's: `ripmarket games`]."),
+    players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats at the table (default: the game's default; `ripmarket games` lists each game's range)."),
     game: str = typer.Option(_default_game(), "--game", metavar="GAME", help="The game to play, any registered game (`ripmarket games` lists them)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: the game's default opponent at every other seat (`ripmarket agents --game GAME`), "
-        "or its heuristics in turn where it cannot play the cards in play].",
+        "(default: the game's default opponent at every other seat, `ripmarket agents --game GAME`, "
+        "or its heuristics in turn where it cannot play the cards in play).",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the game's packaged cards, for a game that reads card files (R.I.P. Market: `first-edition` names its packaged first edition)."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the game's packaged cards, for a game that reads card files (`first-edition`: a game's packaged first edition, where it has one)."),
     rule: list[str] = typer.Option([], "--rule", metavar="FIELD=VALUE", help="A rules-config field of the game (repeatable), e.g. mode=ffa."),
     mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (e.g. teams or ffa)."),
 ) -> None:
