@@ -144,9 +144,7 @@ class RuneMarketSession(SeatSession):
             return (f"BLOCK? {self.label(attacker)} attacks you with a Number {int(r['pend_value'])}. "
                     f"Show a Number card of {int(r['pend_value'])} or more to block it (you keep the card), "
                     f"or let it through: an unblocked attack gives {self.label(attacker)} one theft on you.")
-        from ripmarket_env.games.runemarket.render import phase_text
-
-        return f"Your decision ({phase_text(self.engine, 0).split(': ', 1)[-1]})"
+        return self.engine.spec.describe_table(self.engine, 0, self.seat)["prompt"]  # the game's words
 
     def _step(self, a: int) -> None:
         self.recorder.step(a)  # IllegalActionError (state untouched) if not legal
