@@ -201,18 +201,26 @@ def test_search_agent_rebuilds_the_game_and_plays_legal_moves():
 
 
 def test_terminal_play_whole_game(tmp_path):
-    """`ripmarket play --game black-market`: a whole game against the bots; the human
-    sees only its own hand; the record replays."""
-    from ripmarket_env.app.bmplay import play_terminal
+    """`ripmarket play --game black-market`: a whole game against the bots; the person
+    sees only its own hand (BM-7.1: another seat's dealt cards are not named), the end
+    screen has the standings by side and points, and the record replays."""
+    import io
 
-    lines = []
-    rewards = play_terminal(2, 0, "teams", ["bm-rusher"], seed=4, read=lambda prompt: "1", write=lines.append,
-                            save=tmp_path / "g.jsonl")
-    text = "\n".join(lines)
-    assert "your choice" not in text and "1. " in text and "Game over" in text
-    assert abs(sum(rewards)) < 1e-6
+    from rich.console import Console
+
+    from ripmarket_env.app.play import play_terminal
+
+    buf = io.StringIO()
+    con = Console(file=buf, width=100)
+    s = play_terminal("black-market", 2, 0, ["bm-rusher"], seed=4, input_fn=lambda prompt: "1", console=con,
+                      save=tmp_path / "g.jsonl")
+    text = buf.getvalue()
+    assert s.over and "1) " in text and "GAME OVER after" in text and "Standings" in text
+    assert "your reward" not in text and "side A, " in text and "points: " in text
+    assert abs(sum(s.result()["rewards"])) < 1e-6
     assert "player 1 draws a card" in text or "player 1 is dealt a card" in text
     assert "player 1 is dealt a Red" not in text and "player 1 is dealt a Black" not in text
+    assert max(len(line) for line in text.splitlines() if not line.startswith("Saved the game record")) <= 100
     eng = ripmarket_env.replay(tmp_path / "g.jsonl")
     assert eng.terminated[0]
 

@@ -17,10 +17,11 @@ from typer.testing import CliRunner
 
 from ripmarket_env.app.cli import app
 from ripmarket_env.app.play import GameSession, SetupError, assign_opponents
+from ripmarket_env.app.session import check_setup
 from ripmarket_env import replay
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPT = re.compile(r"Your choice \[1-(\d+)\]: $")
+PROMPT = re.compile(r"Choose 1-(\d+): $")
 BAD_INPUTS = ["", "abc", "0", "{n_plus_1}", "-1", "1.5", "  ", "999999"]
 
 
@@ -120,7 +121,7 @@ def test_terminal_game_with_bad_input(tmp_path):
     assert "GAME OVER after" in final, final[-2000:]
     assert re.search(r"Winner\(s\): player_\d", final)
     log = term.transcript
-    assert "Round 1 resolved" in log and "[round 1] player_" in log  # round summaries and the log
+    assert "Round 1 resolves" in log and "[round 1] player_" in log  # the round and its log
     assert "You are a Ghost. Your decision" in log, "expected Ghost decisions with this seed and play"
     assert decisions >= 3 and bad >= 1
     assert saw_table and saw_hand_text
@@ -239,7 +240,7 @@ def test_terminal_lines_fit_100_columns_with_colour_and_named_bots():
         return next(answers)
 
     bots = ["greedy", "survivor", "trickster", "search", "hoarder", "shark", "random", "greedy", "survivor"]
-    s = play_terminal(10, 3, bots, seed=5, input_fn=answer, console=con)
+    s = play_terminal("ripmarket", 10, 3, bots, seed=5, input_fn=answer, console=con)
     assert s.over
     raw = buf.getvalue()
     assert "\x1b[" in raw  # colour
@@ -325,8 +326,8 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
 
     seated = []
 
-    def fake_play(players, seat, names, **kw):
-        seated.append(assign_opponents(players, seat, names, play_mod.playable_bots(kw.get("cards"))))
+    def fake_play(game, players, seat, names, **kw):
+        seated.append(check_setup(game, players, seat, names, kw["rules"], kw["refused"])[2])
 
     monkeypatch.setattr(play_mod, "play_terminal", fake_play)
     for players in (2, 5, 10):
@@ -338,3 +339,16 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
     assert seated[-1] == ["greedy", "survivor", "you", "shark"]
     assert default_opponents(6) == ["ppo-lookahead"]
     assert default_opponents(3, load_cards("first-edition")) == ["greedy", "survivor"]
+
+
+def test_the_terminal_session_tells_bots_the_cards_and_start_hp():
+    """With a card file and a start HP, every heuristic bot of the terminal game's session
+    plays those cards and reads its HP against that start (R-1.3)."""
+    from ripmarket_env.app.session import TableSession
+    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+
+    db = load_cards("first-edition")
+    s = TableSession("ripmarket", 3, 0, ["greedy", "random"], seed=1, rules={"start_hp": 4},
+                     engine_kwargs={"cards": db})
+    assert s.bots[1].db is db and s.bots[1].start_hp == 4 and s.engine.cards is db
+    assert s.table()["seats"][0]["counters"]["HP"] == "4/4"

@@ -648,34 +648,6 @@ def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool,
 app.command("bench")(bench)
 
 
-def _play_black_market(players: int, seat: int, opponents: Optional[str], seed: Optional[int], save, mode: str) -> None:
-    import secrets
-
-    import agents as zoo
-    from ripmarket_env.app.bmplay import play_terminal
-    from ripmarket_env.games.blackmarket import ConfigError, RulesConfig
-
-    try:
-        RulesConfig(num_players=players, mode=mode)
-    except ConfigError as exc:
-        fail(str(exc))
-    check_int("--seat", seat, 0, players - 1)
-    check_int("--seed", seed, 0)
-    names = ["bm-builder", "bm-denier", "bm-rusher"] if opponents is None else [
-        n.strip() for n in opponents.split(",") if n.strip()]
-    known = zoo.names("black-market")
-    for n in names:
-        if n not in known:
-            fail(f"--opponents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
-    if save is not None and save.is_dir():
-        fail(f"--save {save} is a directory; give a file name")
-    try:
-        rewards = play_terminal(players, seat, mode, names, secrets.randbits(40) if seed is None else seed, save=save)
-    except (EOFError, KeyboardInterrupt):
-        fail("game abandoned", code=1)
-    typer.echo(f"your reward: {rewards[seat]:+.2f}")
-
-
 def _write_report(text: str, out: Optional[Path], err) -> None:
     if out is None:
         return
@@ -848,105 +820,108 @@ app.command("demo")(demo)
 
 
 def replay(
-    file: Path = typer.Argument(..., metavar="FILE", help="A game record (JSON lines), e.g. from env.save_record()."),
-    god: bool = typer.Option(False, "--god", help="Show every hand and the face-down cards; each round's moves are told once, by its event log."),
+    file: Path = typer.Argument(..., metavar="FILE", help="A game record of any game (JSON lines), e.g. from `ripmarket play --save`, the web page or env.save_record()."),
+    god: bool = typer.Option(False, "--god", help="Show every hand and the hidden cards; each round's moves are told once, by its event log."),
 ) -> None:
-    """Replay a game record, check it against the engine, and print it round by round.
+    """Replay a game record of any game, check it against the engine, and print it round by round.
 
     Exits 1 with one line if the record does not replay: altered, of another card set,
     not a record, or truncated (a version 3 record without its end marker, a line cut
     off). A version 2 record (no end marker) replays with a note."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    from ripmarket_env.envs.record import RecordError
+    from ripmarket_env.envs.record import RecordError, game_of
     from ripmarket_env.envs.record import replay as replay_record
     from ripmarket_env.games import registry
-    from ripmarket_env.games.ripmarket.render import card_label, seat_name, shadow_label
 
     console = Console()
-    state = {"round": 1, "header": None, "hp": [], "who": [], "steps": []}
+    games = registry()
+    # the game's record hooks (spec.records) say how its lines read; a game without one gets the default
+    state = {"round": 1, "before": None, "who": [], "steps": [], "hooks": None, "decisions": 0}
 
-    def hands(eng) -> None:
-        r = eng.state[0]
-        for q in range(eng.num_players):
-            living = [card_label(eng.cards, d) + (f" x{k}" if k > 1 else "")
-                      for d, k in enumerate(r["hand"][q]) if k > 0]
-            shadow = [shadow_label(eng.cards, s) + (f" x{k}" if k > 1 else "")
-                      for s, k in enumerate(r["shadow_hand"][q]) if k > 0]
-            console.print(f"  [dim]{seat_name(q)}: {', '.join(living) or '-'} | Shadow: {', '.join(shadow) or '-'}[/dim]")
+    def hook(name: str):
+        return getattr(state["hooks"], name, None)
 
-    def round_start(eng) -> None:
-        console.rule(f"Round {state['round']}")
-        if god and not eng.terminated[0]:
-            hands(eng)
+    def seat(q: int) -> str:
+        return (hook("seat_name") or (lambda x: f"player {x}"))(q)
 
     def who(q: int) -> str:
-        return f"{seat_name(q)} ({state['who'][q]})" if state["who"] else seat_name(q)
+        return f"{seat(q)} ({state['who'][q]})" if state["who"] and 0 <= q < len(state["who"]) else seat(q)
+
+    def round_start(eng) -> None:
+        if hook("round_table") is None and not god:
+            return  # the default shows each round line as it comes
+        console.rule(f"{getattr(state['hooks'], 'ROUND_WORD', 'Round')} {state['round']}")
+        if god and not eng.terminated[0] and hook("god_lines") is not None:
+            for text in hook("god_lines")(eng):
+                console.print(f"  [dim]{escape(text)}[/dim]")
+
+    def default_round(obj: dict) -> dict:
+        extra = ", ".join(f"{k} {obj[k]}" for k in obj if k not in ("round", "seat", "log"))
+        by = f" · {who(obj['seat'])}" if isinstance(obj.get("seat"), int) else ""
+        return {"title": f"Turn {obj['round']}{by}" + (f" · {extra}" if extra else ""), "columns": [], "rows": []}
 
     def on_line(n: int, obj: dict, eng) -> None:
         if "format" in obj:
-            state["header"] = obj
-            state["hp"] = [int(x) for x in eng.state[0]["hp"][: eng.num_players]]
-            state["who"] = list(obj.get("controllers") or [])
+            spec = game_of(file, obj, games)
+            state.update(hooks=spec.records, who=list(obj.get("controllers") or []))
             rules = ", ".join(f"{k}={v}" for k, v in obj["rules"].items() if v is not None)
-            console.print(f"[bold]R.I.P. Market record[/bold] {file}: seed {obj['seed']}, {obj['players']} players ({rules})")
+            console.print(f"[bold]{escape(spec.title)} record[/bold] {escape(str(file))}: seed {obj['seed']}, "
+                          f"{obj['players']} players ({escape(rules)})")
             if state["who"]:
-                console.print("Seats: " + ", ".join(f"{seat_name(q)} {c}" for q, c in enumerate(state["who"])))
+                console.print("Seats: " + escape(", ".join(f"{seat(q)} {c}" for q, c in enumerate(state["who"]))))
             round_start(eng)
         elif "step" in obj:
+            state["decisions"] += 1
             if god:  # the round's event log tells every decision, forced ones included, once
                 state["steps"].append(obj)
                 return
-            desc = obj["desc"]
-            kind, arg = eng.actions.decode(obj["action"])
-            if (kind == "card" and bool(eng.cards.living_face_down[arg])
-                    and " replaces " not in desc):
-                desc = f"{seat_name(obj['seat'])} plays a card face-down"
-            console.print(f"  {obj['step']:>4}  {desc}")
+            text = hook("step_text")(eng, obj, god) if hook("step_text") else obj["desc"]
+            console.print(f"  {obj['step']:>4}  {escape(text)}")
         elif "round" in obj:
-            title = f"Round {obj['round']} resolved" + (" (epilogue, display only)" if obj.get("epilogue") else "")
-            if god:  # every event of the round, hidden cards named (deck draws, Shadow draws)
+            if god:  # every event of the round, hidden cards named
                 state["steps"] = []
-                for line in obj["log"]:
-                    console.print(f"        {line}")
-            t = Table(title=f"{title} · rule: {obj['rule']}", title_justify="left")
-            for col in ("seat", "card", "score", "HP lost", "HP after"):
-                t.add_column(col, justify="right" if col not in ("seat", "card") else "left")
-            for q, (sc, hp) in enumerate(zip(obj["scores"], obj["hp"])):
-                mark = " *" if q == obj["first_player"] else ""
-                card = obj["cards"][q] or "-"
-                if obj["targets"][q] is not None:
-                    card += f" -> {seat_name(obj['targets'][q])}"
-                if obj["haunted_by"][q]:
-                    card += " · haunted by " + ", ".join(obj["haunted_by"][q])
-                lost = max(0, state["hp"][q] - int(hp)) if q < len(state["hp"]) else obj["damage"][q]
-                t.add_row(who(q) + mark, card, "-" if sc is None else str(sc), str(lost),
-                          f"{hp}" if q not in obj["died"] and hp > 0 else ("0 (dies)" if q in obj["died"] else "0 (Ghost)"))
-            state["hp"] = [int(x) for x in obj["hp"]]
-            console.print(t)
+                for line in obj.get("log", []):
+                    console.print(f"        {escape(line)}")
+            view = (hook("round_table")(eng, obj, state["before"], who) if hook("round_table")
+                    else default_round(obj))
+            if view["rows"]:
+                t = Table(title=escape(view["title"]), title_justify="left")
+                for col in view["columns"]:
+                    t.add_column(col, justify="right" if col in view.get("right", ()) else "left")
+                for row in view["rows"]:
+                    t.add_row(*map(escape, row))
+                console.print(t)
+            else:
+                console.print(f"[bold]{escape(view['title'])}[/bold]")
+            state["before"] = obj
             state["round"] = obj["round"] + 1
             if not eng.terminated[0]:
                 round_start(eng)
         elif "result" in obj:
             res = obj["result"]
             winners = ", ".join(who(q) for q in res["winners"]) or "-"
-            rewards = "  ".join(f"{seat_name(q)} {x:+.3f}" for q, x in enumerate(res["rewards"]))
             console.rule("Game over")
-            console.print(f"[bold]Winner(s):[/bold] {winners}")
-            console.print(f"Rewards: {rewards}")
+            console.print(f"[bold]Winner(s):[/bold] {escape(winners)}")
+            for key, values in res.items():  # the game's own totals (points, Runes), then the rewards
+                if key != "winners" and isinstance(values, list):
+                    fmt = "{:+.3f}" if key == "rewards" else "{}"
+                    console.print(f"{key.capitalize()}: " + escape("  ".join(
+                        f"{seat(q)} {fmt.format(x)}" for q, x in enumerate(values))))
 
     notes: list[str] = []
     try:
-        eng = replay_record(file, registry(), on_line=on_line, notes=notes)
+        eng = replay_record(file, games, on_line=on_line, notes=notes)
     except RecordError as exc:
         fail(str(exc), code=1)
     except RecursionError:  # defensive: the reader refuses deep nesting itself
         fail(f"{file}: nested too deeply to be a game record", code=1)
     for obj in state["steps"]:  # god view of a record that stops mid-round: its last decisions
-        console.print(f"  {obj['step']:>4}  {obj['desc']}")
+        console.print(f"  {obj['step']:>4}  {escape(obj['desc'])}")
     status = "finished" if eng.terminated[0] else "not finished (the record was saved mid-game)"
-    console.print(f"[green]record verified[/green]: {int(eng.state[0]['steps'])} decisions, game {status}")
+    console.print(f"[green]record verified[/green]: {state['decisions']} decisions, game {status}")
     for note in notes:
         console.print(f"note: {note}")
 
@@ -954,71 +929,86 @@ def replay(
 app.command("replay")(replay)
 
 
-def _play_rune(players, seat, opponents, seed, save, force, cards_file) -> None:
-    from ripmarket_env.app.play_rune import DEFAULT_OPPONENTS, SetupError, check_setup, play_terminal
+def _default_game() -> str:
+    """The first registered game (the default of ``--game``)."""
+    from ripmarket_env.games import ids
 
-    names = list(DEFAULT_OPPONENTS) if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
-    check_int("--seed", seed, 0)
-    if cards_file is not None:
-        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
-    try:
-        check_setup(players, seat, names)
-    except SetupError as exc:
-        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
-        fail(f"{option}: {exc}")
-    if save is not None and (save.is_dir() or (save.exists() and not force) or not save.parent.is_dir()):
-        fail(f"--save {save}: give a new file name in an existing folder (or --force to replace a file)")
-    try:
-        play_terminal(players, seat, names, seed=seed, save=save, overwrite=force)
-    except (KeyboardInterrupt, EOFError):
-        typer.echo("\ngame abandoned")
-        raise typer.Exit(1) from None
+    return ids()[0]
+
+
+def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
+    """``--rule FIELD=VALUE`` items (and ``--mode``, the ``mode`` field) as fields of the
+    game's rules config (integers, true/false or text); a field it lacks fails naming them."""
+    fields = [f for f in spec.rules_class.__dataclass_fields__ if f != "num_players"]
+    out: dict = {}
+    for item in items + ([f"mode={mode}"] if mode is not None else []):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--rule {item!r}: expected FIELD=VALUE")
+        if key not in fields:
+            what = "--mode" if mode is not None and item == f"mode={mode}" else f"--rule {item!r}"
+            fail(f"{what}: {spec.title} has no rules field {key!r}; allowed: {', '.join(fields)}")
+        raw = raw.strip()
+        out[key] = int(raw) if raw.lstrip("-").isdigit() else {"true": True, "false": False}.get(raw.lower(), raw)
+    return out
 
 
 def play(
-    players: int = typer.Option(4, "--players", metavar="N", help="Seats at the table (R.I.P. Market 2-10, The Rune Market 2-6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6, --mode teams|ffa) or rune-market (a bot's attack on you stops at your block decision)."),
+    players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats at the table (default: the game's default; `ripmarket games` lists each game's range)."),
+    game: str = typer.Option(_default_game(), "--game", metavar="GAME", help="The game to play, any registered game (`ripmarket games` lists them)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
         help="Bots for the other seats in seat order, comma-separated; a shorter list is repeated "
-        "[default: ppo-lookahead, the trained bot for 2-10 players checking its best moves one turn ahead, at every "
-        "other seat (greedy,survivor,shark,hoarder,trickster with cards it was not trained on); rune-market: rm-banker,rm-raider,rm-bandit].",
+        "(default: the game's default opponent at every other seat, `ripmarket agents --game GAME`, "
+        "or its heuristics in turn where it cannot play the cards in play).",
     ),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Game seed (default: random)."),
     save: Optional[Path] = typer.Option(None, "--save", metavar="FILE", help="Write the game record here (replay it with `ripmarket replay FILE`); an existing file is kept unless --force."),
     force: bool = typer.Option(False, "--force", help="Let --save replace an existing file."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
-    mode: str = typer.Option("teams", "--mode", metavar="MODE", help="Black Market only: teams or ffa."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the game's packaged cards, for a game that reads card files (`first-edition`: a game's packaged first edition, where it has one)."),
+    rule: list[str] = typer.Option([], "--rule", metavar="FIELD=VALUE", help="A rules-config field of the game (repeatable), e.g. mode=ffa."),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (e.g. teams or ffa)."),
 ) -> None:
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
-    if game == "black-market":
-        _play_black_market(players, seat, opponents, seed, save, mode)
-        return
-    if game == "rune-market":
-        _play_rune(players, seat, opponents, seed, save, force, cards_file)
-        return
-    if game != "ripmarket":
-        fail(f"--game {game!r} cannot be played in the terminal; allowed: ripmarket, black-market, rune-market")
-    from ripmarket_env.app.play import (SetupError, assign_opponents, default_opponents, play_terminal, playable_bots,
-                                        unavailable_bots)
+    from ripmarket_env.app.play import play_terminal
+    from ripmarket_env.app.session import SetupError, check_setup
+    from ripmarket_env.games import registry
 
+    games = registry()
+    if game not in games:
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(games)}")
+    spec = games[game]
     check_int("--seed", seed, 0)
-    _check_cards(cards_file)
-    cards = None
+    rules = _play_rules(spec, rule, mode)
+    engine_kwargs, refused = {}, {}
     if cards_file is not None:
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
+        load = spec.extras.get("load_cards")
+        if load is None:
+            fail(f"--cards: {spec.title} plays its packaged cards (no card files)")
+        try:
+            engine_kwargs["cards"] = load(cards_file)
+        except ValueError as exc:  # the game's card-data error names the file, the card and the field
+            fail(f"--cards: {exc}")
+    from agents.policy import card_conflict
 
-        cards = load_cards(cards_file)
-    if opponents is None:  # the trained bot for every table (the heuristics where it cannot play these cards)
-        names = default_opponents(players, cards)
-    else:
-        names = [n.strip() for n in opponents.split(",") if n.strip()]
-    try:  # the bots that can play these cards (a trained bot of other cards is refused with the reason)
-        assign_opponents(players, seat, names, playable_bots(cards), unavailable_bots(cards))
+    import agents as zoo
+
+    for name in zoo.names(game):  # bots of other cards (a trained network) are refused with the reason
+        why = card_conflict(name, engine_kwargs.get("cards"))
+        if why is not None:
+            refused[name] = why
+    names = None if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
+    try:
+        check_setup(spec, players, seat, names, rules, refused)
     except SetupError as exc:
-        option = "--players" if str(exc).startswith("players=") else "--seat" if str(exc).startswith("seat=") else "--opponents"
-        fail(f"{option}: {exc}")
+        text = str(exc)
+        option = "--players" if text.startswith("players=") else "--seat" if text.startswith("seat=") else \
+            "--opponents"
+        if text.startswith("rules"):
+            option = "--mode" if mode is not None and "mode=" in text else "--rule"
+        fail(f"{option}: {text}")
     if save is not None and save.is_dir():
         fail(f"--save {save} is a directory; give a file name")
     if save is not None and save.exists() and not force:
@@ -1026,10 +1016,14 @@ def play(
     if save is not None and not save.parent.is_dir():
         fail(f"--save {save}: folder {save.parent} does not exist")
     try:
-        play_terminal(players, seat, names, seed=seed, save=save, cards=cards, overwrite=force)
+        play_terminal(game, players, seat, names, seed=seed, save=save, rules=rules, overwrite=force,
+                      engine_kwargs=engine_kwargs, refused=refused)
     except KeyboardInterrupt:
         typer.echo("\ninterrupted", err=True)
         raise typer.Exit(130)
+    except EOFError:
+        typer.echo("\ngame abandoned", err=True)
+        raise typer.Exit(1)
 
 
 app.command("play")(play)

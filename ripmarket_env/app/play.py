@@ -1,623 +1,48 @@
-"""Play R.I.P. Market against the bots: one game session, and the terminal game.
+"""The terminal game of every game: ``ripmarket play --game G``.
 
-``GameSession`` holds one game between one person (``seat``) and registered agents in
-every other seat. It is shared by ``ripmarket play`` (the terminal game below) and
-``ripmarket serve`` (``ripmarket_env.app.server``):
+One person plays one seat against the bots of the game's zoo; everything on screen is
+drawn from the game's own table description (``GameSpec.describe_table``,
+``ripmarket_env.core.table``) and story (``GameSpec.tell``) through one session,
+``ripmarket_env.app.session.TableSession``, so every registered game plays the same way,
+a game without those hooks included (their generic defaults): the table at each of your
+decisions (public facts and cards, every seat's public counters and flags, your own
+cards), the numbered choices with one prompt, ``Choose 1-N:``, for every game, what
+happened since your last decision in the game's words, and an end screen with the
+standings (place, and how each player lost or finished). Lines keep to 100 columns and
+wrap between words (rich). The record of the game can be saved and replayed
+(``ripmarket replay FILE``).
 
->>> s = GameSession(players=3, seat=0, opponents=["greedy", "survivor"], seed=7)
->>> s.your_turn, [c.text for c in s.choices()]
->>> s.act(s.choices()[0].action)       # your decision, then the bots play until your next one
->>> s.view()                           # the game as your seat sees it (JSON-ready dict)
->>> s.record_text()                    # the game record (JSON lines, ripmarket_env.envs.record)
-
-Every decision goes through a ``Recorder``, so a finished game can be saved and replayed
-with ``ripmarket replay``. Bots see only their seat's observation and mask.
-
-What happened between two of your decisions (the other seats' choices, the decisions
-the engine took alone because they had one legal option, card effects, face-down cards
-revealed at resolution, scores, damage, deaths, Ghosts' hauntings and the result) is told
-by the log, built from the engine's own event log (``ripmarket_env.games.ripmarket.events``):
-every entry is shown as your seat may see it (R-12.3).
+The web page's session of the first game (``GameSession`` and its helpers) lives in
+``ripmarket_env.app.web_session``; its names are still reachable from here.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
+__all__ = ["TERMINAL_WIDTH", "ask_number", "play_terminal", "result_view", "story_view", "table_view"]
 
-from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET, ConfigError, RulesConfig
-from ripmarket_env.games.ripmarket.engine import IllegalActionError
-from ripmarket_env.games.ripmarket.events import Event, RoundLog
-from ripmarket_env.games.ripmarket.state import PHASE_NAMES
-from ripmarket_env.app.seat_session import (  # noqa: F401 - SECRET_SEED_BITS: this module's name too
-    KERNEL_LOCK,
-    SECRET_SEED_BITS,
-    SeatSession,
-    game_seed,
-)
-from ripmarket_env.app.narrate import bot_level, round_story, rule_card, rule_text, standings
-from ripmarket_env.envs.record import Recorder
-from ripmarket_env.games.ripmarket.render import (
-    card_label,
-    phase_text,
-    render_text,
-    rule_label,
-    seat_name,
-    shadow_label,
-)
+_WEB_SESSION = ("Choice", "DEFAULT_BOTS", "Event", "FALLBACK_BOTS", "GameOverError", "GameSession", "KERNEL_LOCK",
+                "MAX_BOT_STEPS", "NotYourTurnError", "RoundSummary", "SECRET_SEED_BITS", "SetupError",
+                "agent_registry", "assign_opponents", "default_opponents", "game_seed", "playable_bots",
+                "unavailable_bots")
 
-__all__ = [
-    "Choice",
-    "Event",
-    "GameOverError",
-    "GameSession",
-    "NotYourTurnError",
-    "SetupError",
-    "agent_registry",
-    "assign_opponents",
-    "default_opponents",
-    "play_terminal",
-]
 
-#: The default AI opponent of the terminal game and the web page: the trained bot for
-#: every table (2-10 players, ``agents/checkpoints/ppo.zip``) checking its favourite
-#: moves one turn ahead (``ppo-lookahead``, under 5 ms a move at the 95th percentile).
-#: Where it is not installed, ``ppo`` alone; where neither can play (the cards in play are
-#: not the ones they were trained on), the heuristics take their place.
-DEFAULT_BOTS = ("ppo-lookahead", "ppo")
-FALLBACK_BOTS = ("greedy", "survivor", "shark", "hoarder", "trickster")
+def __getattr__(name: str):
+    """The web page's session names (``web_session``), loaded on first use."""
+    if name in _WEB_SESSION:
+        from ripmarket_env.app import web_session
 
-MAX_BOT_STEPS = 100_000
+        return getattr(web_session, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-#: SECRET_SEED_BITS (seat_session's, used by ``game_seed``): the bits of the seed a game gets
-#: when none is chosen (``secrets.randbits``): far more than can be searched, and drawn from
-#: the OS's cryptographic source, so the deal cannot be predicted from it or worked out in advance.
 
-# KERNEL_LOCK (seat_session's): every call into the engine kernels, and every bot decision,
-# takes this lock (numba's threading layer may not be thread-safe).
-
-
-class SetupError(ValueError):
-    """A game cannot be set up with these settings; the message says what is allowed."""
-
-
-class NotYourTurnError(RuntimeError):
-    """An action was sent while another seat decides."""
-
-
-class GameOverError(RuntimeError):
-    """An action was sent after the end of the game."""
-
-
-# ------------------------------------------------------------------------------ setup
-def assign_opponents(players: int, seat: int, opponents: Sequence[str], known: Sequence[str],
-                     refused: Mapping[str, str] | None = None) -> list[str]:
-    """The controller of every seat: ``"you"`` at ``seat``, bots elsewhere.
-
-    The other seats, in seat order, take the opponent names in order; a shorter list is
-    cycled. ``refused``: bots that exist but cannot play the cards in play, with the reason
-    (:func:`unavailable_bots`). Raises ``SetupError`` naming what is wrong and what is allowed.
-    """
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 10:
-        raise SetupError(f"players={players!r} is not allowed; allowed: an integer from 2 to 10")
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
-        raise SetupError(f"seat={seat!r} is not allowed; allowed with {players} players: 0 to {players - 1}")
-    names = [str(n).strip() for n in opponents if str(n).strip()]
-    allowed = ", ".join(known)
-    if not names:
-        raise SetupError(f"no opponents given; name at least one bot; allowed: {allowed}")
-    unknown = [n for n in names if n not in known]
-    if unknown and unknown[0] in (refused or {}):
-        raise SetupError(f"bot {unknown[0]!r} cannot play these cards: {refused[unknown[0]]}; allowed: {allowed}")
-    if unknown:
-        raise SetupError(f"unknown opponent {unknown[0]!r}; allowed: {allowed}")
-    if len(names) > players - 1:
-        raise SetupError(
-            f"{len(names)} opponents given for {players - 1} other seat(s); give at most {players - 1} "
-            "(a shorter list is repeated round the table)"
-        )
-    out, i = [], 0
-    for q in range(players):
-        if q == seat:
-            out.append("you")
-        else:
-            out.append(names[i % len(names)])
-            i += 1
-    return out
-
-
-def agent_registry():
-    """The ``agents`` package (its registry: ``make``, ``names``, ``describe``)."""
-    import agents
-
-    return agents
-
-
-def unavailable_bots(cards=None) -> dict[str, str]:
-    """The registered bots that cannot play the card database ``cards`` (None: the packaged
-    cards), with the reason: trained networks of other cards, such as the first edition's
-    ``ppo-6p`` stages on the second edition's cards (``agents.policy.card_conflict``)."""
-    from agents.policy import card_conflict
-
-    out = {}
-    for name in agent_registry().names():
-        reason = card_conflict(name, cards)
-        if reason is not None:
-            out[name] = reason
-    return out
-
-
-def default_opponents(players: int, cards=None) -> list[str]:
-    """The opponents of a game set up without naming them: the first of ``DEFAULT_BOTS``
-    that can play ``cards`` (None: the packaged cards) at every other seat, else the
-    heuristics."""
-    playable = playable_bots(cards)
-    for name in DEFAULT_BOTS:
-        if name in playable:
-            return [name]
-    return list(FALLBACK_BOTS[: max(players - 1, 1)])
-
-
-def playable_bots(cards=None) -> list[str]:
-    """The registered bots that can play the card database ``cards`` (None: the packaged cards)."""
-    refused = unavailable_bots(cards)
-    return [n for n in agent_registry().names() if n not in refused]
-
-
-def _make_bot(name: str, seed: int, rules: RulesConfig, cards=None):
-    """The bot, told the game's cards and start HP when it takes them (the heuristics and
-    search do; random and the trained networks do not)."""
-    agents = agent_registry()
-    kwargs = {"seed": seed}
-    extras = []
-    if cards is not None:
-        extras.append("cards")
-    if rules.start_hp is not None:  # heuristics read HP as a fraction of the start HP
-        extras.append("start_hp")
-    values = {"cards": cards, "start_hp": rules.hp}
-    for k in range(len(extras), 0, -1):  # every extra, then fewer, then none
-        try:
-            return agents.make(name, **{x: values[x] for x in extras[:k]}, **kwargs)
-        except TypeError:
-            continue
-    return agents.make(name, **kwargs)
-
-
-# ------------------------------------------------------------------------------ session
-@dataclass(frozen=True)
-class Choice:
-    """One legal decision, numbered from 1 in the terminal."""
-
-    action: int
-    kind: str
-    label: str  # ActionTable.describe: the action space's own words
-    text: str  # what it means here, in the game's words
-
-
-@dataclass
-class RoundSummary:
-    """A resolved round for the log: ``RoundLog`` with the rule and Shadow cards named."""
-
-    round: int
-    rule: str
-    epilogue: bool
-    first_player: int
-    seats: list[dict]
-    events: list[Event] = field(default_factory=list)
-
-    @classmethod
-    def from_log(cls, log: RoundLog, db) -> "RoundSummary":
-        seats = [dict(x, haunted_by=[shadow_label(db, s) for s in x["haunted_by"]],
-                      haunted_by_designs=list(x["haunted_by"])) for x in log.seats]
-        return cls(log.round, rule_label(log.rule), log.epilogue, log.first_player, seats, list(log.events))
-
-
-class GameSession(SeatSession):
-    """One game: a person at ``seat`` and bots (registry names) in every other seat.
-
-    ``opponents`` is cycled over the other seats in seat order. ``rules`` holds
-    ``RulesConfig`` fields other than ``num_players`` (e.g. ``{"tie_rule": "earliest"}``).
-    Construction plays the bots' decisions up to your first one.
-
-    Without ``seed`` the game gets a secret one (``SECRET_SEED_BITS`` bits from
-    ``secrets``): ``view()`` shows it only once the game is over. A chosen seed makes a
-    *practice* game (its deal may have been worked out in advance): ``practice`` is
-    true, the view shows the seed, and the record's header says ``"practice": true``.
-
-    ``steps`` re-plays the actions of every seat of a game that was already under way
-    (``recorder.lines``' ``action`` fields, in order) before the bots take over: how the
-    server brings a game back after a restart. ``SetupError`` if one is not legal.
-    """
-
-    def __init__(self, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-                 rules: dict | None = None, cards=None, steps: Sequence[int] = (), practice: bool | None = None):
-        refused = unavailable_bots(cards)
-        self.controllers = assign_opponents(players, seat, opponents,
-                                            [n for n in agent_registry().names() if n not in refused], refused)
-        self.players = int(players)
-        self.seat = int(seat)
-        self.seed, chosen = game_seed(seed, SetupError)
-        self.practice = bool(chosen if practice is None else practice)
-        fields = dict(rules or {})
-        if "num_players" in fields and fields["num_players"] != self.players:
-            raise SetupError(
-                f"rules.num_players={fields['num_players']!r} disagrees with players={self.players}; "
-                "leave num_players out of the rules"
-            )
-        fields["num_players"] = self.players
-        try:
-            self.rules = RulesConfig.from_dict(fields)
-        except ConfigError as exc:
-            raise SetupError(str(exc)) from None
-        with KERNEL_LOCK:
-            self.recorder = Recorder.new(self.rules, self.seed, cards=cards,
-                                         controllers=["person" if c == "you" else c for c in self.controllers])
-        self.recorder.lines[0]["practice"] = self.practice
-        self.engine = self.recorder.engine
-        self.db = self.engine.cards
-        self.bots = {
-            q: _make_bot(name, 1_000 * self.seed + q, self.rules, cards=cards)
-            for q, name in enumerate(self.controllers) if q != self.seat
-        }
-        self.events: list[Event] = []
-        self.rounds: list[RoundSummary] = []
-        self.feed: list[tuple[str, object]] = []  # ("event", Event) | ("round", RoundSummary) | ("result", dict)
-        self.round_no = 1
-        self._round_events: list[Event] = []
-        self._mark = 0  # where in the feed the bots' turns since your latest decision begin
-        self._stories: list[list[dict]] = []
-        self._take_log()  # what the reset did (decisions taken before the first real one)
-        # as act() does: what follows your decision is "recent"
-        self.replay(steps, SetupError, on_yours=self._mark_yours)
-        self.run_bots()
-
-    # ------------------------------------------------------------------ state
-    # state, over, actor, your_turn, decision_number, steps, legal_actions: SeatSession's
-    @property
-    def phase(self) -> str:
-        return PHASE_NAMES[min(int(self.state["phase"]), len(PHASE_NAMES) - 1)]
-
-    def name(self, q: int) -> str:
-        return seat_name(q)
-
-    def label(self, q: int) -> str:
-        """A seat as the person reads it: ``"you"`` or ``"player_2 (greedy)"``."""
-        return "you" if q == self.seat else f"{seat_name(q)} ({self.controllers[q]})"
-
-    def event_text(self, e: Event) -> str:
-        """An event as your seat may see it (R-12.3). A decision the engine took alone for
-        a bot reads like any other move; one it took for you says why you were not asked."""
-        text = e.private if e.seat == self.seat else e.public
-        if e.forced and e.seat == self.seat:
-            if e.kind == "pass":
-                return (f"{text}: your Ghost turn passed by itself, since you hold no Shadow card "
-                        "you could attach")
-            return f"{text} (your only option, so you were not asked)"
-        return text
-
-    # ------------------------------------------------------------------ choices
-    def choices(self) -> list[Choice]:
-        """The legal decisions of the seat that decides now, with their meaning."""
-        if self.over:
-            return []
-        return [self._choice(a) for a in self.legal_actions()]
-
-    def _choice(self, a: int) -> Choice:
-        eng, db, r = self.engine, self.db, self.state
-        kind, arg = eng.actions.decode(a)
-        label = eng.actions.describe(a, db)
-        P = self.players
-        me = int(r["actor"])
-        phase = self.phase
-        if kind == "acquire_deck":
-            text = f"Take the top card of the Living Deck ({int(r['deck_n'])} cards left)"
-        elif kind == "acquire_market":
-            d = int(r["market"][arg])
-            text = f"Take {card_label(db, d)} from Market slot {arg}: {db.living[d].text}"
-        elif kind == "card":
-            c = db.living[arg]
-            if phase == "choose_replacement":
-                old = int(r["pend_card"])
-                text = (f"Replace {card_label(db, old)} with {card_label(db, arg)}"
-                        + (" face-down" if c.face_down else "") + f": {c.text}")
-            else:
-                text = f"Play {card_label(db, arg)}" + (" face-down" if c.face_down else "") + f": {c.text}"
-        elif kind == "target":
-            t = (me + arg) % P
-            who = f"{seat_name(t)} ({self.controllers[t]}, HP {int(r['hp'][t])})"
-            if phase == "choose_victim":
-                s = int(r["pend_shadow"])
-                text = f"Haunt {who} with {shadow_label(db, s)}"
-            else:
-                c = int(r["pend_card"])
-                text = f"Choose {who} for {card_label(db, c)}"
-        elif kind == "market_slot":
-            d = int(r["market"][arg])
-            c = int(r["pend_card"])
-            there = card_label(db, d) if d >= 0 else "(empty)"
-            text = f"Choose Market slot {arg} ({there}) for {card_label(db, c)}"
-        elif kind == "pass":
-            text = "Pass: attach no Shadow card this turn"
-        else:
-            s = db.shadow[arg]
-            text = f"Play the Shadow card {s.name} ({s.family}): {s.text}"
-        return Choice(action=int(a), kind=kind, label=label, text=text)
-
-    # ------------------------------------------------------------------ acting
-    def act(self, action: int) -> None:
-        """Your decision; then the bots play until your next decision or the end.
-
-        Raises ``GameOverError``, ``NotYourTurnError`` or ``IllegalActionError`` (the
-        game is then unchanged).
-        """
-        if self.over:
-            raise GameOverError("the game is over; no more actions are accepted")
-        if self.actor != self.seat:
-            raise NotYourTurnError(
-                f"it is {seat_name(self.actor)}'s decision, not yours (you are {seat_name(self.seat)})"
-            )
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(0, action, self.legal_actions(), self.phase, self._describe)
-        legal = self.legal_actions()
-        if int(action) not in legal:
-            raise IllegalActionError(0, int(action), legal, self.phase, self._describe)
-        self._mark = len(self.feed)
-        self._step(int(action))
-        self.run_bots()
-
-    def _describe(self, a: int) -> str:
-        try:
-            return self.engine.describe_action(a)
-        except ValueError:
-            return "out of range"
-
-    def run_bots(self) -> None:
-        """Let the bots decide until it is your decision or the game is over."""
-        for _ in range(MAX_BOT_STEPS):
-            if self.over or self.actor == self.seat:
-                return
-            q = self.actor
-            bot = self.bots[q]
-            with KERNEL_LOCK:
-                obs = self.engine.observe([q])[0]
-                mask = self.engine.legal_mask()[0].copy()
-                a = int(bot.act(obs, mask))
-            if a < 0 or a >= mask.size or not mask[a]:  # a misbehaving bot: take the first legal action
-                self._note(q, f"{seat_name(q)} ({self.controllers[q]}) chose an illegal action {a}; "
-                              "the first legal action was taken instead")
-                a = int(np.flatnonzero(mask)[0])
-            self._step(a)
-        raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions without finishing")
-
-    def _note(self, seat: int, text: str) -> None:
-        self._add_event(Event("note", seat, 0, 0, self.round_no, False, False, text, text))
-
-    def _add_event(self, ev: Event) -> None:
-        self.events.append(ev)
-        self._round_events.append(ev)
-        self.feed.append(("event", ev))
-
-    def _log_size(self) -> int:
-        return len(self.feed)  # SeatSession's _mark indexes the feed
-
-    def _step(self, action: int) -> None:
-        with KERNEL_LOCK:
-            self.recorder.step(action)
-        self._take_log()
-
-    def _take_log(self) -> None:
-        """Move the latest step's events (and the rounds it resolved) into the log."""
-        for kind, item in self.recorder.last_items:
-            if kind == "event":
-                self.round_no = item.round
-                self._add_event(item)
-            else:
-                summary = RoundSummary.from_log(item, self.db)
-                self.rounds.append(summary)
-                self._stories.append(round_story(summary, self.db, self.label))
-                self.feed.append(("round", summary))
-                self._round_events = []
-        if self.over and not any(kind == "result" for kind, _ in self.feed):
-            self.feed.append(("result", self.result()))
-
-    # ------------------------------------------------------------------ results
-    def result(self) -> dict | None:
-        if not self.over:
-            return None
-        r = self.state
-        P = self.players
-        winners = [q for q in range(P) if bool(r["winners"][q])]
-        rewards = [round(float(x), 6) for x in r["final_rewards"][:P]]
-        end = next((e.public for e in reversed(self.events) if e.kind == "game_over"), "Game over")
-        table = standings(P, self.events, self.rounds, self._stories, self.label)
-        for row in table:
-            q = row["seat"]
-            row.update(controller=self.controllers[q], level=bot_level(self.controllers[q]),
-                       hp=int(r["hp"][q]), alive=bool(r["alive"][q]))
-        return {
-            "winners": winners,
-            "rewards": rewards,
-            "you_won": self.seat in winners,
-            "your_reward": rewards[self.seat],
-            "rounds": len([s for s in self.rounds if not s.epilogue]),
-            "end": end,
-            "standings": table,
-        }
-
-    def record_text(self) -> str:
-        return self.recorder.dumps()
-
-    def save(self, path) -> Path:
-        return self.recorder.save(path)
-
-    # ------------------------------------------------------------------ views
-    def card_info(self, d: int) -> dict:
-        c = self.db.living[int(d)]
-        return {"design": int(d), "name": c.name, "value": int(c.value), "text": c.text,
-                "family": c.family, "keywords": list(c.keywords), "face_down": bool(c.face_down)}
-
-    def shadow_info(self, s: int) -> dict:
-        c = self.db.shadow[int(s)]
-        return {"design": int(s), "name": c.name, "text": c.text, "counterplay": c.counterplay or "",
-                "family": c.family}
-
-    def view(self) -> dict:
-        """The game as ``self.seat`` sees it (R-12.3): public facts, your own hands only."""
-        eng, db, r = self.engine, self.db, self.state
-        P = self.players
-        me = self.seat
-        done = self.over
-        actor = self.actor
-        hp0 = int(eng.cfg[C_HP])
-        choices = self.choices() if self.your_turn else []
-        by_action = {c.action: c for c in choices}
-        ranges = eng.actions.ranges
-        seats = []
-        for q in range(P):
-            d = int(r["played"][q])
-            played = None
-            if d >= 0:
-                hidden = bool(r["face_down"][q]) and q != me
-                played = {"card": None if hidden else self.card_info(d), "face_down": bool(r["face_down"][q])}
-            t = int(r["target"][q])
-            acq = int(r["acquired"][q])
-            took_card = int(r["acq_card"][q]) if acq == 2 else -1
-            target_action = None
-            if choices and by_action:
-                off = (q - me) % P
-                if off:
-                    a = ranges["target"].start + off - 1
-                    target_action = a if a in by_action else None
-            seats.append({
-                "seat": q,
-                "name": seat_name(q),
-                "controller": self.controllers[q],
-                "level": bot_level(self.controllers[q]),
-                "is_you": q == me,
-                "hp": int(r["hp"][q]),
-                "max_hp": hp0,
-                "alive": bool(r["alive"][q]),
-                "hand_count": int(r["hand_n"][q]),
-                "shadow_count": int(r["shadow_n"][q]),
-                "took": {0: None, 1: "deck", 2: "market"}.get(acq),
-                "took_card": self.card_info(took_card) if took_card >= 0 else None,
-                "played": played,
-                "target": t if t >= 0 and d >= 0 else None,
-                "haunted_by": [self.shadow_info(r["attached"][q, i]) for i in range(int(r["attached_n"][q]))],
-                "first_player": (not done) and q == int(r["first_player"]),
-                "deciding": q == actor,
-                "has_acted": bool(r["acted"][q]),
-                "target_action": target_action,
-            })
-        market = []
-        for k in range(int(eng.cfg[C_MARKET])):
-            d = int(r["market"][k])
-            act = None
-            for kind in ("acquire_market", "market_slot"):
-                a = ranges[kind].start + k
-                if a in by_action:
-                    act = a
-            market.append({"slot": k, "card": self.card_info(d) if d >= 0 else None, "action": act})
-        hand = []
-        for d in range(db.n_living):
-            n = int(r["hand"][me, d])
-            if n > 0:
-                a = ranges["card"].start + d
-                hand.append({**self.card_info(d), "count": n, "action": a if a in by_action else None})
-        shadow_hand = []
-        for s in range(db.n_shadow):
-            n = int(r["shadow_hand"][me, s])
-            if n > 0:
-                a = ranges["shadow"].start + s
-                shadow_hand.append({**self.shadow_info(s), "count": n, "action": a if a in by_action else None})
-        deck_action = ranges["acquire_deck"].start if ranges["acquire_deck"].start in by_action else None
-        pass_action = ranges["pass"].start if ranges["pass"].start in by_action else None
-        decision = None
-        if not done:
-            decision = {"seat": actor, "name": seat_name(actor), "controller": self.controllers[actor],
-                        "phase": self.phase, "prompt": phase_text(eng, 0, viewer=me)}
-        return {
-            "seat": me,
-            "players": P,
-            "seed": self.seed if (done or self.practice) else None,
-            "practice": self.practice,
-            "decision_number": self.decision_number,
-            "controllers": list(self.controllers),
-            "rules": self.rules.to_dict(),
-            "round": self.rounds[-1].round if done and not self._round_events and self.rounds else self.round_no,
-            "status": "over" if done else ("your_turn" if self.your_turn else "waiting"),
-            "decision": decision,
-            "table": {
-                "rule": rule_label(r["rule"]),
-                "living_deck": int(r["deck_n"]),
-                "living_discard": int(r["discard_n"]),
-                "shadow_deck": int(r["shadow_deck_n"]),
-                "shadow_discard": int(r["shadow_discard_n"]),
-                "market": market,
-                "first_player": int(r["first_player"]),
-                "epilogue": bool(r["epilogue"]),
-                "deck_action": deck_action,
-                "pass_action": pass_action,
-                "seats": seats,
-            },
-            "hand": hand,
-            "shadow_hand": shadow_hand,
-            "legal_actions": [{"action": c.action, "kind": c.kind, "label": c.label, "text": c.text} for c in choices],
-            "log": [self._event_view(e) for e in self._round_events],
-            "recent": self.recent(),
-            "active_rule": self.rule_view(),
-            "rounds": [self._round_view(s) for s in self.rounds],
-            "result": self.result(),
-        }
-
-    def _event_view(self, e: Event) -> dict:
-        return {"round": e.round, "seat": e.seat, "text": self.event_text(e), "forced": e.forced_for(self.seat),
-                "kind": e.kind}
-
-    def recent(self) -> list[dict]:
-        """What happened since your latest decision, in order: events, ``round`` markers
-        (index into ``rounds``) and the ``result``; the page plays it back one move at a time."""
-        out = []
-        n_round = sum(1 for k, _ in self.feed[: self._mark] if k == "round")
-        for kind, item in self.feed[self._mark:]:
-            if kind == "event":
-                out.append({"type": "event", **self._event_view(item)})
-            elif kind == "round":
-                out.append({"type": "round", "index": n_round, "round": item.round})
-                n_round += 1
-            else:
-                out.append({"type": "result"})
-        return out
-
-    def rule_view(self) -> dict:
-        """The active rule named by the card that set it (``Aftershock: Earthquake (...)``)."""
-        rule = rule_label(self.state["rule"])
-        card = rule_card(self._round_events, self.db) if rule != "none" else None
-        return {"name": rule, "card": card, "text": rule_text(rule, card)}
-
-    def _round_view(self, s: RoundSummary) -> dict:
-        seats = []
-        for x in s.seats:
-            y = dict(x)
-            y["name"] = seat_name(x["seat"])
-            y["card"] = self.card_info(x["card"]) if x["card"] is not None else None
-            y.pop("haunted_by_designs", None)
-            seats.append(y)
-        i = self.rounds.index(s)
-        card = rule_card(s.events, self.db) if s.rule != "none" else None
-        return {"round": s.round, "rule": s.rule, "rule_card": card, "rule_text": rule_text(s.rule, card),
-                "epilogue": s.epilogue, "first_player": s.first_player,
-                "seats": seats, "events": [self._event_view(e) for e in s.events], "story": self._stories[i]}
-
-
-# ------------------------------------------------------------------------------ terminal
 #: The terminal game's lines never exceed this width (rich wraps to it).
 TERMINAL_WIDTH = 100
 
+#: The style of a story line by its kind (the games' event kinds; an unknown kind is plain).
 _KIND_STYLE = {
     "damage": "bold red", "hit": "bold red", "death": "bold red", "deflect": "magenta",
     "haunt": "magenta", "trigger": "magenta", "exorcise": "magenta", "reveal": "magenta",
@@ -643,162 +68,7 @@ def _console(console=None):
     return Console(highlight=False, width=TERMINAL_WIDTH) if c.width > TERMINAL_WIDTH else c
 
 
-def _hp(hp: int, max_hp: int, alive: bool) -> str:
-    if not alive:
-        return "[#8f9bff]Ghost[/]"
-    return f"[red]{'♥' * hp}[/][dim]{'♡' * max(0, max_hp - hp)}[/] {hp}/{max_hp}"
-
-
-def _seat_table(session: GameSession):
-    """The table as the person sees it (R-12.3): every seat with its bot, HP, cards."""
-    from rich.table import Table
-    from rich.text import Text
-
-    v = session.view()
-    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False, padding=(0, 1))
-    for col, kw in (("", {"width": 1}), ("player", {"no_wrap": True}), ("HP", {"no_wrap": True}),
-                    ("hand", {"justify": "right"}), ("shadow", {"justify": "right"}), ("took", {}),
-                    ("played", {}), ("haunted by", {})):
-        t.add_column(col, **kw)
-    for x in v["table"]["seats"]:
-        q = x["seat"]
-        mark = ">" if x["deciding"] else ("*" if x["first_player"] else "")
-        who = Text(seat_name(q), style="bold yellow" if x["is_you"] else "bold")
-        who.append(" (you)" if x["is_you"] else f" · {x['controller']}", style="yellow" if x["is_you"] else "")
-        took = "-" if not x["took"] else ("deck" if x["took"] == "deck" else
-                                          f"Market: {x['took_card']['name']} ({x['took_card']['value']})")
-        if x["played"] is None:
-            played = "-"
-        elif x["played"]["card"] is None:
-            played = "face-down"
-        else:
-            c = x["played"]["card"]
-            played = f"{c['name']} ({c['value']})" + (" face-down" if x["played"]["face_down"] else "")
-        if x["target"] is not None:
-            played += f" -> {seat_name(x['target'])}"
-        haunts = ", ".join(h["name"] for h in x["haunted_by"]) or "-"
-        t.add_row(mark, who, _hp(x["hp"], x["max_hp"], x["alive"]), str(x["hand_count"]), str(x["shadow_count"]),
-                  took, played, haunts)
-    return v, t
-
-
-def _table_view(session: GameSession, console) -> None:
-    from rich.rule import Rule
-
-    v, t = _seat_table(session)
-    tb = v["table"]
-    console.print()
-    console.print(Rule(f"[bold]R.I.P. Market[/] · {session.players} players · round {v['round']}"
-                       + (" · epilogue" if tb["epilogue"] else ""), style="yellow"))
-    rule = v["active_rule"]
-    console.print(f"[bold]Rule:[/] [{'bold red' if rule['name'] != 'none' else 'dim'}]{rule['text']}[/]")
-    market = " · ".join(f"[{m['slot']}] {m['card']['name']} ({m['card']['value']})" if m["card"] else f"[{m['slot']}] empty"
-                        for m in tb["market"])
-    console.print(f"[bold]Market:[/] {escape(market)}")
-    console.print(f"[dim]Living Deck {tb['living_deck']} · discard {tb['living_discard']} · "
-                  f"Shadow Deck {tb['shadow_deck']} · Shadow discard {tb['shadow_discard']}[/]")
-    console.print(t)
-    console.print("[dim](* First Player, > decides now)[/]")
-
-
-def _cards_view(session: GameSession, console) -> None:
-    db = session.db
-    r = session.state
-    me = session.seat
-    haunt = [int(r["attached"][me, i]) for i in range(int(r["attached_n"][me]))]
-    if haunt:
-        console.print("[bold magenta]Shadow cards attached to you:[/]")
-        for s in haunt:
-            c = db.shadow[s]
-            console.print(f"  - [magenta]{c.name}[/] ({c.family}): {escape(c.text)}")
-    hand = [(d, int(r["hand"][me, d])) for d in range(db.n_living) if int(r["hand"][me, d]) > 0]
-    if hand:
-        console.print("[bold]Your hand:[/]")
-        for d, n in hand:
-            c = db.living[d]
-            console.print(f"  - [bold]{card_label(db, d)}[/]{' x' + str(n) if n > 1 else ''}: {escape(c.text)}")
-    shand = [(s, int(r["shadow_hand"][me, s])) for s in range(db.n_shadow) if int(r["shadow_hand"][me, s]) > 0]
-    if shand:
-        console.print("[bold magenta]Your Shadow hand:[/]")
-        for s, n in shand:
-            c = db.shadow[s]
-            console.print(f"  - [magenta]{c.name}[/]{' x' + str(n) if n > 1 else ''} ({c.family}): {escape(c.text)}")
-
-
-def _choices_view(choices: list[Choice], console) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    g = Table.grid(padding=(0, 1))
-    g.add_column(no_wrap=True)
-    g.add_column()
-    for i, c in enumerate(choices, start=1):
-        g.add_row(f"  [bold yellow]{i})[/]", Text(c.text))
-    console.print(g)
-
-
-def _decision_view(session: GameSession, choices: list[Choice], console) -> None:
-    _table_view(session, console)
-    _cards_view(session, console)
-    you = "You are a Ghost. " if not bool(session.state["alive"][session.seat]) else ""
-    console.print()
-    console.print(f"[bold yellow]{you}Your decision[/] (round {session.round_no}): {phase_text(session.engine, 0, viewer=session.seat)}")
-    _choices_view(choices, console)
-
-
-def _round_view(session: GameSession, s: RoundSummary, story: list[dict], console) -> None:
-    from rich.table import Table
-
-    db = session.db
-    title = f"Round {s.round} resolved · {rule_text(s.rule, rule_card(s.events, db) if s.rule != 'none' else None)}"
-    if s.epilogue:
-        title += " · epilogue (display only)"
-    t = Table(header_style="bold", padding=(0, 1))
-    for col in ("player", "card", "score", "HP lost", "HP"):
-        t.add_column(col, justify="right" if col in ("score", "HP lost") else "left")
-    for x in s.seats:
-        q = x["seat"]
-        card = card_label(db, x["card"]) if x["card"] is not None else "-"
-        if x["revealed"]:
-            card += " (was face-down)"
-        if x["target"] is not None:
-            card += f" -> {seat_name(x['target'])}"
-        if x["haunted_by"]:
-            card += " · haunted by " + ", ".join(x["haunted_by"])
-        hp = str(x["hp"]) + (" (dies: now a Ghost)" if x["died"] else ("" if x["alive"] else " (Ghost)"))
-        lost = x.get("hp_lost", x["damage"])
-        t.add_row(session.label(q) + (" *" if q == s.first_player and x["alive"] else ""), card,
-                  "-" if x["score"] is None else str(x["score"]),
-                  f"[bold red]{lost}[/]" if lost else "0", hp)
-    console.print()
-    console.print(f"[bold]{escape(title)}[/]")
-    console.print(t)
-    for line in story:
-        if line["kind"] != "scores":
-            console.print(f"  [{_KIND_STYLE.get(line['kind'], 'default')}]{escape(line['text'])}[/]")
-    console.print("[dim](* First Player next round)[/]")
-
-
-def _result_view(session: GameSession, res: dict, console) -> None:
-    from rich.table import Table
-
-    winners = ", ".join(seat_name(q) + (" (you)" if q == session.seat else f" ({session.controllers[q]})")
-                        for q in res["winners"]) or "nobody"
-    verdict = "You win!" if res["you_won"] and len(res["winners"]) == 1 else (
-        "You share the win." if res["you_won"] else "You lose.")
-    console.print()
-    console.print(f"[bold yellow]GAME OVER after {res['rounds']} round(s).[/] Winner(s): {winners}. "
-                  f"[bold]{verdict}[/] {res['end']}.")
-    t = Table(title="Standings", title_justify="left", header_style="bold", padding=(0, 1))
-    for col in ("place", "player", "out in", "how"):
-        t.add_column(col)
-    for row in res["standings"]:
-        t.add_row(row["place_text"] + (" (winner)" if row["winner"] else ""), row["name"],
-                  f"round {row['died_round']}" if row["died_round"] else "-", row["how"] or "survived")
-    console.print(t)
-
-
-def _save_record(session: GameSession, path: Path, overwrite: bool, out: Callable[[str], None]) -> Path:
+def _save_record(session, path: Path, overwrite: bool, out: Callable[[str], None]) -> Path:
     if overwrite:
         return session.recorder.save(path)
     for k in range(1000):
@@ -813,86 +83,179 @@ def _save_record(session: GameSession, path: Path, overwrite: bool, out: Callabl
     raise FileExistsError(f"no free file name next to {path}")
 
 
-def play_terminal(players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-                  save: str | Path | None = None, rules: dict | None = None,
-                  input_fn: Callable[[str], str] = input, console=None, cards=None,
-                  overwrite: bool = True) -> GameSession:
-    """Play one game in the terminal; returns the session (finished, or stopped with ``q``).
+# ------------------------------------------------------------------------------ the terminal game of every game
+def _player_cell(session, seat: dict):
+    from rich.text import Text
 
-    ``console``: a ``rich.console.Console`` (default: the terminal, at most
-    ``TERMINAL_WIDTH`` columns; plain lines when not on a terminal). ``cards``: a
-    ``CardDB`` to play with. Raises ``SetupError`` for bad settings before anything is played.
-    With ``overwrite=False`` an existing ``save`` file is never replaced: if one appeared
-    during the game, the record goes to the first free ``NAME-1.jsonl``, ``NAME-2.jsonl``...
+    who = Text(seat["name"], style="bold yellow" if seat["you"] else "bold")
+    who.append(" (you)" if seat["you"] else f" · {session.controllers[seat['seat']]}",
+               style="yellow" if seat["you"] else "")
+    return who
+
+
+def table_view(session, d: dict, console) -> None:
+    """The table from the game's description (``core.table``): title, public facts and
+    cards, every seat with its public counters and flags, then your own cards."""
+    from rich.rule import Rule
+    from rich.table import Table
+
+    turn = f" · {d['turn_word']} {d['turn']}" if d["turn"] is not None else ""
+    console.print()
+    console.print(Rule(f"[bold]{escape(d['title'])}[/] · {d['players']} players{turn}", style="yellow"))
+    for line in d["info"]:
+        console.print(escape(line))
+    for zone in d["table"]:
+        cards = [(f"[{c['slot']}] " if c["slot"] is not None else "") + c["text"] for c in zone["cards"]]
+        inline = f"{zone['name']}: " + " · ".join(cards)
+        if len(inline) <= TERMINAL_WIDTH:
+            console.print(f"[bold]{escape(zone['name'])}:[/] {escape(' · '.join(cards))}")
+        else:
+            console.print(f"[bold]{escape(zone['name'])}:[/]")
+            for text in cards:
+                console.print(f"  {escape(text)}")
+    keys = list(dict.fromkeys(k for s in d["seats"] for k in s["counters"]))
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False, padding=(0, 1))
+    t.add_column("", width=1)
+    t.add_column("player", no_wrap=True)
+    for k in keys:
+        numeric = all(isinstance(s["counters"].get(k, 0), int) for s in d["seats"])
+        t.add_column(k, justify="right" if numeric else "left")
+    t.add_column("", style="magenta")
+    for s in d["seats"]:
+        t.add_row(">" if s["deciding"] else "", _player_cell(session, s),
+                  *[escape(str(s["counters"].get(k, ""))) for k in keys], escape(", ".join(s["flags"])))
+    console.print(t)
+    if not d["over"]:
+        console.print("[dim](> decides now)[/]")
+    zones = list(dict.fromkeys(c["zone"] for c in d["hand"]))
+    for zone in zones:
+        console.print(f"[bold]Your {escape(zone)}:[/]" if zone == "hand" else f"[bold]{escape(zone[:1].upper() + zone[1:])}:[/]")
+        for c in d["hand"]:
+            if c["zone"] == zone:
+                count = f" x{c['count']}" if c["count"] > 1 else ""
+                console.print(f"  - [bold]{escape(c['name'])}[/]{count}" + (f": {escape(c['text'])}" if c["text"] else ""))
+
+
+def choices_view(choices: list[dict], console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    g = Table.grid(padding=(0, 1))
+    g.add_column(no_wrap=True)
+    g.add_column()
+    for c in choices:
+        g.add_row(f"  [bold yellow]{c['number']})[/]", Text(c["text"]))
+    console.print(g)
+
+
+def decision_view(session, d: dict, console) -> None:
+    table_view(session, d, console)
+    console.print()
+    console.print(f"[bold yellow]{escape(d['prompt'] or 'Your decision')}[/]")
+    choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console)
+
+
+def story_view(lines: list[dict], console) -> None:
+    """What happened, one line each, as your seat may know it (the game's story hook)."""
+    for m in lines:
+        style = _KIND_STYLE.get(m["kind"], "")
+        when = f"[dim]\\[{m['turn_word']} {m['turn']}][/] " if m.get("turn") is not None else ""
+        text = escape(m["text"])
+        console.print(f"  {when}" + (f"[{style}]{text}[/]" if style else text))
+
+
+def result_view(session, res: dict, console) -> None:
+    """The end screen: the winners, your verdict, how the game ended, and the standings."""
+    from rich.table import Table
+
+    winners = ", ".join(session.label(q) for q in res["winners"]) or "nobody"
+    verdict = "You win!" if res["you_won"] and len(res["winners"]) == 1 else (
+        "You share the win." if res["you_won"] else "You lose.")
+    span = f" after {res['turns']} {res['turn_word']}(s)" if res["turns"] is not None else ""
+    console.print()
+    console.print(f"[bold yellow]GAME OVER{span}.[/] Winner(s): {escape(winners)}. [bold]{verdict}[/] "
+                  f"{escape(res['end'][:1].upper() + res['end'][1:])}.")
+    t = Table(title="Standings", title_justify="left", header_style="bold", padding=(0, 1))
+    for col in ("place", "player", "how"):
+        t.add_column(col, no_wrap=col != "how")
+    for row in res["standings"]:
+        t.add_row(row["place_text"] + (" (winner)" if row["winner"] else ""), escape(row["name"]), escape(row["how"]))
+    console.print(t)
+
+
+def ask_number(n: int, input_fn, console, show, again=lambda: None) -> int | None:
+    """Ask ``Choose 1-N:`` until a number from 1 to n (None: the person quit or input
+    closed); ``t`` shows the table again (``show()``), any other answer is refused and
+    the choices shown again (``again()``)."""
+    while True:
+        try:
+            raw = input_fn(f"Choose 1-{n}: ")
+        except EOFError:
+            raw = None
+        if raw is None:
+            console.print("\nInput closed: the game stops here.")
+            return None
+        text = raw.strip().lower()
+        if text in ("q", "quit", "exit"):
+            console.print("You left the game.")
+            return None
+        if text in ("t", "table"):
+            show()
+            continue
+        if text.isdigit() and 1 <= int(text) <= n:
+            return int(text)
+        console.print(f"{raw.strip() or '(nothing)'!s} is not a choice here. Enter a number from 1 to {n}:",
+                      markup=False)
+        again()
+
+
+def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Sequence[str] | None = None,
+              seed: int | None = None, save: str | Path | None = None, rules: dict | None = None,
+              input_fn: Callable[[str], str] = input, console=None, overwrite: bool = True,
+              engine_kwargs: dict | None = None, refused=None):
+    """Play one game of any registered game in the terminal (``ripmarket play --game G``);
+    returns the ``TableSession`` (finished, or stopped with ``q``).
+
+    Drawn from the game's table description and story hook: the table at each of your
+    decisions, the numbered choices and the same ``Choose 1-N:`` prompt for every game,
+    what happened since, and an end screen with the standings. ``console``: a
+    ``rich.console.Console`` (default: the terminal, at most ``TERMINAL_WIDTH`` columns).
+    ``engine_kwargs``: e.g. the ``cards`` to play with; ``refused``: the game's bots that
+    cannot play them, with the reason.
+    Raises ``session.SetupError`` for bad settings before anything is played; with
+    ``overwrite=False`` an existing ``save`` file is never replaced (``NAME-1.jsonl``...).
     """
+    from ripmarket_env.app.session import TableSession
+
     console = _console(console)
     console.print("Setting up the game (the first run compiles the rules engine, about a minute)...")
-    session = GameSession(players, seat, opponents, seed=seed, rules=rules, cards=cards)
-    seats = ", ".join(
-        f"{seat_name(q)}: " + ("you" if q == session.seat else
-                               f"{session.controllers[q]} ({bot_level(session.controllers[q]).split(':')[0]})")
-        for q in range(session.players)
-    )
-    console.print(f"[bold]R.I.P. Market[/] · {session.players} players · seed {session.seed} · {seats}")
+    s = TableSession(game, players, seat, opponents, seed=seed, rules=rules, engine_kwargs=engine_kwargs,
+                     refused=refused)
+    seats = ", ".join(f"{s.name(q)}: " + ("you" if q == s.seat else f"{s.controllers[q]} ({s.level(q).split(':')[0]})")
+                      for q in range(s.players))
+    console.print(f"[bold]{escape(s.spec.title)}[/] · {s.players} players · seed {s.seed} · {escape(seats)}")
     console.print("At each decision enter the number of your choice (q quits, t shows the table again).")
     shown = 0
-    n_rounds = 0
-    stopped = False
     try:
         while True:
-            for kind, item in session.feed[shown:]:
-                if kind == "event":
-                    if item.kind in ("round_start", "resolve"):
-                        continue
-                    style = _KIND_STYLE.get(item.kind, "")
-                    text = escape(session.event_text(item))
-                    console.print(f"  [dim]\\[round {item.round}][/] " + (f"[{style}]{text}[/]" if style else text))
-                elif kind == "round":
-                    _round_view(session, item, session._stories[n_rounds], console)
-                    n_rounds += 1
-            shown = len(session.feed)
-            if session.over:
-                _table_view(session, console)
-                _result_view(session, session.result(), console)
+            story_view(s.moves[shown:], console)
+            shown = len(s.moves)
+            d = s.table()
+            if s.over:
+                table_view(s, d, console)
+                result_view(s, s.result(), console)
                 break
-            choices = session.choices()
-            _decision_view(session, choices, console)
-            prompt = f"Your choice [1-{len(choices)}]: "
-            while True:
-                try:
-                    raw = input_fn(prompt)
-                except EOFError:
-                    raw = None
-                if raw is None:
-                    console.print("\nInput closed: the game stops here.")
-                    stopped = True
-                    break
-                text = raw.strip().lower()
-                if text in ("q", "quit", "exit"):
-                    console.print("You left the game.")
-                    stopped = True
-                    break
-                if text in ("t", "table"):
-                    _decision_view(session, choices, console)
-                    continue
-                try:
-                    n = int(text)
-                except ValueError:
-                    n = 0
-                if 1 <= n <= len(choices):
-                    break
-                shown_raw = raw.strip() or "(nothing)"
-                console.print(f"{shown_raw!s} is not a choice here. Enter a number from 1 to {len(choices)}:",
-                              markup=False)
-                _choices_view(choices, console)
-            if stopped:
+            decision_view(s, d, console)
+            n = ask_number(len(d["choices"]), input_fn, console, lambda: decision_view(s, d, console),
+                           lambda: choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console))
+            if n is None:
                 break
-            session.act(choices[n - 1].action)
+            s.act(d["choices"][n - 1]["action"])
     finally:
         if save is not None:
-            path = _save_record(session, Path(save), overwrite, lambda text: console.print(text, markup=False))
-            status = "finished" if session.over else "unfinished"
+            path = _save_record(s, Path(save), overwrite, lambda text: console.print(text, markup=False))
+            status = "finished" if s.over else "unfinished"
             console.print(f"Saved the game record ({status}) to {path}; replay it with: ripmarket replay {path}",
                           markup=False, soft_wrap=True)
     sys.stdout.flush()
-    return session
+    return s

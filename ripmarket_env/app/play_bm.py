@@ -117,50 +117,19 @@ class BlackMarketSession(SeatSession):
         return "you" if q == self.seat else f"player {q} ({self.controllers[q]})"
 
     # ------------------------------------------------------------------ decisions
-    def _slot_card(self, k: int) -> str:
-        """The card in map slot ``k`` (1-6) as the table knows it."""
-        r = self.state
-        d = int(r["map_card"][k - 1])
-        if d < 0:
-            return "empty"
-        if not r["map_seen"][k - 1]:
-            return "an unseen card"
-        c = self.db.point[d]
-        return f"{c.name}, {c.points} pt"
-
     def _choice_text(self, a: int) -> tuple[str, str, int | None]:
-        from ripmarket_env.games.blackmarket.actions import COLOURS as PAY_COLOURS
-        from ripmarket_env.games.blackmarket.actions import PAYMENTS, decode
+        """(kind, text, the map slot it touches): the game's words for the choice
+        (``games/blackmarket/table.py``), a Heist's victim named with its bot."""
+        from ripmarket_env.games.blackmarket.actions import decode
+        from ripmarket_env.games.blackmarket.table import choice_text
 
         kind, args = decode(int(a))
-        r = self.state
-        if kind == "flip":
-            k, p = args
-            to = "face-up" if r["map_down"][k - 1] else "face-down"
-            return kind, f"flip slot {k} ({self._slot_card(k)}) {to}, paying {PAYMENTS[p]}", k
-        if kind == "rotate":
-            k, p = args
-            side = 1 - int(r["map_side"][k - 1])
-            whose = "your side" if side == self.seat % 2 else "the other side"
-            return kind, f"rotate slot {k} ({self._slot_card(k)}) to face {whose} ({'AB'[side]}), paying {PAYMENTS[p]}", k
-        if kind == "buy":
-            k, c = args
-            return kind, f"buy slot {k} ({self._slot_card(k)}) with three {PAY_COLOURS[c]}", k
-        if kind == "draw":
-            return kind, f"draw a Hand Card with the die showing {args[0]}", args[0]
-        if kind == "effect":
-            from ripmarket_env.games.blackmarket.actions import EFFECTS
-            from ripmarket_env.games.blackmarket.cards import effect_text
-
-            d = self.db.design_of(EFFECTS[args[0]])
-            what = effect_text(self.db.point[d]).split(": ", 1)[-1] if d >= 0 else ""
-            return kind, "use " + self.engine.describe_action(a)[4:] + (f" ({what})" if what else ""), None
-        if kind == "choose_slot":
-            if self.phase == "choose_number":
-                return kind, f"set the die to {args[0]}", None
-            return kind, f"the die showing {args[0]}", args[0]
-        victim = (self.actor + args[0]) % self.players
-        return kind, f"steal from {self.label(victim)} ({int(r['hand_n'][victim])} cards in hand)", None
+        if kind == "choose_seat":
+            victim = (self.actor + args[0]) % self.players
+            return kind, f"steal from {self.label(victim)} ({int(self.state['hand_n'][victim])} cards in hand)", None
+        text = choice_text(self.engine, 0, a)
+        slot = None if kind == "effect" or (kind == "choose_slot" and self.phase == "choose_number") else args[0]
+        return kind, text[:1].lower() + text[1:], slot
 
     def choices(self) -> list[Choice]:
         if not self.your_turn:
@@ -173,18 +142,9 @@ class BlackMarketSession(SeatSession):
 
     def prompt(self) -> str:
         """What you are asked now, in words (empty when you are not asked)."""
-        if not self.your_turn:
-            return ""
-        r = self.state
-        dice = [int(r["dice"][i]) for i in range(int(r["n_dice"])) if not r["dice_used"][i]]
-        shown = " and ".join(map(str, dice)) or "none"
-        return {
-            "act": f"Your turn: unused dice {shown}. Each die acts on the map slot of its number: "
-                   "flip, rotate, buy, or draw a card.",
-            "choose_die": f"Choose a die (unused: {shown}).",
-            "choose_number": "Choose the die's new number.",
-            "choose_seat": "Heist: choose the player to steal two random Hand Cards from.",
-        }.get(self.phase, "Your decision")
+        from ripmarket_env.games.blackmarket.table import prompt
+
+        return prompt(self.engine, 0, self.phase) if self.your_turn else ""
 
     def _step(self, a: int) -> None:
         q = self.actor

@@ -1,7 +1,9 @@
-"""Play The Rune Market against the bots: one game session, and the terminal game.
+"""The web page's Rune Market session: one game between one person and the bots.
 
 ``RuneMarketSession`` holds one game between one person (``seat``) and registered Rune
-Market agents in every other seat (``ripmarket play --game rune-market``):
+Market agents in every other seat, with the views ``ripmarket serve`` sends to its page
+(the terminal game of every game is ``ripmarket_env.app.play`` over
+``ripmarket_env.app.session.TableSession``):
 
 >>> s = RuneMarketSession(players=4, seat=0, opponents=["rm-banker", "rm-raider", "rm-bandit"], seed=7)
 >>> s.your_turn, [c.text for c in s.choices()]
@@ -19,7 +21,7 @@ Every decision goes through a ``Recorder``: a finished game can be saved and rep
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +33,6 @@ from ripmarket_env.app.seat_session import (  # noqa: F401 - MAX_BOT_STEPS, SECR
     GameOverError,
     NotYourTurnError,
     SeatSession,
-    ask_choice,
     game_seed,
     seat_controllers,
 )
@@ -143,9 +144,7 @@ class RuneMarketSession(SeatSession):
             return (f"BLOCK? {self.label(attacker)} attacks you with a Number {int(r['pend_value'])}. "
                     f"Show a Number card of {int(r['pend_value'])} or more to block it (you keep the card), "
                     f"or let it through: an unblocked attack gives {self.label(attacker)} one theft on you.")
-        from ripmarket_env.games.runemarket.render import phase_text
-
-        return f"Your decision ({phase_text(self.engine, 0).split(': ', 1)[-1]})"
+        return self.engine.spec.describe_table(self.engine, 0, self.seat)["prompt"]  # the game's words
 
     def _step(self, a: int) -> None:
         self.recorder.step(a)  # IllegalActionError (state untouched) if not legal
@@ -162,10 +161,9 @@ class RuneMarketSession(SeatSession):
 
     def recent_moves(self) -> list[dict]:
         """The same events grouped into moves, each told in one sentence as your seat may
-        know it (``rune_story.moves``): what the web page plays back one at a time."""
-        from ripmarket_env.app.rune_story import moves
-
-        return moves(self.events[self._mark:], self.seat, self.label, self.engine.cards, self.rules.runes_per_item)
+        know it (the game's story hook, ``games/runemarket/story.py``): what the web page
+        plays back one at a time."""
+        return self.engine.spec.story(self.engine, self.events[self._mark:], self.seat, self.label)
 
     # ------------------------------------------------------------------ views
     def table_text(self) -> str:
@@ -185,33 +183,3 @@ class RuneMarketSession(SeatSession):
 
     def save(self, path, overwrite: bool = False) -> Path:
         return self.recorder.save(path, overwrite=overwrite)
-
-
-def play_terminal(players: int, seat: int, opponents: Sequence[str] = DEFAULT_OPPONENTS, seed: int | None = None,
-                  save: Path | None = None, overwrite: bool = False,
-                  ask: Callable[[str], str] = input, out: Callable[[str], None] = print) -> RuneMarketSession:
-    """The terminal game: the table, what happened, then numbered choices; a block
-    decision comes first, under a banner, the moment a bot attacks you."""
-    s = RuneMarketSession(players, seat, opponents, seed=seed)
-    out(f"The Rune Market: you are P{seat}; " + ", ".join(s.label(q) for q in range(players) if q != seat))
-    while not s.over:
-        for line in s.recent():
-            out(f"  - {line}")
-        if s.blocking:
-            out("!" * 72)
-            out(s.prompt())
-            out("!" * 72)
-        else:
-            out(s.table_text())
-            out(s.prompt())
-        s.act(ask_choice(s.choices(), ask, out, "choice 1-{n}: ",
-                         "'{raw}' is not a choice; type a number from 1 to {n}"))
-    for line in s.recent():
-        out(f"  - {line}")
-    out(s.table_text())
-    res = s.result()
-    names = ", ".join(s.label(q) for q in res["winners"])
-    out(f"Game over: {'you win' if res['you_won'] else 'you lose'}; winner(s): {names}; scores {res['scores']}")
-    if save is not None:
-        out(f"record saved to {s.save(save, overwrite=overwrite)}")
-    return s

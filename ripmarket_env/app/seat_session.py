@@ -7,8 +7,9 @@ engine), ``self.seat`` (the person's seat) and ``self.bots`` (seat -> agent), an
 decision begin. ``SeatSession`` then gives the game's state as the session reads it, the
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
-Used by the sessions of Black Market (``play_bm``), The Rune Market (``play_rune``) and
-R.I.P. Market (``play.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``).
+Used by the session of every game (``session.TableSession``: the terminal game) and the web
+page's sessions (``play_bm``, ``play_rune`` and ``web_session.GameSession``, which keeps its
+own ``act``, ``run_bots`` and ``phase``).
 """
 
 from __future__ import annotations
@@ -125,20 +126,6 @@ class SeatSession:
                 a = int(self.bots[q].act(obs, mask))
             self._step(a)
         raise RuntimeError(f"the bots took more than {MAX_BOT_STEPS} decisions in a row")  # pragma: no cover
-
-
-def ask_choice(choices, ask, out, question: str, refusal: str) -> int:
-    """The terminal's question: the numbered ``choices`` (``out``), then ``ask(question)``
-    until the answer is one of their numbers (``out(refusal)`` after any other answer); the
-    chosen action. ``{n}`` in ``question`` and ``refusal`` is the number of choices, ``{raw}``
-    in ``refusal`` the answer."""
-    for c in choices:
-        out(f"  {c.number:>2}. {c.text}")
-    while True:
-        raw = ask(question.format(n=len(choices))).strip()
-        if raw.isdigit() and 1 <= int(raw) <= len(choices):
-            return choices[int(raw) - 1].action
-        out(refusal.format(n=len(choices), raw=raw))
 
 
 def seat_controllers(players: int, seat, opponents: Sequence[str], known: Sequence[str], error=ValueError,

@@ -124,6 +124,31 @@ class GameSpec:
     """``scramble_hidden(engine, g, viewer, rng) -> Engine``: a one-game copy of game g in
     which everything seat ``viewer`` may not see is redrawn; the conformance suite checks
     that the seat's observation, mask and render do not change (required by the suite)."""
+    table: Callable | None = None
+    """``table(spec, engine, g, viewer, history) -> dict``: the game's table as seat
+    ``viewer`` may see it, as plain JSON-able data (seats and their public counters, the
+    public cards, the viewer's hand, its legal choices in words, the standings once over);
+    the schema is ``ripmarket_env.core.table``'s. ``None``: the generic description
+    (``core.table.generic_table``). Read it through ``describe_table``."""
+
+    story: Callable | None = None
+    """``story(engine, events, viewer, label) -> [{"seat", "who", "kind", "text", "minor"}]``:
+    the game's events (``Event`` objects, in order) told as moves in sentences for seat
+    ``viewer`` (``label(q)`` names a seat), revealing nothing the seat may not know.
+    ``None``: one line per event, its ``text_for(viewer)`` (``core.table.event_lines``)."""
+
+    def tell(self, engine, events, viewer: int, label) -> list[dict]:
+        """The story lines of ``events`` for ``viewer``: the ``story`` hook, or one per event."""
+        from ripmarket_env.core.table import event_lines
+
+        return (self.story or event_lines)(engine, events, viewer, label)
+
+    def describe_table(self, engine, g: int = 0, viewer: int | None = None, history=()) -> dict:
+        """Game ``g`` described for ``viewer`` (``core.table.describe``): the ``table`` hook
+        or the generic description."""
+        from ripmarket_env.core.table import describe
+
+        return describe(self, engine, g, viewer, history)
 
     def __post_init__(self) -> None:
         _BUILT[self.id] = self
@@ -181,12 +206,17 @@ def game_hooks(package: str, package_file: str) -> dict:
     """The ``GameSpec`` fields every game package fills the same way, as keyword arguments:
     ``render_text``/``render_rgb`` from ``<package>.render``, ``check_invariants`` (its
     ``check_game``) and ``scramble_hidden`` from ``<package>.invariants``, both loaded on
-    first use; ``action_names`` from the engine's ``describe_action``; ``doc``, the
+    first use; ``table`` (its ``describe``) from ``<package>.table`` when the package has a
+    ``table.py``, ``story`` likewise from ``<package>.story``; ``action_names`` from the engine's ``describe_action``; ``doc``, the
     ``README.md`` beside ``package_file`` (empty if there is none)."""
     from pathlib import Path
 
     readme = Path(package_file).with_name("README.md")
+    table = Path(package_file).with_name("table.py").is_file()
+    story = Path(package_file).with_name("story.py").is_file()
     return {
+        "story": lazy_hook(f"{package}.story", "story") if story else None,
+        "table": lazy_hook(f"{package}.table", "describe") if table else None,
         "render_text": lazy_hook(f"{package}.render", "render_text"),
         "render_rgb": lazy_hook(f"{package}.render", "render_rgb"),
         "check_invariants": lazy_hook(f"{package}.invariants", "check_game"),

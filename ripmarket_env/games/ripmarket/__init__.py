@@ -49,7 +49,9 @@ SPEC = GameSpec(
     **game_hooks(__name__, __file__),
     extras={"card_reference": lazy_hook(f"{__name__}.cards.reference", "card_reference"),
             "outcome": lazy_hook(f"{__name__}.outcome", "outcome"),
-            "env_doc": lazy_hook(f"{__name__}.envdoc", "sections"), "docs_dir": "docs"},
+            "env_doc": lazy_hook(f"{__name__}.envdoc", "sections"), "docs_dir": "docs",
+            # a card file to play with (``ripmarket play --cards FILE``; CardDataError names what is wrong)
+            "load_cards": lazy_hook(f"{__name__}.cards.loader", "load_cards")},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

@@ -1,5 +1,5 @@
-"""The Rune Market's event log told as moves in words, for one seat (the web page's
-playback of the bots' moves, one at a time).
+"""The Rune Market's event log told as moves in words, for one seat (``SPEC.story``: the
+terminal game's story lines and the web page's playback of the bots' moves, one at a time).
 
 The engine logs small events (``games/runemarket/events.py``): a purchase is "starts
 buying", a "pays" per card and "buys"; an attack is the attack, its victim, the
@@ -279,3 +279,9 @@ def moves(events, viewer: int, label: Callable[[int], str], db, item_cost: int |
         out.append({"seat": int(seat), "who": label(seat) if seat >= 0 else "the table", "kind": kind,
                     "text": text, "minor": kind in MINOR or kind == "end"})
     return out
+
+
+def story(engine, events, viewer: int, label: Callable[[int], str]) -> list[dict]:
+    """``GameSpec.story``: the events as moves told to ``viewer`` (``moves``), the
+    Runes a Boat Shelter or a Bandit costs read from the engine's rules."""
+    return moves(events, viewer, label, engine.cards, engine.rules.runes_per_item)
