@@ -42,7 +42,8 @@ def _toy(spec):
 def test_every_seats_description_survives_scrambling_the_hidden_cards(game):
     """R-12.3, BM-7, RM-8.4: what seat v may not see, redrawn, changes nothing of v's description."""
     spec = registry()[game]
-    assert spec.table is not None, "every shipped game describes its own table"
+    if spec.engine_class.__module__.startswith("ripmarket_env.games."):
+        assert spec.table is not None, "every shipped game describes its own table"
     rng = np.random.default_rng(1)
     changed = 0  # the scramble does redraw what others hold: another seat's description changes
     for seed in (2, 7):

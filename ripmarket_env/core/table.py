@@ -53,14 +53,18 @@ def ordinal(n: int) -> str:
 
 def places(spec, engine, g: int) -> tuple[list[bool], list[int]]:
     """(winner, place) per seat of finished game ``g``: the game's ``extras["outcome"]``
-    hook, else by final reward (equal rewards share a place)."""
+    hook, else by final reward (equal rewards share a place; the winners are the game's
+    ``winners`` field, or the seats of the top reward for a game without one)."""
     P = engine.num_players
     outcome = spec.extras.get("outcome")
     if outcome is not None:
         winners, place = outcome(engine)
         return [bool(x) for x in winners[g][:P]], [int(x) for x in place[g][:P]]
     rewards = [float(x) for x in engine.state[g]["final_rewards"][:P]]
-    won = [bool(x) for x in engine.state[g]["winners"][:P]]
+    if "winners" in engine.state.dtype.names:
+        won = [bool(x) for x in engine.state[g]["winners"][:P]]
+    else:
+        won = [x == max(rewards) for x in rewards]
     return won, [1 + sum(1 for y in rewards if y > x) for x in rewards]
 
 
