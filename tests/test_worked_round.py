@@ -1,5 +1,5 @@
 """docs/RULES.md's "A Worked Round" (the rulebook's section 10) is generated from a seeded
-zoo game (ripmarket_env/app/worked_round.py): the committed text must be current, and the
+zoo game (agents/ripmarket/worked_round.py): the committed text must be current, and the
 round it narrates must show every play, Shadow card, score, damage and the token."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ripmarket_env.app import worked_round as W
+from agents.ripmarket import worked_round as W
 from scenario import serial
 
 RULES_MD = Path(__file__).resolve().parent.parent / "docs" / "RULES.md"
@@ -25,7 +25,7 @@ def test_committed_worked_round_is_current(generated):
     change that alters the game shows up here; regenerate with --write)."""
     doc = RULES_MD.read_text(encoding="utf-8")
     assert W.splice(doc, generated) == doc, (
-        "docs/RULES.md's worked round is stale: python -m ripmarket_env.app.worked_round --write docs/RULES.md")
+        "docs/RULES.md's worked round is stale: python -m agents.ripmarket.worked_round --write docs/RULES.md")
 
 
 def test_worked_round_narrates_every_move(generated):

@@ -5,14 +5,15 @@
 picks the first round in which a Ghost haunts a player and someone takes round damage. It
 narrates that round move by move with the referee's (god) view: the table when the round
 begins, every decision and its consequence in order (acquisitions, plays, choices, Shadow
-cards, reveals), the final scores, who takes damage and why (``narrate.round_story``) and
+cards, reveals), the final scores, who takes damage and why (``story.round_story``) and
 who takes the First Player token. :func:`markdown` is the Markdown of ``docs/RULES.md``
 between the markers ``<!-- worked-round:start -->`` and ``<!-- worked-round:end -->``;
 ``tests/test_worked_round.py`` regenerates it and fails when the committed text is stale.
 
+It lives with the game's agents because it plays them (a game package may not).
 Regenerate after a change of the rules, the cards or the zoo::
 
-    python -m ripmarket_env.app.worked_round --write docs/RULES.md
+    python -m agents.ripmarket.worked_round --write docs/RULES.md
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ripmarket_env.app.narrate import round_story, rule_card, rule_text
+from ripmarket_env.games.ripmarket.story import round_story, rule_card, rule_text
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
 from ripmarket_env.games.ripmarket.events import GameLog, RoundLog
 from ripmarket_env.games.ripmarket.labels import card_label, rule_label, seat_name, shadow_label
@@ -101,12 +102,12 @@ def markdown(players: int = PLAYERS, seed: int = SEED, lineup=LINEUP) -> str:
     db = eng.cards
     P = players
     L = [
-        f"A round of a real game, generated from the seeded zoo game of `ripmarket_env/app/worked_round.py` "
+        f"A round of a real game, generated from the seeded zoo game of `agents/ripmarket/worked_round.py` "
         f"({P} players, game seed {seed}, agents {', '.join(f'{seat_name(q)} {names[q]}' for q in range(P))}; "
         "each agent sees only its own seat). It is the game's round "
         f"{rl.round}, the first in which a Ghost haunts a player and someone takes round damage. Everything "
         "is shown as the referee sees it, hidden hands included; the other players see only what R-12.3 "
-        "allows. Regenerate it with `python -m ripmarket_env.app.worked_round --write docs/RULES.md` "
+        "allows. Regenerate it with `python -m agents.ripmarket.worked_round --write docs/RULES.md` "
         "(`tests/test_worked_round.py` fails when this text is stale).",
         "",
         f"**The table when round {rl.round} begins** (Market: {', '.join(snap['market'])}; "
@@ -166,7 +167,7 @@ def splice(doc: str, body: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) != 2 or argv[0] not in ("--write", "--check"):
-        print("usage: python -m ripmarket_env.app.worked_round --write|--check docs/RULES.md", file=sys.stderr)
+        print("usage: python -m agents.ripmarket.worked_round --write|--check docs/RULES.md", file=sys.stderr)
         return 2
     path = Path(argv[1])
     doc = path.read_text(encoding="utf-8")
