@@ -39,6 +39,12 @@ def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
     if spec in agents.names(game):
         return agents.make_seeded(spec, seed, game=game)
     p = Path(spec)
+    loader = agents.game_agents(game).checkpoint_loader
+    if p.suffix == ".zip" and p.is_file() and loader:  # the game's own checkpoint format
+        from importlib import import_module
+
+        module, _, name = loader.partition(":")
+        return getattr(import_module(module), name)(p, seed=seed)
     if p.suffix == ".zip" and p.is_file():
         from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
         from agents.policy import load_agent

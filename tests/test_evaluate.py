@@ -78,5 +78,5 @@ def test_cli_help_lists_the_registered_games():
     from ripmarket_env.games import ids
 
     for cmd in ("evaluate", "tournament", "balance", "bench"):
-        text = " ".join(CliRunner().invoke(app, [cmd, "--help"], terminal_width=200).output.split())
+        text = " ".join(CliRunner().invoke(app, [cmd, "--help"], env={"COLUMNS": "400"}).output.split())
         assert ", ".join(ids()) in text, cmd

@@ -25,7 +25,7 @@ Optional keys (a later stage of a recipe):
   ``winners_only``: a filtered imitation of what worked) and fit the critic to every
   decision's final reward (``train.distill.pretrain_policy``); no warm-up phase follows.
 * ``select``: ``{against, seed, games, every}``: every ``every`` chunks the deterministic
-  policy plays ``games`` games (``eval.bm_match``, duplicate deals) against ``against`` (an
+  policy plays ``games`` games (``eval.match``, duplicate deals) against ``against`` (an
   agent, or a list of agents: then the figure is the win rate of the weakest match) on
   deal seed ``seed``; ``out`` is the best policy so far on that seed (the starting one
   included), and ``<out>.log.jsonl`` gets one line per selection. Keep the evaluation
@@ -230,7 +230,7 @@ def main(argv=None) -> None:
 
     def select(chunk_no: int) -> None:
         from agents.policy import PolicyAgent
-        from eval.bm_match import match
+        from eval.match import match
 
         model.policy.set_training_mode(False)
         me = PolicyAgent(model.policy, deterministic=True, name="learner")
@@ -238,7 +238,7 @@ def main(argv=None) -> None:
         rates = {}
         for name in names:
             r = match(me, agents.make(name, game="black-market", seed=7), games=sel["games"],
-                      num_players=P, mode=cfg["mode"], seed=sel["seed"])
+                      num_players=P, mode=cfg["mode"], seed=sel["seed"], game="black-market")
             rates[name] = (r["win_rate"], r["ci95"])
         worst = min(names, key=lambda n: rates[n][0])  # the figure of merit: the weakest match
         score = rates[worst][0]

@@ -369,7 +369,10 @@ def balance(
     if players is None:
         counts = default_players(game)
     else:
-        counts = _int_list(players, "--players", spec.min_players, spec.max_players)
+        allowed = (spec.extras or {}).get("player_counts")
+        counts = _int_list(players, "--players", *((0, None) if allowed else (spec.min_players, spec.max_players)))
+        if allowed and any(p not in allowed for p in counts):
+            fail(f"--players {players!r} is not allowed for {game}; allowed: {', '.join(map(str, allowed))}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} lists a player count twice; list each count once")
     names = default_agents(game) if agents_ is None else [n.strip() for n in agents_.split(",") if n.strip()]
@@ -516,8 +519,8 @@ def bench(
         "(engine and env), train (a training config's learner steps/s, --config) or bot (milliseconds per "
         "decision of one game on one core, --agents).",
     ),
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: ripmarket 2,4,6,10; rune-market 2,4,6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game to measure: ripmarket, black-market or rune-market (engine and env suites; black-market: --players 2,4,6)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's smallest, default, middle and largest table, e.g. 2,4,6,10 for R.I.P. Market)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game to measure: {_GAMES_HELP} (every suite but train; one JSON schema for every game)."),
     batch: str = typer.Option(
         "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
     ),
@@ -530,7 +533,7 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
-    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo-lookahead,ppo,greedy,search,search-ppo at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search, at a table they play, e.g. ppo-lookahead,ppo,greedy,search,search-ppo at 6 players for R.I.P. Market)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
@@ -544,9 +547,6 @@ def bench(
     if suite == "bot":
         _bench_bot(game, players, agents_, decisions, as_json, out)
         return
-    if game == "black-market":
-        _bench_black_market(players or "2,4,6", batch, seconds, as_json, out)
-        return
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
@@ -558,11 +558,14 @@ def bench(
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     spec = get(game)
-    from ripmarket_env.app.bench import GAME_PLAYERS
+    from ripmarket_env.app.bench import default_players
 
     if players is None:
-        players = ",".join(str(p) for p in GAME_PLAYERS.get(game, (spec.default_players,)))
+        players = ",".join(str(p) for p in default_players(spec))
     ps = _int_list(players, "--players", spec.min_players, spec.max_players)
+    counts = (spec.extras or {}).get("player_counts")
+    if counts and any(p not in counts for p in ps):
+        fail(f"--players {players!r} is not allowed for {game}; allowed: {', '.join(map(str, counts))}")
     bs = _int_list(batch, "--batch", 1, 1 << 20)
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
@@ -600,41 +603,6 @@ def bench(
             console.print(B.render_rich(report))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
-
-
-def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
-    ps = _int_list("2,4,6" if players == "2,4,6,10" else players, "--players", 2, 6)
-    if any(p not in (2, 4, 6) for p in ps):
-        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
-    bs = _int_list(batch, "--batch", 1, 1 << 20)
-    if not seconds > 0:
-        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
-    from rich.console import Console
-    from rich.table import Table
-
-    from ripmarket_env.app import bench as B
-    from ripmarket_env.app import bmbench
-
-    err = Console(stderr=True)
-    report = bmbench.run(ps, bs, seconds, on_config=lambda label: err.print(f"done: {label}"))
-    text = B.to_json(report)
-    _write_report(text, out, err)
-    if as_json:
-        typer.echo(text)
-        return
-    t = Table(title="Black Market: random legal play, agent steps/s (no observations)")
-    for col in ("players", "batch", "steps/s", "steps/cpu-s", "games"):
-        t.add_column(col, justify="right")
-    for r in report["engine"]:
-        t.add_row(str(r["players"]), str(r["batch"]), f"{r['agent_steps_per_sec']:,.0f}",
-                  f"{r['steps_per_cpu_sec']:,.0f}", str(r["games_finished"]))
-    c = Console()
-    c.print(t)
-    a = report["aec"]
-    tx = a["texas_holdem_v4"].get("agent_steps_per_sec")
-    c.print(f"AEC env ({a['players']} players): {a['env']['agent_steps_per_sec']:,.0f} steps/s, raw "
-            f"{a['raw_env']['agent_steps_per_sec']:,.0f}; texas_holdem_v4 "
-            + (f"{tx:,.0f} steps/s; ratio {a['ratio_vs_texas_holdem']:.2f}x" if tx else a["texas_holdem_v4"]["missing"]))
 
 
 app.command("bench")(bench)
@@ -700,16 +668,15 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    from eval.latency import DEFAULT_AGENTS, DEFAULT_PLAYERS, render_rich, run_latency
+    from eval.latency import default_agents, default_players, render_rich, run_latency
 
     spec = get(game)
-    ps = _int_list(players or str(DEFAULT_PLAYERS.get(game, spec.default_players)), "--players",
-                   spec.min_players, spec.max_players)
+    ps = _int_list(players or str(default_players(game)), "--players", spec.min_players, spec.max_players)
     if not 1 <= decisions <= 100_000:
         fail(f"--decisions {decisions} is not allowed; give 1 to 100000")
     from agents.checkpoint import CheckpointError
 
-    names = [n.strip() for n in (agents_ or ",".join(DEFAULT_AGENTS.get(game, ("random",)))).split(",") if n.strip()]
+    names = [n.strip() for n in (agents_ or ",".join(default_agents(game))).split(",") if n.strip()]
     from rich.console import Console
 
     from eval.progress import Progress
