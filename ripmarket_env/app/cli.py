@@ -178,7 +178,7 @@ def tournament(
     ),
     mode: Optional[str] = typer.Option(
         None, "--mode", metavar="MODE",
-        help="Games with modes (`ripmarket games`), e.g. Black Market's teams (default; the sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
+        help="Games with modes, e.g. Black Market's teams (default; the sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
     ),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
@@ -333,7 +333,7 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's, e.g. 4,6,8 for R.I.P. Market; its allowed counts otherwise)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's: 4,6,8 for R.I.P. Market; else its allowed counts, or its smallest, default and largest table)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: Optional[str] = typer.Option(
         None, "--agents", metavar="LIST",
