@@ -129,10 +129,23 @@ class GameAgents:
     """A plain-language difficulty per bot name, for the people choosing an opponent."""
     slow_bots: tuple[str, ...] = ()
     """Bots worth loading before the first game asks for them (networks, searches)."""
+    bench_bots: tuple[str, ...] = ()
+    """The bots ``ripmarket bench --suite bot`` times by default (its trained bot, a
+    heuristic, its search); empty: the default bots, the first heuristic and the search."""
+    bench_players: int | None = None
+    """The table of that bench (a table the bench bots can play; None: the game's default)."""
+    checkpoint_loader: str = ""
+    """``"module:function"`` loading a checkpoint file of the game's own format as an agent
+    (``function(path, seed=...)``); empty: the zoo's checkpoints (``agents.policy.load_agent``)."""
 
     def zoo(self) -> list[str]:
         """The heuristics, or ``["random"]`` for a game without any."""
         return list(self.heuristics) or ["random"]
+
+    def bench(self) -> list[str]:
+        """The bots the bot bench times by default (``random`` for a game without any)."""
+        chosen = self.bench_bots or (*self.default_bots, *self.heuristics[:1], *((self.search,) if self.search else ()))
+        return list(chosen) or ["random"]
 
     def level(self, name: str) -> str:
         """The difficulty label of bot ``name`` (``"you"`` has none)."""

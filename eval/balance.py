@@ -1,31 +1,34 @@
-"""Balance analysis for the game's designers: which cards matter, seat advantage, game length.
+"""Balance reports for every registered game: ``ripmarket balance --game G``.
 
-``ripmarket balance --players 4,6,8 --games N`` plays, for every player count, a tournament
-of a zoo of agents (the heuristic styles by default) with the tournament machinery of
-:mod:`eval.tournament` (duplicate deals, seat rotation, worker processes, seeded), and
-records what happens in every game through the public Engine API:
+For every player count, a tournament of a zoo of agents (``eval.tournament``: duplicate
+deals, seat rotation, worker processes, seeded; the game's heuristics by default,
+``agents.game_agents(game).zoo()``) is played and its game records are turned into figures.
 
-* **Cards played.** Before every step the recorder reads the decision phase and the
-  chosen action: a ``card`` action in the *play* decision is a Living card played by the
-  acting seat (a ``card`` action in the *replacement* choice is not a play); a ``shadow``
-  action in the *Ghost* decision is a Shadow card played, and the following *victim*
-  choice names the player it haunts.
-* **Per Living design:** plays, share of all Living plays, the share of player-games in
-  which it was played at least once, and the win rate of players who played it at least
-  once vs players who did not, each with a Wilson 95% interval, and the difference.
-* **Per Shadow design:** plays and share, and the win rate of the players it haunted vs
-  every other player (a Ghost never wins, R-5.5, so the haunted player's fate is the
-  card's effect).
-* **First-seat advantage:** win rate by turn position in the first round (position 0 is
-  the First Player drawn at setup, R-12.4; position k sits k seats clockwise of it).
-* **Game length:** rounds per game (``state["round_num"]`` at the end) by player count.
-* **Ghost swings:** the engine's ``shadow_swings`` counter, incremented in a round's
-  resolution when the players that take damage before deflection (R-8.2) differ from the
-  ones that would with every Shadow card's effect ignored; reported per round and as the
-  share of games with at least one swing.
+* **Generic figures**, for every game (``generic_figures``): the games with one winner,
+  shared or none; the win share by seat and, when the records know the first player, by
+  turn position from it (a shared win counts 1/k for each of k co-winners); each agent's
+  player-games and win share; game length in rounds and in decisions. Rates carry Wilson
+  95% intervals (``ripmarket_env.core.stats.rate``).
+* **The game's own figures**, through its ``GameSpec.balance`` hook (a namespace, see
+  ``ripmarket_env/core/spec.py``): an ``OBSERVER`` that records the game's events during
+  play, ``figures(games, players, context)`` (R.I.P. Market: per card play and win rates,
+  Market take rates, Ghost swings; Black Market: per Point Card purchase rates, the first
+  side's advantage; The Rune Market: card kinds, Bandits and thefts), ``markdown``,
+  ``plots``, ``print_summary``, ``diff_results``/``diff_markdown``/``print_diff`` and
+  ``targets``, each optional. A game without the hook gets the generic report, comparison
+  and targets.
 
-A win is a seat flagged in ``state["winners"]`` (co-winners included), as in the
-tournament. Outputs: ``balance.md``, ``balance.json`` (every figure) and PNG plots.
+One report shape for every game (``balance.json``)::
+
+    {"settings": {"game", "agents", "players", "games_requested", "seed", "workers",
+                  ["cards", "cards_digest" for a game with card files], ["rules"]},
+     "elapsed": seconds,
+     "by_players": [{"players", "games", <generic figures>, <the game's figures>,
+                     "elapsed"}, ...]}
+
+``balance.md`` is the report, ``balance diff A B`` compares two runs and ``balance targets``
+measures the game's promises (the generic default: every turn position's win share
+against the fair share 1/players).
 """
 
 from __future__ import annotations
@@ -39,301 +42,90 @@ from typing import Any
 
 import numpy as np
 
-from ripmarket_env.games.ripmarket.events import GameLog
-from ripmarket_env.games.ripmarket.state import PH_ACQUIRE
+from agents.base import DEFAULT_GAME
+from ripmarket_env.core.stats import rate
+from eval.tournament import run_tournament, validate
 
-from eval.balance_targets import targets_markdown
-from eval.ratings import wilson_interval
-from eval.tournament import MAX_PLAYERS, MIN_PLAYERS, run_tournament, validate
-
-DEFAULT_AGENTS = ("greedy", "survivor", "shark", "hoarder", "trickster")
-DEFAULT_PLAYERS = (4, 6, 8)
 DEFAULT_GAMES = 240
-
-
-class PlayRecorder:
-    """Tournament observer (see ``run_tournament(observer=...)``) that reads every game's
-    event log (``Engine.events``, ``ripmarket_env.games.ripmarket.events.GameLog``).
-
-    The event log holds every decision of a step, the ones the engine takes alone inside
-    ``advance()`` (one legal option, marked ``forced``) included, so nothing is missed:
-    Living plays (``play`` events; a replacement is not a play), Shadow plays and whom they
-    haunt (``haunt``), Market acquisitions (``acquire_market``) and every resolved round
-    (card on the table, Shadow cards attached, HP lost). The only figure the log cannot
-    give is what the Market offered: ``before_step`` notes the Market when an agent makes
-    an acquisition decision; a forced acquisition offered either nothing (it took the
-    deck) or the one Market card it took.
-    """
-
-    def __init__(self, eng):
-        B, P = eng.batch_size, eng.num_players
-        self.P = P
-        self.first_player = eng.state["first_player"].astype(np.int64).copy()
-        self.logs = [GameLog(eng, g) for g in range(B)]
-        self.living = [[[] for _ in range(P)] for _ in range(B)]
-        self.shadow = [[[] for _ in range(P)] for _ in range(B)]
-        self.haunted = [[[] for _ in range(P)] for _ in range(B)]
-        self.offers: list[list[list]] = [[] for _ in range(B)]  # [seat, [designs offered], design taken or -1]
-        # [seat, card or -1, [shadows], HP lost, round number]
-        self.round_seats: list[list[list]] = [[] for _ in range(B)]
-        self._market: list[tuple[int, list[int]] | None] = [None] * B
-        for g in range(B):  # what the reset did (decisions taken before the first real one)
-            self._take(g, eng.events(g))
-
-    def before_step(self, eng, actor: np.ndarray, actions: np.ndarray) -> None:
-        st = eng.state
-        for g in np.flatnonzero((actor >= 0) & (st["phase"] == PH_ACQUIRE)):
-            self._market[g] = (int(actor[g]), [int(d) for d in st["market"][g] if d >= 0])
-
-    def after_step(self, eng, actor: np.ndarray) -> None:
-        for g in np.flatnonzero(actor >= 0):  # a game not stepped keeps its last step's log
-            self._take(int(g), eng.events(int(g)))
-            self._market[g] = None
-
-    def _take(self, g: int, events) -> None:
-        for kind, item in self.logs[g].items(events):
-            if kind == "round":
-                for x in item.seats:
-                    if x["alive"] or x["died"]:  # a living player this round
-                        card = -1 if x["card"] is None else int(x["card"])
-                        self.round_seats[g].append([x["seat"], card, list(x["haunted_by"]), int(x["hp_lost"]),
-                                                    int(item.round)])
-                continue
-            ev = item
-            k, q = ev.kind, ev.seat
-            if k == "play":
-                self.living[g][q].append(ev.a)
-            elif k == "haunt":
-                self.shadow[g][q].append(ev.b)
-                self.haunted[g][ev.a].append(ev.b)
-            elif k in ("acquire_market", "acquire_deck"):
-                took = ev.a if k == "acquire_market" else -1
-                seen = self._market[g]
-                if not ev.forced and seen is not None and seen[0] == q:
-                    self.offers[g].append([q, seen[1], took])
-                    self._market[g] = None
-                elif ev.forced and took >= 0:
-                    self.offers[g].append([q, [took], took])
-
-    def game_record(self, eng, g: int) -> dict[str, Any]:
-        return {
-            "first_player": int(self.first_player[g]),
-            "shadow_swings": int(eng.state["shadow_swings"][g]),
-            "living_plays": self.living[g],
-            "shadow_plays": self.shadow[g],
-            "haunted": self.haunted[g],
-            "offers": self.offers[g],
-            "round_seats": self.round_seats[g],
-        }
-
-
-def make_recorder(eng) -> PlayRecorder:
-    return PlayRecorder(eng)
-
-
-OBSERVER = "eval.balance:make_recorder"
-
-
-# ----------------------------------------------------------------------------- figures
-#: A card enters the terminal's "largest differences" list only with at least this many
-#: player-games on each side of the comparison; the list is ranked by significance.
-MIN_SAMPLE = 30
-#: Two-sided p-value under which a difference is flagged as significant (here and in ``diff``).
+#: Two-sided p-value under which a change is flagged as significant (generic comparison).
 ALPHA = 0.05
 
 
-def _rate(k: float, n: float) -> dict[str, Any]:
-    lo, hi = wilson_interval(k, n)
-    k = int(k) if float(k).is_integer() else round(float(k), 6)
-    return {"wins": k, "n": int(n), "rate": (k / n) if n else None, "ci": [lo, hi]}
+# ----------------------------------------------------------------------------- the game's hooks
+def _spec(game: str):
+    from ripmarket_env.games import get, ids
+
+    if game not in ids():
+        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(ids())}")
+    return get(game)
 
 
-def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
-    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
-    if n1 <= 0 or n2 <= 0:
+def _hook(spec, name: str):
+    """The game's balance hook ``name``, or None (no hook, or the hook lacks it)."""
+    b = spec.balance
+    if b is None:
         return None
-    pool = (k1 + k2) / (n1 + n2)
-    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 1.0
-    z = (k1 / n1 - k2 / n2) / se
-    return math.erfc(abs(z) / math.sqrt(2))
+    has = getattr(b, "has", None)
+    if has is not None:
+        return getattr(b, name) if has(name) else None
+    return getattr(b, name, None)
 
 
-def _compare(k1, n1, k2, n2) -> dict[str, Any]:
-    a, b = _rate(k1, n1), _rate(k2, n2)
-    delta = (a["rate"] - b["rate"]) if a["rate"] is not None and b["rate"] is not None else None
-    return {"with": a, "without": b, "delta": delta, "p": two_proportion_p(k1, n1, k2, n2)}
+def default_players(game: str = DEFAULT_GAME) -> list[int]:
+    """The player counts of a run when none are given: the game's ``DEFAULT_PLAYERS`` (balance
+    hook), else its allowed counts (``extras["player_counts"]``) or its smallest, default and
+    largest table."""
+    spec = _spec(game)
+    chosen = _hook(spec, "DEFAULT_PLAYERS")
+    if chosen:
+        return [int(p) for p in chosen]
+    counts = (spec.extras or {}).get("player_counts")
+    return [int(p) for p in counts] if counts else sorted({spec.min_players, spec.default_players, spec.max_players})
 
 
-def round_matched(games: Sequence[dict], P: int, n_designs: int,
-                  seats: np.ndarray | None = None) -> list[dict[str, Any] | None]:
-    """Per Living design, the round-matched win-rate difference: within each round number,
-    the living players who had the design on the table against the living players with
-    another card on the table, the differences averaged with the design's plays in that
-    round as weights; a 95% interval from the per-round binomial variances. None for a design
-    never on the table.
+def default_agents(game: str = DEFAULT_GAME) -> list[str]:
+    """The agents of a run when none are given: the game's heuristics (``random`` without)."""
+    import agents
 
-    The plain difference (played at least once vs not) also measures how long a player
-    lived: a player who survives more rounds plays more cards, so a card that does nothing
-    still shows a positive difference, and a card held for late rounds a larger one. Matching
-    on the round compares players who were alive at the same point of the game."""
-    G = len(games)
-    sel = np.ones((G, P), dtype=bool) if seats is None else seats
-    rows = []  # (round, design, won)
-    for i, g in enumerate(games):
-        for q, card, _by, _lost, *rest in g.get("round_seats", ()):
-            if rest and card >= 0 and sel[i, q]:
-                rows.append((rest[0], card, int(bool(g["winners"][q]))))
-    out: list[dict[str, Any] | None] = [None] * n_designs
-    if not rows:
-        return out
-    a = np.asarray(rows, dtype=np.int64)
-    R, C, W = a[:, 0], a[:, 1], a[:, 2]
-    for d in range(n_designs):
-        on = C == d
-        if not on.any():
-            continue
-        num = var = weight = 0.0
-        for r in np.unique(R[on]):
-            x, y = on & (R == r), ~on & (R == r)
-            if not y.any():
-                continue
-            p1, n1, p0, n0 = W[x].mean(), int(x.sum()), W[y].mean(), int(y.sum())
-            num += n1 * (p1 - p0)
-            var += n1 * n1 * (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0)
-            weight += n1
-        if weight:
-            delta, se = num / weight, math.sqrt(var) / weight
-            out[d] = {"delta": delta, "ci": [delta - 1.96 * se, delta + 1.96 * se], "plays": int(weight)}
-    return out
+    return agents.game_agents(game).zoo()
 
 
-def _card_tables(games: Sequence[dict], P: int, cards, seats: np.ndarray | None = None) -> dict[str, Any]:
-    """The per-card figures over the player-games selected by ``seats`` (G x P bool; all by default)."""
-    G = len(games)
-    DL, DS = cards.n_living, cards.n_shadow
-    sel = np.ones((G, P), dtype=bool) if seats is None else seats
-    win = np.array([g["winners"] for g in games], dtype=bool).reshape(G, P)
-    played = np.zeros((G, P, DL), dtype=np.int64)
-    shadow = np.zeros((G, P, DS), dtype=np.int64)
-    haunted = np.zeros((G, P, DS), dtype=np.int64)
-    offered = np.zeros(DL, dtype=np.int64)
-    taken = np.zeros(DL, dtype=np.int64)
-    # rounds of living players: [card on the table] and [haunted by] -> rounds, rounds with an HP loss
-    card_rounds = np.zeros((DL + 1, 2), dtype=np.int64)  # last row: no card on the table
-    shadow_rounds = np.zeros((DS, 2), dtype=np.int64)
-    all_rounds = np.zeros(2, dtype=np.int64)
-    for i, g in enumerate(games):
-        for p in range(P):
-            if not sel[i, p]:
-                continue
-            for d in g["living_plays"][p]:
-                played[i, p, d] += 1
-            for s_ in g["shadow_plays"][p]:
-                shadow[i, p, s_] += 1
-            for s_ in g["haunted"][p]:
-                haunted[i, p, s_] += 1
-        for q, seen, took in g.get("offers", ()):
-            if not sel[i, q]:
-                continue
-            for d in set(seen):
-                offered[d] += 1
-            if took >= 0:
-                taken[took] += 1
-        for q, card, by, lost, *_ in g.get("round_seats", ()):
-            if not sel[i, q]:
-                continue
-            hurt = int(lost > 0)
-            card_rounds[card if card >= 0 else DL] += (1, hurt)
-            all_rounds += (1, hurt)
-            for s_ in set(by):
-                shadow_rounds[s_] += (1, hurt)
-    n_sel = int(sel.sum())
-    w_sel = int((win & sel).sum())
-    total_living = int(played.sum())
-    total_shadow = int(shadow.sum())
-    living = []
-    for d in range(DL):
-        has = (played[:, :, d] > 0) & sel
-        w_in, n_in = int((win & has).sum()), int(has.sum())
-        c = _compare(w_in, n_in, w_sel - w_in, n_sel - n_in)
-        r_in, h_in = (int(x) for x in card_rounds[d])
-        dmg = _compare(h_in, r_in, int(all_rounds[1]) - h_in, int(all_rounds[0]) - r_in)
-        living.append({
-            "design": d,
-            "name": cards.living[d].name,
-            "plays": int(played[:, :, d].sum()),
-            "play_share": played[:, :, d].sum() / total_living if total_living else 0.0,
-            "player_games_played": n_in,
-            "played_rate": n_in / n_sel if n_sel else 0.0,
-            "win_played": c["with"],
-            "win_not_played": c["without"],
-            "win_delta": c["delta"],
-            "win_p": c["p"],
-            "market": {"offered": int(offered[d]), "taken": int(taken[d]),
-                       "take_rate": _rate(int(taken[d]), int(offered[d]))},
-            "damage": {"rounds": r_in, "hurt_played": dmg["with"], "hurt_other": dmg["without"],
-                       "delta": dmg["delta"], "p": dmg["p"]},
-        })
-    shadows = []
-    for s_ in range(DS):
-        hit = (haunted[:, :, s_] > 0) & sel
-        c = _compare(int((win & hit).sum()), int(hit.sum()), w_sel - int((win & hit).sum()), n_sel - int(hit.sum()))
-        r_in, h_in = (int(x) for x in shadow_rounds[s_])
-        dmg = _compare(h_in, r_in, int(all_rounds[1]) - h_in, int(all_rounds[0]) - r_in)
-        shadows.append({
-            "design": s_,
-            "name": cards.shadow[s_].name,
-            "plays": int(shadow[:, :, s_].sum()),
-            "play_share": shadow[:, :, s_].sum() / total_shadow if total_shadow else 0.0,
-            "haunted_player_games": int(hit.sum()),
-            "win_haunted": c["with"],
-            "win_not_haunted": c["without"],
-            "win_delta": c["delta"],
-            "win_p": c["p"],
-            "damage": {"rounds": r_in, "hurt_haunted": dmg["with"], "hurt_not_haunted": dmg["without"],
-                       "delta": dmg["delta"], "p": dmg["p"]},
-        })
-    return {"living_plays": total_living, "shadow_plays": total_shadow, "living": living, "shadow": shadows,
-            "player_rounds": int(all_rounds[0]), "player_rounds_hurt": int(all_rounds[1])}
+def validate_balance(agent_names: Sequence[str], players: Sequence[int], games: int,
+                     game: str = DEFAULT_GAME) -> list[str]:
+    """Check the arguments; raise ``ValueError`` naming what is allowed."""
+    spec = _spec(game)
+    players = list(players)
+    lo, hi = spec.min_players, spec.max_players
+    counts = (spec.extras or {}).get("player_counts")
+    allowed = ", ".join(map(str, counts)) if counts else f"integers from {lo} to {hi}"
+    if not players:
+        raise ValueError(f"give at least one player count; allowed: {allowed}")
+    for p in players:
+        if (isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not lo <= p <= hi
+                or (counts and p not in counts)):
+            raise ValueError(f"player count {p!r} is not allowed for {spec.title}; allowed: {allowed}")
+    if len(set(players)) != len(players):
+        raise ValueError("a player count is listed twice; list each count once")
+    return validate(agent_names, players[0], games, game)
 
 
-def analyze(games: Sequence[dict], players: int, cards) -> dict[str, Any]:
-    """Every balance figure of one player count's games (records with the recorder's fields)."""
+# ----------------------------------------------------------------------------- generic figures
+def _summary(x: np.ndarray) -> dict[str, Any]:
+    n = len(x)
+    return {"mean": float(x.mean()) if n else None, "median": float(np.median(x)) if n else None,
+            "min": int(x.min()) if n else None, "max": int(x.max()) if n else None}
+
+
+def generic_figures(games: Sequence[dict], players: int) -> dict[str, Any]:
+    """The figures every game's report has, from the tournament's game records: winners,
+    win share by seat, by turn position (records with ``first_player``) and by agent,
+    game length in rounds and decisions."""
     P = int(players)
     G = len(games)
     win = np.array([g["winners"] for g in games], dtype=bool).reshape(G, P)
     n_win = win.sum(axis=1)
     share = np.where(n_win[:, None] > 0, win / np.maximum(n_win, 1)[:, None], 0.0)  # a shared win counts 1/k
-    out = _card_tables(games, P, cards)
-    for c, matched in zip(out["living"], round_matched(games, P, cards.n_living)):  # all seats only
-        c["win_delta_round_matched"] = matched
-    fp = np.array([g["first_player"] for g in games], dtype=np.int64)
-    pos_share = np.zeros(P)
-    for i in range(G):
-        for p in range(P):
-            pos_share[(p - fp[i]) % P] += share[i, p]
-    seat_share = share.sum(axis=0)
-    rounds = np.array([g["rounds"] for g in games], dtype=np.int64)
-    swings = np.array([g["shadow_swings"] for g in games], dtype=np.int64)
-    hist = {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))} if G else {}
-    by_agent = {}
-    if G and all("lineup" in g for g in games):
-        lineup = np.array([g["lineup"] for g in games], dtype=object).reshape(G, P)
-        for name in sorted({str(x) for x in lineup.ravel()}):
-            mine = lineup == name
-            t = _card_tables(games, P, cards, seats=mine)
-            by_agent[name] = {
-                "player_games": int(mine.sum()),
-                "win_share": _rate(float(share[mine].sum()), int(mine.sum())),
-                "living_plays": t["living_plays"],
-                "shadow_plays": t["shadow_plays"],
-                "living": [{k: c[k] for k in ("design", "name", "plays", "play_share", "win_played",
-                                               "win_not_played", "win_delta", "win_p", "market")}
-                           for c in t["living"]],
-            }
-    return {
+    out: dict[str, Any] = {
         "players": P,
         "games": G,
         "games_with_winner": int((n_win > 0).sum()),
@@ -342,54 +134,30 @@ def analyze(games: Sequence[dict], players: int, cards) -> dict[str, Any]:
         "games_no_winner": int((n_win == 0).sum()),
         "share_no_single_winner": float((n_win != 1).mean()) if G else 0.0,
         "wins": int(win.sum()),
-        **out,
-        "position_win": [_rate(float(pos_share[k]), G) for k in range(P)],
-        "seat_win": [_rate(float(seat_share[k]), G) for k in range(P)],
-        "by_agent": by_agent,
-        "rounds": {
-            "mean": float(rounds.mean()) if G else None,
-            "median": float(np.median(rounds)) if G else None,
-            "min": int(rounds.min()) if G else None,
-            "max": int(rounds.max()) if G else None,
-            "histogram": hist,
-        },
-        "ghost_swings": {
-            "swings": int(swings.sum()),
-            "rounds": int(rounds.sum()),
-            "per_round": float(swings.sum() / rounds.sum()) if rounds.sum() else 0.0,
-            "games_with_swing": int((swings > 0).sum()),
-            "share_games_with_swing": float((swings > 0).mean()) if G else 0.0,
-        },
+        "seat_win": [rate(float(share[:, k].sum()), G) for k in range(P)],
     }
-
-
-def top_cards(f: dict[str, Any], k: int = 5, min_sample: int = MIN_SAMPLE) -> list[dict[str, Any]]:
-    """The ``k`` Living cards whose win-rate difference is most significant (smallest
-    p-value, then the larger difference), among cards with at least ``min_sample``
-    player-games both with and without the card."""
-    ok = [c for c in f["living"] if c["win_p"] is not None
-          and min(c["win_played"]["n"], c["win_not_played"]["n"]) >= min_sample]
-    ok.sort(key=lambda c: (c["win_p"], -abs(c["win_delta"] or 0.0)))
-    return ok[:k]
+    if G and all("first_player" in g for g in games):
+        fp = np.array([g["first_player"] for g in games], dtype=np.int64)
+        pos = (np.arange(P)[None, :] - fp[:, None]) % P
+        out["position_win"] = [rate(float(share[pos == k].sum()), G) for k in range(P)]
+    by_agent = {}
+    if G:
+        lineup = np.array([g["lineup"] for g in games], dtype=object).reshape(G, P)
+        for name in sorted({str(x) for x in lineup.ravel()}):
+            mine = lineup == name
+            by_agent[name] = {"player_games": int(mine.sum()), "win_share": rate(float(share[mine].sum()), int(mine.sum()))}
+    out["by_agent"] = by_agent
+    rounds = np.array([g["rounds"] for g in games], dtype=np.int64)
+    hist = {int(k): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))} if G else {}
+    out["rounds"] = {**_summary(rounds), "histogram": hist}
+    out["decisions"] = _summary(np.array([g["steps"] for g in games], dtype=np.int64))
+    return out
 
 
 # ----------------------------------------------------------------------------- run
-def validate_balance(agent_names: Sequence[str], players: Sequence[int], games: int) -> list[str]:
-    """Check the arguments; raise ``ValueError`` naming what is allowed."""
-    players = list(players)
-    if not players:
-        raise ValueError(f"give at least one player count; allowed: integers from {MIN_PLAYERS} to {MAX_PLAYERS}")
-    for p in players:
-        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not MIN_PLAYERS <= p <= MAX_PLAYERS:
-            raise ValueError(f"player count {p!r} is not allowed; allowed: integers from {MIN_PLAYERS} to {MAX_PLAYERS}")
-    if len(set(players)) != len(players):
-        raise ValueError("a player count is listed twice; list each count once")
-    return validate(agent_names, players[0], games)
-
-
 def run_balance(
-    agent_names: Sequence[str] = DEFAULT_AGENTS,
-    players: Sequence[int] = DEFAULT_PLAYERS,
+    agent_names: Sequence[str] | None = None,
+    players: Sequence[int] | None = None,
     games: int = DEFAULT_GAMES,
     seed: int = 1,
     workers: int | None = None,
@@ -399,52 +167,66 @@ def run_balance(
     cards: str | Path | None = None,
     ray_address: str | None = None,
     rules: dict[str, Any] | None = None,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
     """Play ``games`` games at every player count and return (and write to ``out``) the figures.
 
+    ``agent_names``/``players`` default to ``default_agents(game)``/``default_players(game)``.
     ``chunk_sets`` defaults to a batch small enough that two workers share the work of a
-    few hundred games. ``cards``: a card file to play with instead of the packaged one
-    (``CardDataError`` if it is malformed). ``rules``: rules config fields to play instead
-    of the defaults (``{"ghost_phase": "in_turn"}``; ``ConfigError`` if one is not allowed).
+    few hundred games. ``cards``: a card file to play with instead of the packaged one (a
+    game with card files only; the game's card error if it is malformed). ``rules``: rules
+    config fields to play instead of the defaults (a ``ValueError`` if one is not allowed).
     """
-    from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, default_cards, load_cards
-
-    names = validate_balance(agent_names, players, games)
+    spec = _spec(game)
+    agent_names = default_agents(game) if agent_names is None else agent_names
+    players = default_players(game) if players is None else players
+    names = validate_balance(agent_names, players, games, game)
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    card_file = str(card_path(cards).resolve()) if cards is not None else None
-    db = load_cards(card_file) if card_file is not None else default_cards()
+    cf = spec.card_files
+    if cards is not None and cf is None:
+        raise ValueError(f"{spec.title} has no card files; it plays its packaged cards (no --cards)")
+    card_file = str(cf.resolve(cards).resolve()) if cards is not None else None
+    db = (cf.load(card_file) if card_file is not None else cf.default()) if cf is not None else None
+    observer = _hook(spec, "OBSERVER")
+    own = _hook(spec, "figures")
     t0 = time.perf_counter()
     per = []
     for P in players:
         cs = chunk_sets or max(1, min(16, -(-int(games) // (int(P) * 4))))
         res = run_tournament(
             names, int(P), int(games), int(seed), workers=workers, progress=progress,
-            chunk_sets=cs, observer=OBSERVER, label=f"balance {P} players", ray_address=ray_address, cards=card_file,
-            rules=rules,
+            chunk_sets=cs, observer=observer, label=f"balance {P} players", ray_address=ray_address, cards=card_file,
+            rules=rules, game=game,
         )
-        fig = analyze(res.games, int(P), db)
+        generic = generic_figures(res.games, int(P))
+        fig = own(res.games, int(P), {"cards": db, "generic": generic}) if own is not None else generic
         fig["elapsed"] = res.elapsed
         per.append(fig)
-    result = {
-        "settings": {
-            "agents": names,
-            "players": [int(p) for p in players],
-            "games_requested": int(games),
-            "seed": int(seed),
-            "workers": workers,
-            # a packaged edition by its name, so that the run reads anywhere; a file by its path
-            "cards": (str(cards) if card_file and card_path(cards) != Path(str(cards)) else card_file)
-            or "packaged cards.json",
-            "cards_digest": db.digest,
-            **({"rules": dict(rules)} if rules else {}),
-        },
-        "elapsed": time.perf_counter() - t0,
-        "by_players": per,
+    settings: dict[str, Any] = {
+        "game": game,
+        "agents": names,
+        "players": [int(p) for p in players],
+        "games_requested": int(games),
+        "seed": int(seed),
+        "workers": workers,
     }
+    if cf is not None:
+        # a packaged edition by its name, so that the run reads anywhere; a file by its path
+        settings["cards"] = (str(cards) if card_file and cf.resolve(cards) != Path(str(cards)) else card_file) \
+            or "packaged cards.json"
+        settings["cards_digest"] = db.digest
+    if rules:
+        settings["rules"] = dict(rules)
+    result = {"settings": settings, "elapsed": time.perf_counter() - t0, "by_players": per}
     if out is not None:
         write_balance(result, Path(out))
     return result
+
+
+def result_game(result: dict[str, Any]) -> str:
+    """The game of a balance result (results written before the game was recorded: the first game)."""
+    return (result.get("settings") or {}).get("game") or DEFAULT_GAME
 
 
 # ----------------------------------------------------------------------------- output
@@ -464,181 +246,65 @@ def _pct(r) -> str:
     return "—" if r is None else f"{100 * r:.1f}%"
 
 
-def _ci(rate: dict) -> str:
-    if rate["rate"] is None:
+def _ci(r: dict) -> str:
+    if r["rate"] is None:
         return "—"
-    lo, hi = rate["ci"]
-    return f"{100 * rate['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    lo, hi = r["ci"]
+    return f"{100 * r['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def _delta(x) -> str:
-    return "—" if x is None else f"{100 * x:+.1f} pts"
+def sections(f: dict[str, Any]) -> list[str]:
+    """The generic figures of one player count as Markdown lines (a game's ``markdown`` hook
+    receives this renderer to place them in its report)."""
+    P = f["players"]
+    r, d = f["rounds"], f["decisions"]
+    L = [f"{f['games']} games: {f['games_single_winner']} with a single winner, {f['games_shared_win']} shared, "
+         f"{f['games_no_winner']} without a winner. Length: {r['mean']:.2f} rounds on average "
+         f"(median {r['median']:.0f}, {r['min']}–{r['max']}); {d['mean']:.1f} decisions.", "",
+         "| seat | win share [95% CI] |" + (" turn position (0 = first player) | win share [95% CI] |"
+                                             if "position_win" in f else ""),
+         "|---|---|" + ("---|---|" if "position_win" in f else "")]
+    for k in range(P):
+        row = f"| {k} | {_ci(f['seat_win'][k])} |"
+        if "position_win" in f:
+            row += f" {k} | {_ci(f['position_win'][k])} |"
+        L.append(row)
+    L += ["", f"Fair share: {_pct(1 / P)}.", "", "| agent | player-games | win share [95% CI] |", "|---|---|---|"]
+    L += [f"| {name} | {a['player_games']} | {_ci(a['win_share'])} |" for name, a in f["by_agent"].items()]
+    return L
 
 
-def _p(p: float) -> str:
-    return "p<0.0001" if p < 1e-4 else f"p={p:.2g}"
+def _title(game: str) -> str:
+    try:
+        return _spec(game).title
+    except ValueError:
+        return game
 
 
-def _sig(x, p) -> str:
-    if x is None or p is None:
-        return "—"
-    text = f"{100 * x:+.1f} pts ({_p(p)})"
-    return f"**{text}**" if p < ALPHA else text
-
-
-def markdown(result: dict[str, Any]) -> str:
+def generic_markdown(result: dict[str, Any]) -> str:
+    """The report of a game without its own: settings, then per player count ``sections``."""
     s = result["settings"]
-    L = [
-        "# Balance report",
-        "",
-        f"- agents (seats drawn from this list, rotated over duplicate deals): {', '.join(s['agents'])}",
-        f"- player counts: {', '.join(map(str, s['players']))}; games per count: {s['games_requested']} requested "
-        "(rounded up to whole duplicate sets)",
-        f"- seed: {s['seed']}; cards: {s['cards']}; run time: {result['elapsed']:.1f} s",
-        *([f"- rules (instead of the defaults): {', '.join(f'{k}={v}' for k, v in s['rules'].items())}"]
-          if s.get("rules") else []),
-        "",
-        "A card's win rate counts a player as a winner when among the winners (co-winners included); the seat "
-        "and turn-position charts count a shared win as 1/k for each of k co-winners, so they sum to 100% of the "
-        "games with a winner. Intervals are Wilson 95%; p is the two-sided two-proportion z-test, and a difference "
-        f"with p < {ALPHA} is marked **bold**. A card's win-rate difference compares players who played it at least "
-        "once in a game with players who did not; it measures association, not cause (strong players and long games "
-        "play more cards). Every figure is read from the engine's event log, which includes the decisions the engine "
-        "takes alone (one legal option).",
-        "",
-        "## Overview",
-        "",
-        "| players | games | mean rounds | median | min–max | Ghost swings per round | games with a swing | "
-        "no single winner (shared / none) | First Player win share | fair share |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    L = [f"# Balance report: {_title(result_game(result))}", "",
+         f"- agents (seats drawn from this list, rotated over duplicate deals): {', '.join(s['agents'])}",
+         f"- player counts: {', '.join(map(str, s['players']))}; games per count: {s['games_requested']} requested "
+         "(rounded up to whole duplicate sets)",
+         f"- seed: {s['seed']}; run time: {result['elapsed']:.1f} s",
+         *([f"- rules (instead of the defaults): {', '.join(f'{k}={v}' for k, v in s['rules'].items())}"]
+           if s.get("rules") else []),
+         "", "A win share counts a shared win as 1/k for each of k co-winners. Intervals are Wilson 95%.", ""]
     for f in result["by_players"]:
-        r, gs = f["rounds"], f["ghost_swings"]
-        L.append(
-            f"| {f['players']} | {f['games']} | {r['mean']:.2f} | {r['median']:.0f} | {r['min']}–{r['max']} | "
-            f"{gs['per_round']:.3f} | {_pct(gs['share_games_with_swing'])} | "
-            f"{_pct(f['share_no_single_winner'])} ({f['games_shared_win']} / {f['games_no_winner']}) | "
-            f"{_ci(f['position_win'][0])} | {_pct(1 / f['players'])} |"
-        )
-    L += [
-        "",
-        "Ghost swing: a round in which the players taking damage (before deflection) differ from those "
-        "who would with the Shadow cards' effects ignored (engine counter `shadow_swings`).",
-        "",
-        "![game length](game_length.png) ![first seat](seat_position.png)",
-        "",
-        "## The rulebook's promises (targets, docs/BALANCE.md)",
-        "",
-        targets_markdown(result, result_cards(result)),
-        "",
-    ]
-    for f in result["by_players"]:
-        P = f["players"]
-        L += [
-            f"## {P} players",
-            "",
-            f"{f['games']} games, {f['living_plays']} Living plays, {f['shadow_plays']} Shadow plays.",
-            "",
-            f"{f['games_single_winner']} games with a single winner, {f['games_shared_win']} shared, "
-            f"{f['games_no_winner']} without a winner; in {f['player_rounds']} player-rounds of living players, "
-            f"{_pct(f['player_rounds_hurt'] / f['player_rounds'] if f['player_rounds'] else None)} lost HP.",
-            "",
-            "### Win share by turn position in the first round (0 = First Player; shared wins count 1/k)",
-            "",
-            "| position | win share [95% CI] |",
-            "|---|---|",
-        ]
-        L += [f"| {k} | {_ci(w)} |" for k, w in enumerate(f["position_win"])]
-        L += [
-            "",
-            "### Living cards",
-            "",
-            "Taken from the Market: how often an acquisition took the card when the Market offered it. "
-            "Hurt: the share of rounds in which a living player with this card on the table lost HP, against "
-            "the living players with another card (or none). Round-matched: the win rate of the living players "
-            "with the card on the table against those with another card in the same round, averaged over the "
-            "rounds it was played in (players who live longer play more cards, which the plain difference "
-            "also measures).",
-            "",
-            "| card | plays | share of plays | played in % of player-games | win rate when played | win rate when not "
-            "| difference (p) | round-matched difference | taken from the Market when offered | hurt with it "
-            "| hurt otherwise | difference (p) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for c in sorted(f["living"], key=lambda c: -c["plays"]):
-            m, d = c["market"], c["damage"]
-            rm = c.get("win_delta_round_matched")
-            rm_txt = "—" if rm is None else (f"{100 * rm['delta']:+.1f} [{100 * rm['ci'][0]:+.1f}, "
-                                             f"{100 * rm['ci'][1]:+.1f}] pts")
-            L.append(
-                f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {_pct(c['played_rate'])} | "
-                f"{_ci(c['win_played'])} | {_ci(c['win_not_played'])} | {_sig(c['win_delta'], c['win_p'])} | {rm_txt} | "
-                f"{_ci(m['take_rate'])} of {m['offered']} | {_ci(d['hurt_played'])} | {_ci(d['hurt_other'])} | "
-                f"{_sig(d['delta'], d['p'])} |"
-            )
-        L += [
-            "",
-            "### Shadow cards",
-            "",
-            "Hurt: the share of rounds in which a living player haunted by the card lost HP, against the "
-            "living players it did not haunt.",
-            "",
-            "| card | plays | share of plays | haunted player-games | win rate of haunted players | of the others "
-            "| difference (p) | hurt when haunted | hurt otherwise | difference (p) |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for c in sorted(f["shadow"], key=lambda c: -c["plays"]):
-            d = c["damage"]
-            L.append(
-                f"| {c['name']} | {c['plays']} | {_pct(c['play_share'])} | {c['haunted_player_games']} | "
-                f"{_ci(c['win_haunted'])} | {_ci(c['win_not_haunted'])} | {_sig(c['win_delta'], c['win_p'])} | "
-                f"{_ci(d['hurt_haunted'])} | {_ci(d['hurt_not_haunted'])} | {_sig(d['delta'], d['p'])} |"
-            )
-        if f.get("by_agent"):
-            L += [
-                "",
-                "### By agent style",
-                "",
-                f"Each agent's own player-games; its top cards by significance (at least {MIN_SAMPLE} "
-                "player-games with and without the card).",
-                "",
-                "| agent | player-games | win share | most played | most significant win-rate differences |",
-                "|---|---|---|---|---|",
-            ]
-            for name, a in f["by_agent"].items():
-                most = max(a["living"], key=lambda c: c["plays"]) if a["living"] else None
-                top = top_cards({"living": a["living"]}, 3)
-                L.append(
-                    f"| {name} | {a['player_games']} | {_ci(a['win_share'])} | "
-                    f"{most['name'] + ' (' + _pct(most['play_share']) + ')' if most and most['plays'] else '—'} | "
-                    f"{'; '.join(c['name'] + ' ' + _sig(c['win_delta'], c['win_p']) for c in top) or '—'} |"
-                )
-        L += ["", f"![cards, {P} players](cards_{P}p.png)", ""]
+        L += [f"## {f['players']} players", "", *sections(f), ""]
     return "\n".join(L) + "\n"
 
 
-def result_cards(result: dict[str, Any]):
-    """The card database a balance result was played with: the file its settings name while
-    it is there with the run's digest, else today's cards.json or a packaged edition with
-    that digest (a run made in another checkout names a path that is gone here)."""
-    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS, default_cards, load_cards
-
-    f = result["settings"].get("cards")
-    digest = result["settings"].get("cards_digest")
-    named = f not in (None, "packaged cards.json")
-    if named and (digest is None or Path(f).is_file()):
-        db = load_cards(f)
-        if digest is None or db.digest == digest:
-            return db
-    for db in (default_cards(), *(load_cards(name) for name in EDITIONS)):
-        if digest is None or db.digest == digest:
-            return db
-    where = f"the card file {f} (missing or changed since)" if named else "packaged cards"
-    raise ValueError(f"the run was played with {where} of digest {digest[:12]}..., which are neither "
-                     f"today's cards.json nor a packaged edition ({', '.join(EDITIONS)})")
+def markdown(result: dict[str, Any]) -> str:
+    """``balance.md``: the game's report (its ``markdown`` hook) or the generic one."""
+    own = _hook(_spec(result_game(result)), "markdown")
+    return own(result, sections) if own is not None else generic_markdown(result)
 
 
 def write_balance(result: dict[str, Any], out: Path) -> list[Path]:
+    """``balance.json``, ``balance.md`` and the game's plots (``plots`` hook) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     p = out / "balance.json"
@@ -647,124 +313,40 @@ def write_balance(result: dict[str, Any], out: Path) -> list[Path]:
     p = out / "balance.md"
     p.write_text(markdown(result), encoding="utf-8")
     paths.append(p)
-    paths += _plots(result, out)
-    return paths
-
-
-def _plots(result: dict[str, Any], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    per = result["by_players"]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for f in per:
-        h = f["rounds"]["histogram"]
-        if not h:
-            continue
-        xs = np.array(sorted(int(k) for k in h))
-        ys = np.array([h[k] if k in h else h[str(k)] for k in xs], dtype=float) / f["games"]
-        ax.plot(xs, ys, marker="o", label=f"{f['players']} players")
-    ax.set_xlabel("rounds")
-    ax.set_ylabel("share of games")
-    ax.set_title("Game length by player count")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    p = out / "game_length.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(p)
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.8 / max(1, len(per))
-    for i, f in enumerate(per):
-        P = f["players"]
-        x = np.arange(P) + (i - (len(per) - 1) / 2) * width
-        rate = np.array([w["rate"] or 0.0 for w in f["position_win"]])
-        lo = np.array([w["ci"][0] for w in f["position_win"]])
-        hi = np.array([w["ci"][1] for w in f["position_win"]])
-        ax.bar(x, rate, width, yerr=[rate - lo, hi - rate], capsize=2, label=f"{P} players")
-        ax.hlines(1 / P, x[0] - width / 2, x[-1] + width / 2, colors=f"C{i}", linestyles="dotted")
-    ax.set_xlabel("turn position in the first round (0 = First Player)")
-    ax.set_ylabel("win share, shared wins as 1/k (dotted: 1 / players)")
-    ax.set_title("Seat advantage (no single winner: " + ", ".join(
-        f"{f['players']}p {100 * f['share_no_single_winner']:.0f}%" for f in per) + ")")
-    ax.legend()
-    fig.tight_layout()
-    p = out / "seat_position.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(p)
-
-    for f in per:
-        cards = sorted(f["living"], key=lambda c: c["win_delta"] if c["win_delta"] is not None else 0.0)
-        names = [c["name"] for c in cards]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, max(3.5, 0.28 * len(names) + 1.5)), sharey=True)
-        y = np.arange(len(names))
-        a1.barh(y, [100 * c["play_share"] for c in cards], color="C0")
-        a1.set_yticks(y, names, fontsize=8)
-        a1.set_xlabel("share of Living plays (%)")
-        d, lo, hi = [], [], []
-        for c in cards:
-            a, b = c["win_played"], c["win_not_played"]
-            if c["win_delta"] is None:
-                d.append(0.0), lo.append(0.0), hi.append(0.0)
-                continue
-            # interval of the difference: independent normal approximation of both Wilson halves
-            ea = (a["ci"][1] - a["ci"][0]) / 2
-            eb = (b["ci"][1] - b["ci"][0]) / 2
-            e = float(np.hypot(ea, eb))
-            d.append(100 * c["win_delta"])
-            lo.append(100 * e)
-            hi.append(100 * e)
-        a2.barh(y, d, xerr=[lo, hi], color=["C2" if v >= 0 else "C3" for v in d], capsize=2)
-        a2.axvline(0, color="black", lw=0.8)
-        a2.set_xlabel("win rate when played − when not (points, ±95%)")
-        fig.suptitle(f"Living cards, {f['players']} players ({f['games']} games)")
-        fig.tight_layout()
-        p = out / f"cards_{f['players']}p.png"
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
-        paths.append(p)
+    plots = _hook(_spec(result_game(result)), "plots")
+    if plots is not None:
+        paths += plots(result, out)
     return paths
 
 
 def print_summary(result: dict[str, Any], console=None) -> None:
-    """The overview as a rich table, and per player count the cards with the most
-    significant win-rate differences (at least ``MIN_SAMPLE`` player-games each side)."""
+    """The game's terminal summary (``print_summary`` hook), else an overview table."""
     from rich.console import Console
     from rich.table import Table
 
+    own = _hook(_spec(result_game(result)), "print_summary")
+    if own is not None:
+        return own(result, console)
     console = console or Console()
-    t = Table(title="Balance overview")
-    for col in ("players", "games", "mean rounds", "Ghost swings/round", "no single winner",
-                "First Player win share", "1/players"):
+    t = Table(title=f"Balance overview: {_title(result_game(result))}")
+    for col in ("players", "games", "mean rounds", "no single winner", "first seat win share", "1/players"):
         t.add_column(col, justify="right")
     for f in result["by_players"]:
-        t.add_row(
-            str(f["players"]), str(f["games"]), f"{f['rounds']['mean']:.2f}",
-            f"{f['ghost_swings']['per_round']:.3f}", _pct(f["share_no_single_winner"]),
-            _ci(f["position_win"][0]), _pct(1 / f["players"]),
-        )
+        first = (f.get("position_win") or f["seat_win"])[0]
+        t.add_row(str(f["players"]), str(f["games"]), f"{f['rounds']['mean']:.2f}", _pct(f["share_no_single_winner"]),
+                  _ci(first), _pct(1 / f["players"]))
     console.print(t)
+    t = Table(title="Win share by agent (shared wins count 1/k)")
+    t.add_column("agent")
     for f in result["by_players"]:
-        cards = top_cards(f)
-        t = Table(title=f"{f['players']} players: Living cards ranked by significance of the win-rate difference "
-                        f"(cards with at least {MIN_SAMPLE} player-games with and without)")
-        for col in ("card", "plays", "win when played", "win when not", "difference", "p"):
-            t.add_column(col, justify="right" if col != "card" else "left")
-        for c in cards:
-            t.add_row(c["name"], str(c["plays"]), _ci(c["win_played"]), _ci(c["win_not_played"]),
-                      _delta(c["win_delta"]), _p(c["win_p"]) + (" *" if c["win_p"] < ALPHA else ""))
-        if not cards:
-            t.add_row("(no card has enough games yet)", "", "", "", "", "")
-        console.print(t)
+        t.add_column(f"{f['players']} players", justify="right")
+    for name in dict.fromkeys(n for f in result["by_players"] for n in f["by_agent"]):
+        t.add_row(name, *(_ci(f["by_agent"][name]["win_share"]) if name in f["by_agent"] else "—"
+                          for f in result["by_players"]))
+    console.print(t)
 
 
-# ----------------------------------------------------------------------------- diff
+# ----------------------------------------------------------------------------- reading, diff, targets
 def load_result(path: str | Path) -> dict[str, Any]:
     """A ``balance.json`` (or the directory holding it); ``ValueError`` naming the problem."""
     path = Path(path)
@@ -778,120 +360,145 @@ def load_result(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: cannot read it: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to be a balance report") from None
     if not isinstance(data, dict) or not isinstance(data.get("by_players"), list) or not data["by_players"]:
         raise ValueError(f"{path}: not a balance report (expected an object with a non-empty 'by_players' list)")
+    game = data.get("settings", {}).get("game", DEFAULT_GAME) if isinstance(data.get("settings"), dict) else None
+    from ripmarket_env.games import ids
+
+    if not isinstance(game, str) or game not in ids():
+        raise ValueError(f"{path}: settings.game {str(game)[:40]!r} is not a registered game; allowed: {', '.join(ids())}")
     for f in data["by_players"]:
-        if not isinstance(f, dict) or not {"players", "living", "shadow", "living_plays"} <= set(f):
-            raise ValueError(f"{path}: a 'by_players' entry lacks players/living/shadow/living_plays")
-        if "market" not in (f["living"][0] if f["living"] else {}):
-            raise ValueError(f"{path}: written by an older `ripmarket balance`; run it again to compare")
+        if not isinstance(f, dict) or not isinstance(f.get("players"), int) or not isinstance(f.get("games"), int):
+            raise ValueError(f"{path}: a 'by_players' entry lacks players/games")
+    check = _hook(_spec(game), "check_result")
+    if check is not None:
+        check(data, path)
+    else:
+        for f in data["by_players"]:
+            if not isinstance(f.get("seat_win"), list) or not isinstance(f.get("by_agent"), dict):
+                raise ValueError(f"{path}: a 'by_players' entry lacks seat_win/by_agent")
     return data
 
 
+def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
+    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
+    if n1 <= 0 or n2 <= 0:
+        return None
+    pool = (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+    if se == 0:
+        return 1.0
+    z = (k1 / n1 - k2 / n2) / se
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
 def _change(a: dict, b: dict) -> dict[str, Any]:
-    """A rate of run A against the same rate of run B (``_rate`` dicts)."""
     p = two_proportion_p(a["wins"], a["n"], b["wins"], b["n"])
     d = (b["rate"] - a["rate"]) if a["rate"] is not None and b["rate"] is not None else None
     return {"a": a, "b": b, "change": d, "p": p, "significant": p is not None and p < ALPHA}
 
 
 def diff_results(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Compare two balance runs card by card (cards matched by name, player counts by value).
-
-    Per card and player count: the play share, the win rate when played (Living) or of
-    the haunted players (Shadow) and, for Living cards, the Market take rate, each as
-    A, B, the change B - A and the two-proportion p-value; ``significant`` when p < ALPHA.
-    """
+    """Compare two runs of one game: the game's ``diff_results`` hook, else per common player
+    count the win share of every seat (position) and agent, A, B, the change B - A and its
+    two-proportion p-value."""
+    ga, gb = result_game(a), result_game(b)
+    if ga != gb:
+        raise ValueError(f"the runs are of two games (A: {ga}, B: {gb}); compare runs of one game")
+    own = _hook(_spec(ga), "diff_results")
+    if own is not None:
+        d = own(a, b)
+        d.setdefault("game", ga)
+        return d
     fa = {f["players"]: f for f in a["by_players"]}
     fb = {f["players"]: f for f in b["by_players"]}
     common = sorted(set(fa) & set(fb))
     if not common:
         raise ValueError(f"the runs share no player count (A: {sorted(fa)}, B: {sorted(fb)})")
-    out = []
+    rows = []
     for P in common:
         A, B = fa[P], fb[P]
-        row = {"players": P, "games": [A["games"], B["games"]], "living": [], "shadow": []}
-        for deck, win_key in (("living", "win_played"), ("shadow", "win_haunted")):
-            ca = {c["name"]: c for c in A[deck]}
-            cb = {c["name"]: c for c in B[deck]}
-            total = (A[f"{deck}_plays"], B[f"{deck}_plays"])
-            for name in list(ca) + [n for n in cb if n not in ca]:
-                x, y = ca.get(name), cb.get(name)
-                entry = {"name": name, "only_in": None if x and y else ("A" if x else "B")}
-                if x and y:
-                    entry["play_share"] = _change(_rate(x["plays"], total[0]), _rate(y["plays"], total[1]))
-                    entry["win"] = _change(x[win_key], y[win_key])
-                    if deck == "living":
-                        entry["market"] = _change(x["market"]["take_rate"], y["market"]["take_rate"])
-                    entry["significant"] = any(
-                        entry[k]["significant"] for k in ("play_share", "win", "market") if k in entry)
-                row[deck].append(entry)
-        out.append(row)
-    return {"a": a.get("settings", {}), "b": b.get("settings", {}), "by_players": out, "alpha": ALPHA}
+        key = "position_win" if "position_win" in A and "position_win" in B else "seat_win"
+        rows.append({"players": P, "games": [A["games"], B["games"]], "by": key,
+                     "seats": [_change(x, y) for x, y in zip(A[key], B[key])],
+                     "agents": {n: _change(A["by_agent"][n]["win_share"], B["by_agent"][n]["win_share"])
+                                for n in A["by_agent"] if n in B["by_agent"]},
+                     "rounds": [A["rounds"]["mean"], B["rounds"]["mean"]]})
+    return {"game": ga, "a": a.get("settings", {}), "b": b.get("settings", {}), "by_players": rows, "alpha": ALPHA}
 
 
 def _chg(c: dict) -> str:
     if c["change"] is None:
         return "—"
-    text = f"{100 * c['change']:+.1f} pts ({_p(c['p'])})"
+    p = c["p"]
+    text = f"{100 * c['change']:+.1f} pts ({'p<0.0001' if p < 1e-4 else f'p={p:.2g}'})"
     return f"**{text}**" if c["significant"] else text
 
 
 def diff_markdown(d: dict[str, Any], names: tuple[str, str] = ("A", "B")) -> str:
-    L = [
-        "# Balance comparison",
-        "",
-        f"- A: {names[0]} (cards: {d['a'].get('cards', '?')}, seed {d['a'].get('seed', '?')})",
-        f"- B: {names[1]} (cards: {d['b'].get('cards', '?')}, seed {d['b'].get('seed', '?')})",
-        "",
-        f"Changes are B − A with the two-sided two-proportion z-test; **bold** when p < {d['alpha']}. "
-        "Intervals are Wilson 95%. With many cards compared, about 1 in 20 unchanged cards is flagged by chance.",
-        "",
-    ]
+    own = _hook(_spec(d["game"]), "diff_markdown")
+    if own is not None:
+        return own(d, names)
+    L = ["# Balance comparison", "", f"- A: {names[0]} (seed {d['a'].get('seed', '?')})",
+         f"- B: {names[1]} (seed {d['b'].get('seed', '?')})", "",
+         f"Changes are B − A with the two-sided two-proportion z-test; **bold** when p < {d['alpha']}.", ""]
     for row in d["by_players"]:
+        what = "turn position" if row["by"] == "position_win" else "seat"
         L += [f"## {row['players']} players ({row['games'][0]} vs {row['games'][1]} games)", "",
-              "### Living cards", "",
-              "| card | play share A → B | win rate when played A | B | change | taken from the Market A | B | change |",
-              "|---|---|---|---|---|---|---|---|"]
-        for c in row["living"]:
-            if c["only_in"]:
-                L.append(f"| {c['name']} | only in {c['only_in']} | | | | | | |")
-                continue
-            s, w, m = c["play_share"], c["win"], c["market"]
-            L.append(f"| {'⚑ ' if c['significant'] else ''}{c['name']} | {_pct(s['a']['rate'])} → {_pct(s['b']['rate'])} "
-                     f"{_chg(s)} | {_ci(w['a'])} | {_ci(w['b'])} | {_chg(w)} | {_ci(m['a'])} | {_ci(m['b'])} | {_chg(m)} |")
-        L += ["", "### Shadow cards", "",
-              "| card | play share A → B | win rate of haunted players A | B | change |", "|---|---|---|---|---|"]
-        for c in row["shadow"]:
-            if c["only_in"]:
-                L.append(f"| {c['name']} | only in {c['only_in']} | | | |")
-                continue
-            s, w = c["play_share"], c["win"]
-            L.append(f"| {'⚑ ' if c['significant'] else ''}{c['name']} | {_pct(s['a']['rate'])} → {_pct(s['b']['rate'])} "
-                     f"{_chg(s)} | {_ci(w['a'])} | {_ci(w['b'])} | {_chg(w)} |")
+              f"Mean rounds: {row['rounds'][0]:.2f} → {row['rounds'][1]:.2f}.", "",
+              f"| {what} or agent | win share A | B | change |", "|---|---|---|---|"]
+        L += [f"| {k} | {_ci(c['a'])} | {_ci(c['b'])} | {_chg(c)} |" for k, c in enumerate(row["seats"])]
+        L += [f"| {n} | {_ci(c['a'])} | {_ci(c['b'])} | {_chg(c)} |" for n, c in row["agents"].items()]
         L.append("")
     return "\n".join(L) + "\n"
 
 
 def print_diff(d: dict[str, Any], console=None) -> None:
-    """The significant changes per player count as rich tables."""
+    own = _hook(_spec(d["game"]), "print_diff")
+    if own is not None:
+        return own(d, console)
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     for row in d["by_players"]:
-        t = Table(title=f"{row['players']} players: significant changes B − A (p < {d['alpha']})")
-        for col in ("card", "what", "A", "B", "change", "p"):
-            t.add_column(col, justify="left" if col in ("card", "what") else "right")
-        n = 0
-        for deck in ("living", "shadow"):
-            for c in row[deck]:
-                for key, what in (("play_share", "share of plays"), ("win", "win rate" if deck == "living" else
-                                  "win rate of the haunted"), ("market", "taken from the Market")):
-                    x = c.get(key)
-                    if x and x["significant"]:
-                        t.add_row(c["name"], what, _ci(x["a"]), _ci(x["b"]), _delta(x["change"]), _p(x["p"]))
-                        n += 1
-        if not n:
-            t.add_row("(no significant change)", "", "", "", "", "")
+        t = Table(title=f"{row['players']} players: win share B − A (p < {d['alpha']} marked)")
+        for col in ("seat or agent", "A", "B", "change"):
+            t.add_column(col, justify="left" if col == "seat or agent" else "right")
+        for k, c in [*enumerate(row["seats"]), *row["agents"].items()]:
+            t.add_row(str(k), _ci(c["a"]), _ci(c["b"]), _chg(c).replace("**", ""))
         console.print(t)
+
+
+def generic_targets(a: dict[str, Any], b: dict[str, Any] | None = None, names: tuple[str, str] = ("A", "B")) -> str:
+    """Seat fairness, the promise every game makes: each turn position's (else seat's) win
+    share has a 95% interval that holds the fair share 1/players."""
+    runs = [(names[0], a)] + ([(names[1], b)] if b is not None else [])
+    L = ["| players | position | fair share | " + " | ".join(f"{n}: win share [95% CI], met" for n, _ in runs) + " |",
+         "|---|---|---|" + "---|" * len(runs)]
+    per = [{f["players"]: f for f in r["by_players"]} for _, r in runs]
+    for P in sorted(set.union(*(set(x) for x in per))):
+        for k in range(P):
+            cells = []
+            for x in per:
+                f = x.get(P)
+                if f is None:
+                    cells.append("—")
+                    continue
+                w = (f.get("position_win") or f["seat_win"])[k]
+                met = w["rate"] is not None and w["ci"][0] <= 1 / P <= w["ci"][1]
+                cells.append(f"{_ci(w)}, {'yes' if met else 'NO'}")
+            L.append(f"| {P} | {k} | {_pct(1 / P)} | " + " | ".join(cells) + " |")
+    return "\n".join(L)
+
+
+def targets(a: dict[str, Any], b: dict[str, Any] | None = None, names: tuple[str, str] = ("A", "B")) -> str:
+    """The game's balance targets measured in run ``a`` (``b`` beside it): its ``targets`` hook,
+    else ``generic_targets``."""
+    game = result_game(a)
+    if b is not None and result_game(b) != game:
+        raise ValueError(f"the runs are of two games (A: {game}, B: {result_game(b)}); compare runs of one game")
+    own = _hook(_spec(game), "targets")
+    return (own or generic_targets)(a, b, names)

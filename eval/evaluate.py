@@ -1,8 +1,9 @@
 """One agent against the zoo: ``ripmarket evaluate AGENT --players 6 --games 2000``.
 
 The agent sits in one seat (rotating over the seats game by game); every other seat is an
-agent drawn uniformly from the zoo for that seat and game. A win is a positive final
-reward under R-11.1 (co-winners included). Games are played in fixed jobs of ``JOB``
+agent drawn uniformly from the zoo for that seat and game (by default the game's
+heuristics, ``agents.game_agents(game).zoo()``; ``random`` for a game without any). A win
+is a positive final reward (R.I.P. Market: R-11.1, co-winners included). Games are played in fixed jobs of ``JOB``
 games, each with its own seed derived from the run's seed, spread over worker processes
 (``eval.arena.run_pool``), so the result depends on the seed and the game count, never on
 the number of workers. The training league's evaluation (``train.selfplay``) plays the
@@ -16,23 +17,34 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import DEFAULT_GAME
 from eval.ratings import wilson_interval
 
 JOB = 100
-DEFAULT_ZOO = ("greedy", "survivor", "shark", "hoarder", "trickster")
-#: Each game's default zoo: its heuristics.
-DEFAULT_ZOOS = {"ripmarket": DEFAULT_ZOO, "rune-market": ("rm-banker", "rm-raider", "rm-bandit")}
 #: z of the evaluations' 95% interval (their published figures were computed with 1.96)
 Z = 1.96
 
 
-def make_agent(spec: str, seed: int | None = None, game: str = "ripmarket"):
+def default_zoo(game: str = DEFAULT_GAME) -> list[str]:
+    """The opponents of ``game`` when none are named: its heuristics (``random`` without)."""
+    import agents
+
+    return agents.game_agents(game).zoo()
+
+
+def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
     """A registered agent name of ``game``, or the path of a checkpoint (``.zip``) of it."""
     import agents
 
     if spec in agents.names(game):
         return agents.make_seeded(spec, seed, game=game)
     p = Path(spec)
+    loader = agents.game_agents(game).checkpoint_loader
+    if p.suffix == ".zip" and p.is_file() and loader:  # the game's own checkpoint format
+        from importlib import import_module
+
+        module, _, name = loader.partition(":")
+        return getattr(import_module(module), name)(p, seed=seed)
     if p.suffix == ".zip" and p.is_file():
         from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
         from agents.policy import load_agent
@@ -46,7 +58,7 @@ def make_agent(spec: str, seed: int | None = None, game: str = "ripmarket"):
 
 
 def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
-                    batch: int = 256, progress=None, report=None, game: str = "ripmarket") -> dict[str, Any]:
+                    batch: int = 256, progress=None, report=None, game: str = DEFAULT_GAME) -> dict[str, Any]:
     """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
 
     Plays ``games`` games in arena tables of ``batch`` games; a win is a positive final
@@ -93,16 +105,18 @@ def _job(args, report=None) -> dict[str, Any]:
     return res
 
 
-def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=DEFAULT_ZOO, seed: int = 1,
+def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=None, seed: int = 1,
              workers: int = 2, progress: bool = True, ray_address: str | None = None,
-             game: str = "ripmarket") -> dict[str, Any]:
-    """Win rate of ``spec`` against ``zoo`` over ``games`` games, with its 95% Wilson interval.
+             game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """Win rate of ``spec`` against ``zoo`` (default: ``default_zoo(game)``) over ``games``
+    games, with its 95% Wilson interval.
 
     ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
     local processes; the result is the same."""
     from eval import arena
     from ripmarket_env.games import get
 
+    zoo = default_zoo(game) if zoo is None else list(zoo)
     make_agent(spec, game=game)  # fail early, in this process, on an unknown agent or unusable checkpoint
     jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game) for g in range(0, games, JOB)]
     gspec = get(game)

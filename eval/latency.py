@@ -20,11 +20,23 @@ import numpy as np
 
 #: The per-decision target (milliseconds, 95th percentile, one core).
 TARGET_MS = 5.0
-#: Each game's default agents (its trained bot, a heuristic, its search) and player count.
-DEFAULT_AGENTS = {"ripmarket": ("ppo-lookahead", "ppo", "greedy", "search", "search-ppo"), "rune-market": ("rm-ppo-4p", "rm-banker", "rm-search"),
-                  "black-market": ("bm-ppo-2p", "bm-builder", "bm-search")}
-DEFAULT_PLAYERS = {"ripmarket": 6, "rune-market": 4, "black-market": 2}
 WARMUP = 5
+
+
+def default_agents(game: str) -> list[str]:
+    """The bots timed when none are named: the game's ``bench_bots`` (its trained bot, a
+    heuristic, its search; ``agents.game_agents``), ``random`` for a game without any."""
+    import agents
+
+    return agents.game_agents(game).bench()
+
+
+def default_players(game: str) -> int:
+    """The table timed when none is given: the game's ``bench_players``, else its default."""
+    import agents
+    from ripmarket_env.games import get
+
+    return agents.game_agents(game).bench_players or get(game).default_players
 
 
 def sample_decisions(game: str, players: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -85,12 +97,14 @@ def time_agent(agent, obs: np.ndarray, masks: np.ndarray) -> dict[str, Any]:
             "p95_ms": p95, "max_ms": float(ms.max()), "under_target": p95 < TARGET_MS}
 
 
-def run_latency(names, players, decisions: int = 200, seed: int = 0, game: str = "ripmarket",
+def run_latency(names, players, decisions: int = 200, seed: int = 0, game: str | None = None,
                 on_config=None) -> dict[str, Any]:
     """The report: one row per agent and player count. ``names``: registered agent names
     or checkpoint files of ``game`` (``eval.evaluate.make_agent``)."""
     from eval.evaluate import make_agent
+    from ripmarket_env.games import ids
 
+    game = game or ids()[0]
     threads = _one_thread()
     bots = {name: make_agent(name, seed=seed, game=game) for name in names}  # an unknown name fails here, first
     rows = []

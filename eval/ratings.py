@@ -55,21 +55,7 @@ from typing import Any
 
 import numpy as np
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
-
-
-def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (``(0, 1)`` when ``n`` is 0)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return lo, hi
+from ripmarket_env.core.stats import Z95, wilson_interval  # noqa: F401  (the zoo's Wilson interval)
 
 
 def make_model():

@@ -20,6 +20,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from agents.base import DEFAULT_GAME
+
 FILES = ("report.md", "results.json", "games.csv", "ratings.png", "head_to_head.png", "game_length.png")
 
 
@@ -146,13 +148,13 @@ def _write_markdown(result, path: Path) -> Path:
     lines += [
         "## Settings",
         "",
-        f"- game: {_title(st.get('game', 'ripmarket'))}",
+        f"- game: {_title(st.get('game', DEFAULT_GAME))}",
         f"- agents: {', '.join(st['agents'])}",
         f"- players per game: {st['players']}",
         f"- games: {st['games']} ({st['duplicate_sets']} duplicate sets of {st['players']} rotations"
         f"; {st['games_requested']} requested, rounded up to whole sets)",
         *([f"- match play: every table plays {st['match_games']} games; after the set's deal each game is a "
-           "new deal started by the previous game's winner"] if st.get("match_games", 1) > 1 else []),
+           "new deal started by the previous game's winner (of co-winners, the one the game's rule names)"] if st.get("match_games", 1) > 1 else []),
         f"- seed: {st['seed']}; chunks: {st['chunks']} of up to {st['chunk_sets']} sets; workers: {st['workers']}",
         f"- rules overrides: {st['rules'] or 'none (rulebook defaults)'}",
         *([f"- teams: seats {_seats(st['teams'], 0)} against seats {_seats(st['teams'], 1)}; "

@@ -63,10 +63,10 @@ from typing import Any
 
 import numpy as np
 
-from ripmarket_env.games.ripmarket.outcome import finishing_order  # noqa: F401  (R-11.2: the game's own)
+from agents.base import DEFAULT_GAME
+from ripmarket_env.core.spec import next_first_players
 
 DEFAULT_CHUNK_SETS = 16
-MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 
 @dataclass
@@ -130,7 +130,7 @@ def agent_registry():
     return agents
 
 
-def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None, game: str = "ripmarket"):
+def _make_agent(name: str, seed: int, kwargs: dict[str, Any] | None = None, cards=None, game: str = DEFAULT_GAME):
     """The agent; with a card database (``--cards``) it is told the cards when it takes
     them (the heuristics and search do; random and the trained networks do not)."""
     if cards is not None:
@@ -175,7 +175,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     from eval import arena
     from ripmarket_env.games import get
 
-    game = task.get("game") or "ripmarket"
+    game = task.get("game") or DEFAULT_GAME
     SPEC = get(game)
     import_agent_modules(task.get("agent_modules") or ())
     observer_factory = _resolve(task["observer"]) if task.get("observer") else None
@@ -199,9 +199,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     match = max(1, int(task.get("match_games") or 1))
     cards = None
     if task.get("cards"):
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
-
-        cards = load_cards(task["cards"])
+        cards = SPEC.card_files.load(task["cards"])
     extra = task.get("agent_kwargs") or {}
     pool = [_make_agent(n, _seed_int(task["seed"], 2, task["chunk"], i), extra.get(n), cards, game)
             for i, n in enumerate(names)]
@@ -209,7 +207,8 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
     first = None
     for m in range(match):
         # match play: game m of a match is a new deal of the set; its first player is the
-        # previous game's winner (the lowest seat among co-winners), a reset option of the game
+        # previous game's winner (the game's next_first_players hook, e.g. RM-1.5's earliest
+        # co-winner in turn order), a reset option of the game
         deal = seeds if m == 0 else [_seed_int(task["seed"], 3, meta[g][0], m) for g in range(B)]
         hook = _ObserverHook(observer_factory) if observer_factory is not None else None
         res = arena.play(SPEC, rules, deal, lineup, pool, decide=partial(arena.act_each, names=names),
@@ -244,7 +243,7 @@ def play_chunk(task: dict[str, Any], report=None) -> list[dict[str, Any]]:
             records.append(rec)
             if hook is not None:
                 records[-1].update(hook.inner.game_record(res.engine, g))
-        first = [int(np.argmax(res.winners[g])) for g in range(B)]
+        first = next_first_players(SPEC, res.engine, res.winners)
     return records
 
 
@@ -281,7 +280,7 @@ def _resolve(path: str):
 
 
 # ----------------------------------------------------------------------------- the tournament
-def validate(agent_names: Sequence[str], players: int, games: int, game: str = "ripmarket") -> list[str]:
+def validate(agent_names: Sequence[str], players: int, games: int, game: str = DEFAULT_GAME) -> list[str]:
     """Check the arguments; raise ``ValueError`` with a one-line message naming allowed values."""
     from ripmarket_env.games import get, ids
 
@@ -326,7 +325,7 @@ def run_tournament(
     agent_kwargs: dict[str, dict[str, Any]] | None = None,
     cards: str | Path | None = None,
     ray_address: str | None = None,
-    game: str = "ripmarket",
+    game: str = DEFAULT_GAME,
     match_games: int = 1,
 ) -> TournamentResult:
     """Play a tournament (see the module docstring); write the report to ``out`` if given.
@@ -341,15 +340,15 @@ def run_tournament(
     the games stepped) and whose ``game_record(engine, game)`` returns extra fields for that game's record (the
     balance analysis records the cards played this way). ``label``: the progress bar text.
     ``agent_kwargs``: extra constructor arguments per agent name (e.g.
-    ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file
-    (``ripmarket_env.games.ripmarket.cards.loader.load_cards``) used instead of the packaged cards.
+    ``{"search": {"budget": 64}}``), recorded in the settings. ``cards``: a card file of a game
+    that has them (``spec.card_files``) used instead of the packaged cards.
     ``ray_address``: play the chunks as Ray tasks instead of local worker processes
     (``eval.raypool``: ``"local"``, ``"auto"`` or a cluster address); the results are the same.
-    ``game``: the registry id of the game (``ripmarket``, ``rune-market``, ``black-market``:
-    its ``rules={"mode": "teams"}`` rates the sides as teams, ``"ffa"`` every seat alone). ``match_games``:
-    every table of a duplicate set plays a match of this many games with the same lineup;
-    after the first (the set's deal) each game is a new deal started by the previous
-    game's winner (match play; the game's reset option ``first_player``).
+    ``game``: the registry id of the game (a game of sides, ``spec.extras["sides"]``, rates
+    the sides as teams). ``match_games``: every table of a duplicate set plays a match of
+    this many games with the same lineup; after the first (the set's deal) each game is a
+    new deal started by the previous game's winner (match play: the game's reset option
+    ``first_player``; of co-winners, the one its ``next_first_players`` hook names).
     """
     from eval.ratings import summarize
 
@@ -365,19 +364,17 @@ def run_tournament(
         raise ValueError(f"match_games must be at least 1, got {match_games}")
     if match_games > 1 and "reset_options" not in (spec.extras or {}):
         raise ValueError(f"match play needs a game whose reset takes a first player; {spec.title} does not")
-    if cards is not None and game != "ripmarket":
-        raise ValueError(f"a card file (--cards) is R.I.P. Market's; {spec.title} plays its packaged cards")
+    if cards is not None and spec.card_files is None:
+        raise ValueError(f"{spec.title} has no card files; it plays its packaged cards (no --cards)")
     players = int(players)
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     teams = sides_of(spec, spec.make_rules(players, **dict(rules or {})))  # a bad rules override fails here
     cards_digest = None
-    if cards is not None:  # a bad card file fails here (CardDataError), not in a worker
-        from ripmarket_env.games.ripmarket.cards.loader import card_file as card_path, load_cards
-
-        cards = str(card_path(cards).resolve())
-        cards_digest = load_cards(cards).digest
+    if cards is not None:  # a bad card file fails here (the game's card error), not in a worker
+        cards = str(spec.card_files.resolve(cards).resolve())
+        cards_digest = spec.card_files.load(cards).digest
     if int(chunk_sets) < 1:
         raise ValueError(f"chunk_sets must be at least 1, got {chunk_sets}")
     stray = sorted(set(agent_kwargs or {}) - set(names))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from eval.balance import (MIN_SAMPLE, PlayRecorder, analyze, diff_results, load_result, run_balance, top_cards,
-                          two_proportion_p, validate_balance)
+from eval.balance import diff_results, load_result, run_balance, validate_balance
+from ripmarket_env.games.ripmarket.balance import MIN_SAMPLE, PlayRecorder, analyze, top_cards, two_proportion_p
 from ripmarket_env.games.ripmarket.cards.loader import default_cards
 from ripmarket_env.app.cli import app
 from ripmarket_env.engine import Engine, RulesConfig
@@ -340,10 +340,10 @@ def test_r_9_2_zoo_games_end_with_exactly_one_winner():
     winner: at least 98% of them (one duplicate set per count here; the figures at scale
     are in docs/RULES.md, "No Ghost wins, measured"). With the first edition's shared
     Ghost wins (variant no_survivor="share_win") about one zoo game in ten had none."""
-    from eval.balance import DEFAULT_AGENTS
+    from eval.balance import default_agents
 
     counts = list(range(2, 11))
-    res = run_balance(list(DEFAULT_AGENTS), counts, games=1, seed=7, workers=1, progress=False)
+    res = run_balance(default_agents("ripmarket"), counts, games=1, seed=7, workers=1, progress=False)
     per = {f["players"]: f for f in res["by_players"]}
     assert sorted(per) == counts
     games = sum(f["games"] for f in per.values())
@@ -378,7 +378,7 @@ def test_a_run_names_its_cards_so_that_it_reads_in_another_checkout(tmp_path):
     """A run of a packaged edition records the edition's name, not this checkout's path; a
     run whose card file is gone (made in another checkout) is read with the packaged cards
     of its digest, and one whose cards are nowhere is refused naming the file."""
-    from eval.balance import result_cards
+    from ripmarket_env.games.ripmarket.balance import result_cards
     from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
     res = run_balance(["greedy", "random"], [3], games=6, seed=2, workers=1, progress=False, cards="first-edition")

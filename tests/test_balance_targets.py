@@ -1,4 +1,4 @@
-"""The card-design audit and the target table of eval/balance_targets.py (docs/BALANCE.md),
+"""The card-design audit and the target table of ripmarket_env/games/ripmarket/balance_targets.py (docs/BALANCE.md),
 on the packaged second edition and the packaged first edition."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from eval.balance_targets import (
+from ripmarket_env.games.ripmarket.balance_targets import (
     COUNTERPLAY_MIN_SHARE,
     design_audit,
     measured_targets,

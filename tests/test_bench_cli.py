@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ripmarket_env.app import bench as B
 from ripmarket_env.app.cli import app
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
 from ripmarket_env.games.ripmarket import kernels as K
@@ -84,6 +83,60 @@ def test_bench_env_suite_json():
     assert env["targets"] == [{"aec_vs_texas_holdem": aec["target"]}]  # no 6-player vector config here
 
 
+#: The schema ``bench --suite engine|env --json`` answers for every game: key -> type.
+ENGINE_ROW = {"players": int, "batch": int, "observations": bool, "steps_per_sec": float, "steps_per_cpu_sec": float,
+              "games_per_sec": float, "agent_steps": int, "games_finished": int, "seconds": float,
+              "cpu_seconds": float}
+AEC_LOOP = {"agent_steps_per_sec": float, "steps_per_cpu_sec": float, "agent_steps": int, "seconds": float}
+
+
+def _check(obj: dict, schema: dict, where: str) -> None:
+    for key, kind in schema.items():
+        assert key in obj, f"{where}: no {key!r}"
+        assert isinstance(obj[key], kind) or (kind is float and isinstance(obj[key], int)), (where, key, obj[key])
+
+
+@pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
+@pytest.mark.parametrize("suite", ["engine", "env"])
+def test_bench_json_has_one_schema_for_every_game(game, suite):
+    """``bench --suite engine|env --game G --json``: the same keys for every registered game:
+    agent steps per second and per CPU-second without and with observations (engine), the
+    AEC env against texas_holdem_v4 and the gym and vector envs (env)."""
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    P = spec.min_players
+    res = runner.invoke(app, ["bench", "--json", "--suite", suite, "--game", game, "--players", str(P),
+                              "--batch", "8", "--num-envs", "8", "--seconds", "0.05"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["suite"] == suite and report["environment"]["cpu_count"] >= 1
+    if suite == "engine":
+        assert report["game"] == game and set(report) >= {"config", "compile", "memory", "targets", "results"}
+        assert {(r["players"], r["batch"], r["observations"]) for r in report["results"]} == {(P, 8, False), (P, 8, True)}
+        for r in report["results"]:
+            _check(r, ENGINE_ROW, f"{game} engine")
+            assert r["steps_per_sec"] > 0 and r["steps_per_cpu_sec"] > 0
+        for t in report["targets"]:
+            assert set(t) == {"players", "batch", "observations", "steps_per_sec", "measured", "met"}
+    else:
+        env = report["env"]
+        assert env["game"] == game and set(env) >= {"aec", "gym", "vector", "targets"}
+        aec = env["aec"]
+        for name in ("env", "raw_env", "texas_holdem_v4"):
+            _check(aec[name], AEC_LOOP, f"{game} aec {name}")
+        assert aec["ratio_vs_texas_holdem"] > 0 and aec["target"]["ratio"] == 3.0
+        assert aec["players"] == (6 if game == "ripmarket" else spec.default_players)
+        for g in env["gym"]:
+            assert g["players"] == P and g["learner_steps_per_sec"] > 0
+        assert all(v["learner_steps_per_sec"] > 0 for v in env["vector"])
+
+
+def test_bench_refuses_a_player_count_the_game_does_not_allow():
+    res = runner.invoke(app, ["bench", "--game", "black-market", "--players", "3"])
+    assert res.exit_code == 2 and "allowed: 2, 4, 6" in res.output and len(res.output.strip().splitlines()) == 1
+
+
 def test_bench_without_texas_holdem_reports_it_missing(monkeypatch):
     from ripmarket_env.app import envbench as E
 
@@ -125,11 +178,11 @@ def test_random_play_obs_encodes_the_deciding_seat_and_plays_the_same_games():
     out = np.zeros((16, eng.obs_size), np.float32)
     for _ in range(40):
         expected = eng.observe()  # the deciding seat's view before the step
-        B.random_play_obs(eng.state, eng.tables, eng.cfg, 1, rng_a, eng._offs, out)
+        eng.drivers.random_play_obs(eng.state, eng.tables, eng.cfg, 1, rng_a, eng._offs, out)
         K.random_play(twin.state, twin.tables, twin.cfg, 1, rng_b)
         started_over = eng.state["steps"] <= 1
         np.testing.assert_array_equal(out[~started_over], expected[~started_over])
-    fin_a = B.random_play_obs(eng.state, eng.tables, eng.cfg, 300, rng_a, eng._offs, out)
+    fin_a = eng.drivers.random_play_obs(eng.state, eng.tables, eng.cfg, 300, rng_a, eng._offs, out)
     fin_b = K.random_play(twin.state, twin.tables, twin.cfg, 300, rng_b)
     np.testing.assert_array_equal(fin_a, fin_b)
     assert fin_a.sum() > 0

@@ -158,6 +158,6 @@ def test_tournament_cli_black_market_errors_are_one_line():
         r = _cli("tournament", "--game", GAME, *args)
         assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1, r.output
     r = _cli("tournament", "--game", "rune-market", "--mode", "teams", "--agents", "random")
-    assert r.exit_code == 2 and "--mode is Black Market's" in r.output
+    assert r.exit_code == 2 and "--mode: The Rune Market has no modes" in r.output
     with pytest.raises(ValueError, match="one of 2, 4, 6"):
         run_tournament(["random"], 5, 4, seed=1, workers=1, progress=False, game=GAME)

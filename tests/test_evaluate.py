@@ -51,3 +51,32 @@ def test_cli(tmp_path):
     bad.write_bytes(b"not a zip")
     r = run(str(bad), "--games", "2")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "bad.zip" in r.stderr
+
+
+def test_black_market_fills_the_other_seats_with_its_heuristics(monkeypatch):
+    """``evaluate --game black-market`` without ``--zoo``: the other seats are Black Market's
+    heuristics (``agents.game_agents``), not ``random``; a game without any gets random."""
+    import agents
+    from eval.evaluate import default_zoo
+
+    heuristics = list(agents.game_agents("black-market").heuristics)
+    assert default_zoo("black-market") == heuristics and "random" not in heuristics
+    assert default_zoo("no-such-game") == ["random"]
+    made = []
+    real = agents.make_seeded
+    monkeypatch.setattr(agents, "make_seeded", lambda name, *a, **k: made.append(name) or real(name, *a, **k))
+    res = evaluate("random", 2, 24, seed=2, workers=1, progress=False, game="black-market")
+    assert res["zoo"] == heuristics and res["games"] == 24
+    assert sorted(set(made) - {"random"}) == sorted(heuristics)  # every heuristic was seated
+    assert res["win_rate"] < 0.5  # random loses to the heuristics (it draws level with random)
+
+
+def test_cli_help_lists_the_registered_games():
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+    from ripmarket_env.games import ids
+
+    for cmd in ("evaluate", "tournament", "balance", "bench"):
+        text = " ".join(CliRunner().invoke(app, [cmd, "--help"], env={"COLUMNS": "400"}).output.split())
+        assert ", ".join(ids()) in text, cmd

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 pytest.importorskip("openskill")
 
-from eval.balance_rune import KINDS, analyze, run_balance  # noqa: E402
+from eval.balance import run_balance  # noqa: E402
+from ripmarket_env.games.runemarket.balance import KINDS, analyze  # noqa: E402
 from ripmarket_env.app.cli import app  # noqa: E402
 
 
@@ -19,12 +20,13 @@ from ripmarket_env.app.cli import app  # noqa: E402
 def small(tmp_path_factory):
     out = tmp_path_factory.mktemp("rm_balance")
     return run_balance(["rm-banker", "rm-raider", "rm-bandit"], [2, 4], 16, seed=4, workers=1, progress=False,
-                       out=out), out
+                       out=out, game="rune-market"), out
 
 
 def test_figures_have_intervals_and_add_up(small):
     res, out = small
-    for P, a in ((2, res["by_players"]["2"]), (4, res["by_players"]["4"])):
+    assert [a["players"] for a in res["by_players"]] == [2, 4]
+    for P, a in zip((2, 4), res["by_players"]):
         assert a["games"] == 16 and a["first_seat"]["parity"] == 1 / P
         fs = a["first_seat"]["win"]
         assert fs["ci95"][0] <= fs["rate"] <= fs["ci95"][1]
@@ -36,9 +38,13 @@ def test_figures_have_intervals_and_add_up(small):
         assert set(a["kinds"]) == set(KINDS)
         assert a["kinds"]["rune_bought"]["per_game"] > 0  # every game ends by buying the Market empty
         assert a["thefts"]["runes_stolen_per_game"]["mean"] >= 0
-    assert json.loads((out / "balance.json").read_text())["game"] == "rune-market"
+        # the generic figures every game's report has
+        assert len(a["seat_win"]) == P and set(a["by_agent"]) == {"rm-banker", "rm-raider", "rm-bandit"}
+        assert sum(x["player_games"] for x in a["by_agent"].values()) == 16 * P
+        assert a["position_win"][0]["wins"] <= a["first_seat"]["win"]["rate"] * 16 + 1e-9  # shared wins count 1/k
+    assert json.loads((out / "balance.json").read_text())["settings"]["game"] == "rune-market"
     text = (out / "balance.md").read_text()
-    assert "first player's win rate" in text and "Bandit placed" in text
+    assert "first player's win rate" in text and "Bandit placed" in text and "| rm-banker |" in text
 
 
 def test_analysis_counts_what_happened():
@@ -60,8 +66,9 @@ def test_cli_balance_rune_market(tmp_path):
     r = CliRunner().invoke(app, ["balance", "--game", "rune-market", "--players", "3", "--games", "6",
                                  "--workers", "1", "--quiet", "--out", str(tmp_path / "b")])
     assert r.exit_code == 0, r.output
-    assert "## 3 players" in r.output and (tmp_path / "b" / "balance.md").is_file()
+    assert "Balance overview: The Rune Market" in r.output and "rm-raider" in r.output
+    assert "## 3 players" in (tmp_path / "b" / "balance.md").read_text()
     for args, needle in ((("--players", "8"), "2 to 6"), (("--agents", "greedy"), "unknown agent 'greedy'"),
-                         (("--cards", "x.json"), "--cards")):
+                         (("--cards", "x.json"), "The Rune Market has no card files")):
         r = CliRunner().invoke(app, ["balance", "--game", "rune-market", *args])
         assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1, r.output

@@ -32,6 +32,42 @@ def match_result(tmp_path_factory):
     return res, out
 
 
+def earliest_winner(rec: dict) -> int:
+    """RM-1.5: of a game's co-winners, the earliest in its turn order (from its first player)."""
+    P = len(rec["winners"])
+    return next(q for q in ((rec["first_player"] + k) % P for k in range(P)) if rec["winners"][q])
+
+
+def test_rm_1_5_match_play_starts_the_earliest_co_winner_in_turn_order():
+    """RM-1.5: co-winners of the previous game: the earliest of them in that game's turn
+    order starts the next, not the lowest-numbered seat."""
+    from ripmarket_env.core.spec import next_first_players
+    from ripmarket_env.games import get
+
+    spec = get(GAME)
+    eng = spec.make_engine(spec.make_rules(3), batch_size=4)
+    eng.reset([11, 12, 13, 14], first_player=[2, 1, 0, 1])
+    assert list(eng.state["first_player"]) == [2, 1, 0, 1]
+    winners = np.array([[True, False, True], [True, False, True], [True, False, True], [False, True, False]])
+    # turn orders 2,0,1 / 1,2,0 / 0,1,2 / 1,2,0; the lowest-numbered co-winner would be 0, 0, 0, 1
+    assert next_first_players(spec, eng, winners) == [2, 2, 0, 1]
+
+
+def test_rm_1_5_match_play_at_three_players_through_the_tournament():
+    """RM-1.5 in every match of a tournament at 3 players (where co-winners are common):
+    each game after the first starts with the previous game's earliest co-winner."""
+    res = run_tournament(["random", "rm-banker"], 3, 90, seed=5, workers=1, progress=False, game=GAME,
+                         match_games=2)
+    by = {(g["set"], g["rotation"], g["match_game"]): g for g in res.games}
+    shared = 0
+    for (s, r, m), g1 in by.items():
+        if m == 1:
+            g0 = by[(s, r, 0)]
+            shared += sum(g0["winners"]) > 1
+            assert g1["first_player"] == earliest_winner(g0), (s, r, g0)
+    assert shared > 0, "no co-winners: the test would not tell the rules apart"
+
+
 def test_tournament_rotates_seats_over_duplicate_deals(match_result):
     """RM-1.5 match play through the arena: every lineup rotation of a set replays the
     set's deal in game 0 of its match; game 1 is a new deal started by game 0's winner."""
@@ -48,7 +84,7 @@ def test_tournament_rotates_seats_over_duplicate_deals(match_result):
         for r in range(4):
             g0, g1 = by[(s, r, 0)], by[(s, r, 1)]
             assert g1["seed"] != g0["seed"] and g1["lineup"] == g0["lineup"]
-            assert g1["first_player"] == g0["winners"].index(True)  # the previous winner starts
+            assert g1["first_player"] == earliest_winner(g0)  # the previous winner starts (RM-1.5)
     assert any(by[(s, r, 1)]["first_player"] != by[(s, r, 0)]["first_player"]
                for s in range(res.settings["duplicate_sets"]) for r in range(4))
     assert all(g["rounds"] >= 1 and any(g["winners"]) for g in res.games)

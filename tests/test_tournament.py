@@ -15,7 +15,8 @@ import matplotlib  # noqa: E402,F401
 
 from eval.ratings import agent_stats, head_to_head, rate_games, summarize, wilson_interval  # noqa: E402
 from eval.report import FILES  # noqa: E402
-from eval.tournament import agent_registry, finishing_order, num_sets, rotate, run_tournament, schedule  # noqa: E402
+from eval.tournament import agent_registry, num_sets, rotate, run_tournament, schedule  # noqa: E402
+from ripmarket_env.games.ripmarket.outcome import finishing_order  # noqa: E402
 
 PLUGIN = textwrap.dedent(
     '''

@@ -17,4 +17,9 @@ register_game(
         "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
     },
     slow_bots=("bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
+    # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
+    bench_bots=("bm-ppo-2p", "bm-builder", "bm-search"),
+    bench_players=2,
+    # its checkpoints: a zip of the policy with a .json beside it (train/blackmarket_ppo.py)
+    checkpoint_loader="agents.blackmarket.policy:load_agent",
 )

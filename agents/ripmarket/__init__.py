@@ -25,4 +25,7 @@ register_game(
                          "checking its best moves one turn ahead",
     },
     slow_bots=("search", "ppo-lookahead", "ppo", "ppo-6p"),
+    # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
+    bench_bots=("ppo-lookahead", "ppo", "greedy", "search", "search-ppo"),
+    bench_players=6,
 )

@@ -17,4 +17,7 @@ register_game(
         "rm-ppo-4p": "Hardest: trained against the others",
     },
     slow_bots=("rm-search", "rm-ppo-4p"),
+    # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
+    bench_bots=("rm-ppo-4p", "rm-banker", "rm-search"),
+    bench_players=4,
 )

@@ -4,9 +4,12 @@ Every configuration (player count x batch size) is timed twice:
 
 - without observations: ``random_play`` (a core batch driver), the compiled loop that draws a uniformly
   random legal action from the mask and applies it, starting a new game whenever one ends;
-- with observations: :func:`random_play_obs`, the same loop that also encodes the deciding
-  seat's observation before every decision into a preallocated ``(batch, obs_size)``
-  float32 buffer (what an agent would act on).
+- with observations: ``random_play_obs`` (a core batch driver), the same loop that also
+  encodes the deciding seat's observation before every decision into a preallocated
+  ``(batch, obs_size)`` float32 buffer (what an agent would act on).
+
+Every registered game is measured the same way (``--game``) and reported in one schema
+(``run_bench``); a game's throughput targets are its ``GameSpec.bench["engine"]``.
 
 One *agent step* is one decision taken by an agent (R-12.1: forced moves are taken by the
 engine and do not count). Rates are agent steps per second of wall time over the whole
@@ -28,24 +31,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ripmarket_env.games.ripmarket import kernels as K
-
-DEFAULT_PLAYERS = (2, 4, 6, 10)
 DEFAULT_BATCHES = (1, 256, 4096)
 DEFAULT_SECONDS = 2.0
 
-# The throughput targets of the engine (agent steps per second).
-TARGETS = (
-    {"players": 6, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},
-    {"players": 6, "batch": 4096, "observations": True, "steps_per_sec": 500_000},
-)
-#: Each game's targets (``--game``); The Rune Market's at its default 4 players (issue 14).
-GAME_TARGETS = {
-    "ripmarket": TARGETS,
-    "rune-market": ({"players": 4, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},),
-}
-#: Each game's default player counts.
-GAME_PLAYERS = {"ripmarket": DEFAULT_PLAYERS, "rune-market": (2, 4, 6)}
+
+def default_players(spec) -> list[int]:
+    """The player counts measured when none are given: the smallest, default, middle and
+    largest table the game allows (R.I.P. Market 2, 4, 6, 10; The Rune Market and Black
+    Market 2, 4, 6)."""
+    counts = list((spec.extras or {}).get("player_counts") or range(spec.min_players, spec.max_players + 1))
+    mid = min(counts, key=lambda x: (abs(x - (spec.min_players + spec.max_players) // 2), x))
+    return sorted({counts[0], spec.default_players, mid, counts[-1]})
+
+
+def engine_targets(spec) -> tuple:
+    """The game's engine throughput targets (``GameSpec.bench["engine"]``; none by default)."""
+    return tuple((spec.bench or {}).get("engine", ()))
 
 
 def _engine(game: str, players: int, batch: int):
@@ -53,20 +54,6 @@ def _engine(game: str, players: int, batch: int):
 
     spec = get(game)
     return spec.make_engine(spec.make_rules(players), batch_size=batch)
-
-
-# ----------------------------------------------------------------------------------
-# The two loops (the core's batch drivers, ripmarket_env/core/drivers.py)
-# ----------------------------------------------------------------------------------
-def random_play_obs(S, TB, c, steps_per_game, bench_rng, offs, out):
-    """``random_play`` plus one observation per agent step.
-
-    Before each decision the deciding seat's observation is written into ``out[g]``
-    (a ``(batch, obs_size)`` float32 buffer, ``offs`` = ``Layout.offset_array()``). Uses
-    the same action and reseeding RNG as ``random_play``, so both play the same games.
-    Returns the number of games finished per row.
-    """
-    return K.drivers_for(S.dtype, TB.dtype).random_play_obs(S, TB, c, steps_per_game, bench_rng, offs, out)
 
 
 # ----------------------------------------------------------------------------------
@@ -101,7 +88,7 @@ class _Runner:
     players: int
     batch: int
     seed: int = 0
-    game: str = "ripmarket"
+    game: str = ""
     eng: object = field(init=False)
     rng: np.ndarray = field(init=False)
     out: np.ndarray = field(init=False)
@@ -190,7 +177,7 @@ def _kernel_stats(fn) -> dict:
     return {"cache_hits": hits, "cache_misses": misses}
 
 
-def _compile(players: int, game: str = "ripmarket") -> dict:
+def _compile(players: int, game: str) -> dict:
     """First call of every kernel the bench uses, timed (compile or cache load)."""
     kernels = {}
     eng = _engine(game, players, 2)
@@ -266,18 +253,23 @@ def environment() -> dict:
 
 
 def run_bench(
-    players=DEFAULT_PLAYERS,
+    players=None,
     batches=DEFAULT_BATCHES,
     seconds: float = DEFAULT_SECONDS,
     on_config=None,
-    game: str = "ripmarket",
+    game: str | None = None,
 ) -> dict:
     """Run the grid and return the report (a JSON-ready dict with a ``results`` list).
 
     ``on_config(label)`` is called after each timed configuration (progress display).
-    ``game``: the registry id of the game to measure.
+    ``game``: the registry id of the game to measure (default: the first registered);
+    ``players`` default to ``default_players``.
     """
-    players = [int(p) for p in players]
+    from ripmarket_env.games import get, ids
+
+    game = game or ids()[0]
+    spec = get(game)
+    players = [int(p) for p in (players or default_players(spec))]
     batches = [int(b) for b in batches]
     t_start = time.perf_counter()
     compile_info = _compile(players[0], game)
@@ -297,7 +289,7 @@ def run_bench(
     env = environment()
     env["load_average_start"] = env_before["load_average"]
     targets = []
-    for t in GAME_TARGETS.get(game, ()):
+    for t in engine_targets(spec):
         hit = [r for r in results if (r.players, r.batch, r.observations) == (t["players"], t["batch"], t["observations"])]
         if hit:
             targets.append({**t, "measured": hit[0].steps_per_sec, "met": hit[0].steps_per_sec >= t["steps_per_sec"]})

@@ -33,6 +33,13 @@ def _no_flag_placeholder() -> None:
 
 _no_flag_placeholder()
 
+from ripmarket_env.games import ids as _game_ids  # noqa: E402  (the registry's ids: no game is imported)
+
+#: ``--game``'s default, the first registered game, and the games ``--help`` lists.
+DEFAULT_GAME = _game_ids()[0]
+_GAMES_HELP = ", ".join(_game_ids())
+_PLAYERS_HELP = "each game's range: `ripmarket games`"
+
 app = typer.Typer(
     name="ripmarket",
     help="ripmarket: market card games (R.I.P. Market first; `ripmarket games` lists them): "
@@ -110,9 +117,9 @@ app.command("cards")(cards)
 
 def tournament(
     agents_: str = typer.Option(..., "--agents", metavar="LIST", help="Registered agent names, comma-separated (e.g. random,greedy); `ripmarket agents --game G` lists a game's."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6, Black Market 2, 4 or 6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket, black-market (--players 2, 4 or 6; --mode teams or ffa) or rune-market."),
-    match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous winner (games whose reset takes a first player: rune-market)."),
+    players: int = typer.Option(6, "--players", metavar="N", help=f"Seats per game ({_PLAYERS_HELP})."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game: {_GAMES_HELP}."),
+    match: int = typer.Option(1, "--match", metavar="N", help="Match play: every table plays N games, each after the first started by the previous game's winner (the game's rule for co-winners; games whose reset takes a first player)."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play (rounded up to whole duplicate sets of N-players games)."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Tournament seed: lineups, deals and agent seeds."),
     out: Path = typer.Option(Path("reports/tournament"), "--out", metavar="DIR", help="Directory for report.md, results.json, games.csv and plots."),
@@ -124,14 +131,14 @@ def tournament(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Games with card files: play with this card file instead of the packaged cards (R.I.P. Market: `first-edition` names its packaged first edition)."),
     settings: list[str] = typer.Option(
         [], "--set", metavar="AGENT.KEY=VALUE",
         help="An agent's constructor argument, repeatable: e.g. --set search.budget=128 --set greedy.ghost_style=kingmaker.",
     ),
     mode: Optional[str] = typer.Option(
         None, "--mode", metavar="MODE",
-        help="Black Market only: teams (default; the two sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
+        help="Games with modes, e.g. Black Market's teams (default; the sides rated as OpenSkill teams) or ffa (every seat for itself, rated by its place).",
     ),
 ) -> None:
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
@@ -161,11 +168,11 @@ def tournament(
     check_int("--match", match, 1)
     if match > 1 and "reset_options" not in (spec.extras or {}):
         fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
-    if cards_file is not None and game != "ripmarket":
-        fail(f"--cards is R.I.P. Market's card file; {spec.title} plays its packaged cards")
+    if cards_file is not None and spec.card_files is None:
+        fail(f"--cards: {spec.title} has no card files; it plays its packaged cards")
     modes = (spec.extras or {}).get("modes")
     if mode is not None and not modes:
-        fail(f"--mode is Black Market's; {spec.title} has no modes")
+        fail(f"--mode: {spec.title} has no modes")
     if modes and (mode or modes[0]) not in modes:
         fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
     counts = (spec.extras or {}).get("player_counts")
@@ -183,7 +190,7 @@ def tournament(
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     agent_kwargs = _agent_settings(settings, names, game)
-    _check_cards(cards_file)
+    _check_cards(cards_file, spec)
     _check_trained(names, cards_file, game)
     result = run_tournament(
         names, players, games, seed, workers=workers, out=out, progress=not quiet, chunk_sets=chunk_sets,
@@ -193,7 +200,7 @@ def tournament(
     print_table(result)
 
 
-def _agent_settings(items: list[str], names: list[str], game: str = "ripmarket") -> dict[str, dict]:
+def _agent_settings(items: list[str], names: list[str], game: str = DEFAULT_GAME) -> dict[str, dict]:
     """Parse ``--set AGENT.KEY=VALUE`` items (values: int, float or text) and check that each
     agent accepts them, failing with a message naming what is allowed."""
     from eval.tournament import agent_registry
@@ -275,8 +282,10 @@ app.command("games")(games_cmd)
 
 
 balance_app = typer.Typer(
-    help="Card balance for designers: play rates, win rates, Market take rates and damage per card, "
-    "seat advantage, game length, Ghost swings. `ripmarket balance diff A B` compares two runs.",
+    help="Balance for designers, for every registered game: win shares by seat, turn position and agent, game "
+    "length, and each game's own figures (R.I.P. Market: play, win and Market take rates and damage per card, "
+    "Ghost swings). `ripmarket balance diff A B` compares two runs; `ripmarket balance targets A` measures the "
+    "game's promises.",
     no_args_is_help=False, add_completion=False,
 )
 
@@ -284,19 +293,18 @@ balance_app = typer.Typer(
 @balance_app.callback(invoke_without_command=True)
 def balance(
     ctx: typer.Context,
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default 4,6,8, each 2-10; black-market: 2,4,6; rune-market: 2,4,6, each 2-6)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's: 4,6,8 for R.I.P. Market; else its allowed counts, or its smallest, default and largest table)."),
     games: int = typer.Option(240, "--games", metavar="N", help="Games per player count (rounded up to whole duplicate sets)."),
     agents_: Optional[str] = typer.Option(
         None, "--agents", metavar="LIST",
         help="Registered agent names, comma-separated: the players whose games are analysed "
-        "(default greedy,survivor,shark,hoarder,trickster; black-market: bm-rusher,bm-denier,bm-builder; "
-        "rune-market: rm-banker,rm-raider,rm-bandit).",
+        "(default: the game's heuristics, `ripmarket agents --game G`; random for a game without any).",
     ),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket (card balance), black-market (first-side advantage, game length, per-card purchase rate and win-rate delta; --players 2,4,6) or rune-market (first-seat advantage, game length, card kinds, Bandits and thefts)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game: {_GAMES_HELP}."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the lineups, deals and agents."),
     out: Path = typer.Option(Path("reports/balance"), "--out", metavar="DIR", help="Directory for balance.md, balance.json and plots."),
     workers: Optional[int] = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: CPU count); results do not depend on it."),
-    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Play with this card file instead of the packaged cards.json (the second edition); `first-edition` names the packaged first edition."),
+    cards_file: Optional[Path] = typer.Option(None, "--cards", metavar="FILE", help="Games with card files: play with this card file instead of the packaged cards (R.I.P. Market: `first-edition` names its packaged first edition)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     ray_address: Optional[str] = typer.Option(
         None, "--ray", metavar="ADDRESS", envvar="RAY_ADDRESS", show_envvar=True,
@@ -305,97 +313,44 @@ def balance(
     ),
     rule: Optional[list[str]] = typer.Option(
         None, "--rule", metavar="FIELD=VALUE",
-        help="R.I.P. Market: play this rules-config field instead of its default (repeatable; docs/RULES.md, "
-        "Rule variants), e.g. --rule ghost_phase=in_turn --rule grace_round=false.",
+        help="Play this rules-config field instead of its default (repeatable; the game's rules page), e.g. "
+        "--rule ghost_phase=in_turn for R.I.P. Market or --rule mode=ffa for Black Market.",
     ),
 ) -> None:
-    """Card balance for designers: play rates and win rates per card, seat advantage, game length, Ghost swings."""
+    """Balance for designers: win shares by seat, position and agent, game length and the game's own figures."""
     if ctx.invoked_subcommand is not None:
         return
-    if game == "black-market":
-        _balance_black_market(players, games, agents_, seed, out)
-        return
-    if game == "rune-market":
-        _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet)
-        return
-    if game != "ripmarket":
-        fail(f"--game {game!r} has no balance report; allowed: ripmarket, black-market, rune-market")
-    players = "4,6,8" if players is None else players
-    agents_ = "greedy,survivor,shark,hoarder,trickster" if agents_ is None else agents_
-    from eval.balance import print_summary, run_balance, validate_balance
-    from eval.tournament import MAX_PLAYERS, MIN_PLAYERS
+    from eval.balance import default_agents, default_players, print_summary, run_balance, validate_balance
+    from ripmarket_env.games import get, ids
 
-    counts = _int_list(players, "--players", MIN_PLAYERS, MAX_PLAYERS)
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = get(game)
+    if players is None:
+        counts = default_players(game)
+    else:
+        allowed = (spec.extras or {}).get("player_counts")
+        counts = _int_list(players, "--players", *((0, None) if allowed else (spec.min_players, spec.max_players)))
+        if allowed and any(p not in allowed for p in counts):
+            fail(f"--players {players!r} is not allowed for {game}; allowed: {', '.join(map(str, allowed))}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} lists a player count twice; list each count once")
-    names = [n.strip() for n in agents_.split(",") if n.strip()]
+    names = default_agents(game) if agents_ is None else [n.strip() for n in agents_.split(",") if n.strip()]
     check_int("--games", games, 1)
     check_int("--seed", seed, 0)
     check_int("--workers", workers, 1)
     try:
-        validate_balance(names, counts, games)
+        validate_balance(names, counts, games, game)
     except ValueError as exc:
-        fail(f"--agents: {exc}")
+        fail(f"--{'players' if 'player count' in str(exc) else 'agents'}: {exc}")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
-    _check_cards(cards_file)
-    _check_trained(names, cards_file)
-    rules = _rule_fields(rule or [], counts)
+    _check_cards(cards_file, spec)
+    _check_trained(names, cards_file, game)
+    rules = _rule_fields(rule or [], counts, spec)
     result = run_balance(names, counts, games, seed, workers=workers, out=out, progress=not quiet, cards=cards_file,
-                         ray_address=ray_address, rules=rules or None)
+                         ray_address=ray_address, rules=rules or None, game=game)
     print_summary(result)
-    typer.echo(f"report: {out / 'balance.md'}")
-
-
-def _balance_black_market(players: str | None, games: int, agents_: str | None, seed: int, out: Path) -> None:
-    import json
-
-    import agents as zoo
-    from eval.bm_balance import markdown, run
-
-    counts = _int_list("2,4,6" if players is None else players, "--players", 0)
-    if any(p not in (2, 4, 6) for p in counts):
-        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
-    names = ["bm-rusher", "bm-denier", "bm-builder"] if agents_ is None else [
-        n.strip() for n in agents_.split(",") if n.strip()]
-    known = zoo.names("black-market")
-    for n in names:
-        if n not in known:
-            fail(f"--agents: unknown agent {n!r} for black-market; known: {', '.join(known)}")
-    check_int("--games", games, 2)
-    if out.exists() and not out.is_dir():
-        fail(f"--out {out} exists and is not a directory")
-    res = run(names, counts, games, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "balance.md").write_text(markdown(res), encoding="utf-8")
-    (out / "balance.json").write_text(json.dumps(res, indent=1, default=float), encoding="utf-8")
-    typer.echo(markdown(res))
-
-
-def _balance_rune(players, games, agents_, seed, out, workers, cards_file, quiet) -> None:
-    from eval.balance_rune import markdown, run_balance
-    from eval.tournament import validate
-
-    counts = _int_list("2,4,6" if players is None else players, "--players", 2, 6)
-    if len(set(counts)) != len(counts):
-        fail(f"--players {players!r} lists a player count twice; list each count once")
-    names = [n.strip() for n in (agents_ or "rm-banker,rm-raider,rm-bandit").split(",") if n.strip()]
-    check_int("--games", games, 1)
-    check_int("--seed", seed, 0)
-    check_int("--workers", workers, 1)
-    if cards_file is not None:
-        fail("--cards is R.I.P. Market's card file; The Rune Market plays its packaged cards")
-    try:
-        for P in counts:
-            validate(names, P, games, "rune-market")
-    except ValueError as exc:
-        fail(f"--agents: {exc}")
-    if out == Path("reports/balance"):
-        out = Path("reports/balance-rune-market")
-    if out.exists() and not out.is_dir():
-        fail(f"--out {out} exists and is not a directory")
-    result = run_balance(names, counts, games, seed, workers=workers, progress=not quiet, out=out)
-    typer.echo(markdown(result))
     typer.echo(f"report: {out / 'balance.md'}")
 
 
@@ -405,7 +360,8 @@ def balance_diff(
     b: Path = typer.Argument(..., metavar="B", help="balance.json of the second run (or its directory)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the comparison as Markdown here."),
 ) -> None:
-    """Compare two balance runs (e.g. two card files) card by card, flagging the significant changes."""
+    """Compare two balance runs of one game (e.g. two card files), flagging the significant changes (R.I.P.
+    Market card by card; another game by seat, position and agent unless it has its own comparison)."""
     from eval.balance import diff_markdown, diff_results, load_result, print_diff
 
     try:
@@ -426,18 +382,16 @@ def balance_targets(
     b: Optional[Path] = typer.Argument(None, metavar="B", help="A second run, shown next to A (e.g. after a card change)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the table as Markdown here."),
 ) -> None:
-    """The rulebook's promises (blessing strings, stacked-Shadow counterplay, Shadow swings, play
-    shares, win-rate differences, seat fairness) measured in one run, or two side by side."""
-    from eval.balance import load_result, result_cards
-    from eval.balance_targets import targets_markdown
-    from ripmarket_env.games.ripmarket.cards.loader import CardDataError
+    """The game's promises measured in one run, or two side by side: R.I.P. Market's rulebook (blessing
+    strings, stacked-Shadow counterplay, Shadow swings, play shares, win-rate differences, seat fairness);
+    another game's own targets, or seat fairness (every turn position's win share against 1/players)."""
+    from eval.balance import load_result, targets
 
     try:
         ra = load_result(a)
         rb = load_result(b) if b is not None else None
-        md = targets_markdown(ra, result_cards(ra), (rb, result_cards(rb)) if rb is not None else None,
-                              (str(a), str(b)))
-    except (ValueError, CardDataError) as exc:
+        md = targets(ra, rb, (str(a), str(b)))
+    except ValueError as exc:  # the games' card errors are ValueErrors too
         fail(str(exc))
     typer.echo(md)
     if out is not None:
@@ -450,22 +404,23 @@ def balance_targets(
 app.add_typer(balance_app, name="balance")
 
 
-def _check_cards(path: Optional[Path]) -> None:
-    """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file."""
+def _check_cards(path: Optional[Path], spec) -> None:
+    """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file
+    of ``spec``'s game (or the game has no card files)."""
     if path is None:
         return
-    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
-
+    if spec.card_files is None:
+        fail(f"--cards: {spec.title} has no card files; it plays its packaged cards")
     try:
-        load_cards(path)
-    except CardDataError as exc:
+        spec.card_files.load(path)
+    except spec.card_files.error as exc:
         fail(f"--cards: {exc}")
 
 
-def _rule_fields(items: list[str], counts: list[int]) -> dict:
-    """``--rule FIELD=VALUE`` items as rules-config fields (integers, true/false or text),
-    checked by building the config at every player count."""
-    from ripmarket_env.games.ripmarket import RulesConfig
+def _rule_fields(items: list[str], counts: list[int], spec) -> dict:
+    """``--rule FIELD=VALUE`` items as rules-config fields of ``spec``'s game (integers,
+    true/false or text), checked by building the config at every player count."""
+    RulesConfig = spec.rules_class
 
     out: dict = {}
     for item in items:
@@ -486,17 +441,17 @@ def _rule_fields(items: list[str], counts: list[int]) -> dict:
     return out
 
 
-def _check_trained(names: list[str], cards_file: Optional[Path], game: str = "ripmarket") -> None:
+def _check_trained(names: list[str], cards_file: Optional[Path], game: str = DEFAULT_GAME) -> None:
     """Fail with one line when a trained agent among ``names`` cannot play the cards in play
     (a checkpoint trained on another card edition names both), before any game starts."""
     from agents.checkpoint import CheckpointError
     from eval.tournament import _make_agent
 
+    from ripmarket_env.games import get
+
     cards = None
     if cards_file is not None:
-        from ripmarket_env.games.ripmarket.cards.loader import load_cards
-
-        cards = load_cards(cards_file)
+        cards = get(game).card_files.load(cards_file)
     for name in dict.fromkeys(names):
         try:
             _make_agent(name, 0, None, cards, game)
@@ -524,8 +479,8 @@ def bench(
         "(engine and env), train (a training config's learner steps/s, --config) or bot (milliseconds per "
         "decision of one game on one core, --agents).",
     ),
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: ripmarket 2,4,6,10; rune-market 2,4,6)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game to measure: ripmarket, black-market or rune-market (engine and env suites; black-market: --players 2,4,6)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's smallest, default, middle and largest table, e.g. 2,4,6,10 for R.I.P. Market)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game to measure: {_GAMES_HELP} (every suite but train; one JSON schema for every game)."),
     batch: str = typer.Option(
         "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
     ),
@@ -538,7 +493,7 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
-    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search: ppo-lookahead,ppo,greedy,search,search-ppo at 6 players; rune-market rm-ppo-4p,rm-banker,rm-search at 4; black-market bm-ppo-2p,bm-builder,bm-search at 2)."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search, at a table they play, e.g. ppo-lookahead,ppo,greedy,search,search-ppo at 6 players for R.I.P. Market)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
@@ -552,9 +507,6 @@ def bench(
     if suite == "bot":
         _bench_bot(game, players, agents_, decisions, as_json, out)
         return
-    if game == "black-market":
-        _bench_black_market(players or "2,4,6", batch, seconds, as_json, out)
-        return
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
@@ -566,11 +518,14 @@ def bench(
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     spec = get(game)
-    from ripmarket_env.app.bench import GAME_PLAYERS
+    from ripmarket_env.app.bench import default_players
 
     if players is None:
-        players = ",".join(str(p) for p in GAME_PLAYERS.get(game, (spec.default_players,)))
+        players = ",".join(str(p) for p in default_players(spec))
     ps = _int_list(players, "--players", spec.min_players, spec.max_players)
+    counts = (spec.extras or {}).get("player_counts")
+    if counts and any(p not in counts for p in ps):
+        fail(f"--players {players!r} is not allowed for {game}; allowed: {', '.join(map(str, counts))}")
     bs = _int_list(batch, "--batch", 1, 1 << 20)
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
@@ -610,41 +565,6 @@ def bench(
             console.print(E.render_rich(report["env"]))
 
 
-def _bench_black_market(players: str, batch: str, seconds: float, as_json: bool, out: Optional[Path]) -> None:
-    ps = _int_list("2,4,6" if players == "2,4,6,10" else players, "--players", 2, 6)
-    if any(p not in (2, 4, 6) for p in ps):
-        fail(f"--players {players!r} is not allowed for black-market; allowed: 2, 4, 6")
-    bs = _int_list(batch, "--batch", 1, 1 << 20)
-    if not seconds > 0:
-        fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
-    from rich.console import Console
-    from rich.table import Table
-
-    from ripmarket_env.app import bench as B
-    from ripmarket_env.app import bmbench
-
-    err = Console(stderr=True)
-    report = bmbench.run(ps, bs, seconds, on_config=lambda label: err.print(f"done: {label}"))
-    text = B.to_json(report)
-    _write_report(text, out, err)
-    if as_json:
-        typer.echo(text)
-        return
-    t = Table(title="Black Market: random legal play, agent steps/s (no observations)")
-    for col in ("players", "batch", "steps/s", "steps/cpu-s", "games"):
-        t.add_column(col, justify="right")
-    for r in report["engine"]:
-        t.add_row(str(r["players"]), str(r["batch"]), f"{r['agent_steps_per_sec']:,.0f}",
-                  f"{r['steps_per_cpu_sec']:,.0f}", str(r["games_finished"]))
-    c = Console()
-    c.print(t)
-    a = report["aec"]
-    tx = a["texas_holdem_v4"].get("agent_steps_per_sec")
-    c.print(f"AEC env ({a['players']} players): {a['env']['agent_steps_per_sec']:,.0f} steps/s, raw "
-            f"{a['raw_env']['agent_steps_per_sec']:,.0f}; texas_holdem_v4 "
-            + (f"{tx:,.0f} steps/s; ratio {a['ratio_vs_texas_holdem']:.2f}x" if tx else a["texas_holdem_v4"]["missing"]))
-
-
 app.command("bench")(bench)
 
 
@@ -680,16 +600,15 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    from eval.latency import DEFAULT_AGENTS, DEFAULT_PLAYERS, render_rich, run_latency
+    from eval.latency import default_agents, default_players, render_rich, run_latency
 
     spec = get(game)
-    ps = _int_list(players or str(DEFAULT_PLAYERS.get(game, spec.default_players)), "--players",
-                   spec.min_players, spec.max_players)
+    ps = _int_list(players or str(default_players(game)), "--players", spec.min_players, spec.max_players)
     if not 1 <= decisions <= 100_000:
         fail(f"--decisions {decisions} is not allowed; give 1 to 100000")
     from agents.checkpoint import CheckpointError
 
-    names = [n.strip() for n in (agents_ or ",".join(DEFAULT_AGENTS.get(game, ("random",)))).split(",") if n.strip()]
+    names = [n.strip() for n in (agents_ or ",".join(default_agents(game))).split(",") if n.strip()]
     from rich.console import Console
 
     from eval.progress import Progress
@@ -984,13 +903,8 @@ def play(
     rules = _play_rules(spec, rule, mode)
     engine_kwargs, refused = {}, {}
     if cards_file is not None:
-        load = spec.extras.get("load_cards")
-        if load is None:
-            fail(f"--cards: {spec.title} plays its packaged cards (no card files)")
-        try:
-            engine_kwargs["cards"] = load(cards_file)
-        except ValueError as exc:  # the game's card-data error names the file, the card and the field
-            fail(f"--cards: {exc}")
+        _check_cards(cards_file, spec)
+        engine_kwargs["cards"] = spec.card_files.load(cards_file)
     from agents.policy import card_conflict
 
     import agents as zoo
@@ -1315,10 +1229,10 @@ app.command("export")(export)
 
 def evaluate(
     agent: str = typer.Argument(..., metavar="AGENT", help="A registered agent name (ripmarket agents) or a checkpoint file (.zip)."),
-    players: int = typer.Option(6, "--players", metavar="N", help="Seats per game (R.I.P. Market 2-10, The Rune Market 2-6)."),
+    players: int = typer.Option(6, "--players", metavar="N", help=f"Seats per game ({_PLAYERS_HELP})."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
-    zoo: Optional[str] = typer.Option(None, "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats (default: the game's heuristics; ripmarket: greedy,survivor,shark,hoarder,trickster; rune-market: rm-banker,rm-raider,rm-bandit)."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game: ripmarket or rune-market."),
+    zoo: Optional[str] = typer.Option(None, "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats (default: the game's heuristics, `ripmarket agents --game G`; random for a game without any)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game: {_GAMES_HELP}."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -1336,18 +1250,22 @@ def evaluate(
         from eval.evaluate import make_agent
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    from eval.evaluate import DEFAULT_ZOOS
+    from eval.evaluate import default_zoo
     from ripmarket_env.games import get, ids
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     spec = get(game)
     check_int("--players", players, spec.min_players, spec.max_players)
+    try:
+        spec.make_rules(players)
+    except ValueError as exc:
+        fail(f"--players {players}: {exc}")
     for name, v in (("--games", games), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
     if zoo is None:
-        zoo = ",".join(DEFAULT_ZOOS.get(game, ("random",)))
+        zoo = ",".join(default_zoo(game))
     names = [z.strip() for z in zoo.split(",") if z.strip()]
     bad = [z for z in names if z not in registry.names(game)]
     if not names or bad:

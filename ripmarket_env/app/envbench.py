@@ -1,7 +1,11 @@
 """``ripmarket bench --suite env``: throughput of the environments, with random legal actions.
 
-* AEC: ``ripmarket_env.env()`` (PettingZoo wrappers included) at 6 players against
-  PettingZoo's ``texas_holdem_v4.env()`` in the same process and the same loop::
+Every registered game is measured the same way (``--game``) and reported in one schema.
+
+* AEC: ``ripmarket_env.make(game)`` (PettingZoo wrappers included) at the game's
+  comparison table (``GameSpec.bench["aec_players"]``: R.I.P. Market 6 players; else its
+  default table) against PettingZoo's ``texas_holdem_v4.env()`` in the same process and
+  the same loop::
 
       for agent in env.agent_iter():
           obs, rew, term, trunc, info = env.last()
@@ -13,9 +17,9 @@
   machine load hits them alike.
   One *agent step* is one ``step`` call, the dead steps at the end of a game included.
   ``raw_env`` (no wrappers) is timed the same way.
-* Gym: ``RipMarketEnv`` (RipMarket-v0), random opponents, the learner's action drawn from
+* Gym: the game's single-agent env (R.I.P. Market: ``RipMarketEnv``), random opponents, the learner's action drawn from
   ``info["action_mask"]``; learner steps per second.
-* Vector: ``RipMarketVecEnv`` (the SB3 face), random opponents, random learner seats; the
+* Vector: the game's vector env (the SB3 face), random opponents, random learner seats; the
   learner's actions are drawn from the masks outside the timed ``step`` calls; learner
   steps per second over the whole batch. Timed with ``numba_threads=1`` and, for the
   largest batch, on every core numba may use.
@@ -30,10 +34,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-AEC_PLAYERS = 6
-#: The environment targets (issue 3).
+#: The AEC env's target against texas_holdem_v4, every game's (issues 3 and 13); a game's
+#: table for the comparison and its vector env target are its ``GameSpec.bench``.
 AEC_RATIO_TARGET = 3.0
-VECTOR_TARGET = {"players": 6, "num_envs": 1024, "learner_steps_per_sec": 300_000}
 TEXAS_MISSING = (
     "PettingZoo's texas_holdem_v4 is not available ({error}); install the bench extra: "
     "pip install 'ripmarket[bench]'"
@@ -107,15 +110,29 @@ def _texas_env():
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True, game: str = "ripmarket") -> dict:
+def _spec(game: str | None):
+    """The game's spec (default: the first registered game)."""
+    from ripmarket_env.games import get, ids
+
+    return get(game or ids()[0])
+
+
+def aec_players(spec) -> int:
+    """The table of the AEC comparison: ``spec.bench["aec_players"]``, else the default table."""
+    return int((spec.bench or {}).get("aec_players", spec.default_players))
+
+
+def bench_aec(seconds: float, players: int | None = None, texas: bool = True, game: str | None = None) -> dict:
     """Agent steps per second of ``env()``, ``raw_env`` and ``texas_holdem_v4.env()``."""
     import ripmarket_env
     from ripmarket_env.envs.aec import aec_env_class
-    from ripmarket_env.games import get
 
+    spec = _spec(game)
+    game = spec.id
+    players = aec_players(spec) if players is None else players
     loops = {
         "env": _AecLoop(ripmarket_env.make(game, num_players=players)),
-        "raw_env": _AecLoop(aec_env_class(get(game))(num_players=players)),
+        "raw_env": _AecLoop(aec_env_class(spec)(num_players=players)),
     }
     texas_error = None
     if texas:
@@ -162,12 +179,10 @@ def bench_aec(seconds: float, players: int = AEC_PLAYERS, texas: bool = True, ga
 # ----------------------------------------------------------------------------------
 # Gym and vector envs
 # ----------------------------------------------------------------------------------
-def bench_gym(players: int, seconds: float, seed: int = 0, game: str = "ripmarket") -> dict:
+def bench_gym(players: int, seconds: float, seed: int = 0, game: str | None = None) -> dict:
     """Learner steps per second of the game's single-agent env against random opponents."""
     from ripmarket_env.envs.gym import gym_env_class
-    from ripmarket_env.games import get
-
-    env = gym_env_class(get(game))(num_players=players, learner_seat="random")
+    env = gym_env_class(_spec(game))(num_players=players, learner_seat="random")
     rng = np.random.default_rng(seed)
     _obs, info = env.reset(seed=seed)
     steps = games = 0
@@ -206,14 +221,12 @@ def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def bench_vector(players: int, num_envs: int, seconds: float, threads: int | None = 1, seed: int = 0,
-                 game: str = "ripmarket") -> dict:
+                 game: str | None = None) -> dict:
     """Learner steps per second of the game's vector env (random opponents), ``step`` only."""
     import numba
 
     from ripmarket_env.envs.vector import vec_env_classes
-    from ripmarket_env.games import get
-
-    venv = vec_env_classes(get(game))[0](num_envs=num_envs, num_players=players, learner_seat="random", seed=seed,
+    venv = vec_env_classes(_spec(game))[0](num_envs=num_envs, num_players=players, learner_seat="random", seed=seed,
                                          numba_threads=threads)
     rng = np.random.default_rng(seed)
     venv.reset()
@@ -251,7 +264,7 @@ def run_env_bench(
     seconds: float = 2.0,
     texas: bool = True,
     on_config: Callable[[str], None] | None = None,
-    game: str = "ripmarket",
+    game: str | None = None,
 ) -> dict:
     """The env suite: AEC vs texas_holdem_v4, the gym env per player count, the vector env
     per player count and batch size. ``on_config(label)`` after each timed configuration."""
@@ -262,12 +275,11 @@ def run_env_bench(
             on_config(label)
 
     t_start = time.perf_counter()
-    from ripmarket_env.games import get
-
-    spec = get(game)
-    aec_players = AEC_PLAYERS if game == "ripmarket" else spec.default_players
-    aec = bench_aec(seconds, players=aec_players, texas=texas, game=game)
-    done(f"AEC env, {aec_players} players, and texas_holdem_v4")
+    spec = _spec(game)
+    game = spec.id
+    table = aec_players(spec)
+    aec = bench_aec(seconds, players=table, texas=texas, game=game)
+    done(f"AEC env, {table} players, and texas_holdem_v4")
     gym = []
     for P in players:
         gym.append(bench_gym(P, seconds, game=game))
@@ -282,8 +294,8 @@ def run_env_bench(
             B = max(num_envs)
             vector.append(bench_vector(P, B, seconds, threads=cores, game=game))
             done(f"vector env, {P} players, {B} games, {cores} threads")
-    t = VECTOR_TARGET
-    hits = [v for v in vector if (v["players"], v["num_envs"]) == (t["players"], t["num_envs"])] if game == "ripmarket" else []
+    t = (spec.bench or {}).get("vector")
+    hits = [v for v in vector if (v["players"], v["num_envs"]) == (t["players"], t["num_envs"])] if t else []
     targets = [{"aec_vs_texas_holdem": aec["target"]}]
     if hits:
         best = max(hits, key=lambda v: v["learner_steps_per_sec"])

@@ -153,6 +153,34 @@ class GameSpec:
     def __post_init__(self) -> None:
         _BUILT[self.id] = self
 
+    # Hooks of the evaluation tools (``eval``, ``ripmarket bench``). Each is optional: a game
+    # that gives none gets the generic default named here.
+    card_files: Any = None
+    """The game's card files (``--cards``), if it has any: a namespace (``lazy_module``) with
+    ``load(path)`` (a card database with a ``digest``; a bad file raises ``error``, the
+    game's exception class), ``resolve(path) -> Path`` (a packaged edition's name such as
+    ``first-edition`` included) and ``default()``. Engines take the database as ``cards=``,
+    and so do the agents that read cards. None: the game plays its packaged cards only."""
+    next_first_players: Callable | None = None
+    """Match play (a game whose ``extras["reset_options"]`` takes a first player):
+    ``next_first_players(engine, winners) -> list[int]``, the seat that starts the next game
+    of each game of the batch. None: the lowest-numbered winner (``first_players_of``)."""
+    balance: Any = None
+    """The game's own balance analysis (``eval.balance``), a namespace (``lazy_module``):
+    ``OBSERVER`` ("module:factory", a tournament observer whose ``game_record`` adds the
+    game's figures to each game's record, or None), ``analyze(games, players, context) ->
+    dict`` (``context``: ``cards``, the card database in play or None, and ``generic``,
+    the generic figures) and ``markdown(result) -> str``; optionally ``plots(result, out)``,
+    ``print_summary(result, console)``, ``diff_results(a, b)``/``diff_markdown``/
+    ``print_diff`` and ``targets_markdown(a, cards_a, b=None, names=...)``. None: the generic
+    report (win rates by seat position and by agent, game length)."""
+    bench: dict = field(default_factory=dict)
+    """``ripmarket bench``'s figures of the game: ``"engine"``, the engine's throughput
+    targets (dicts of ``players``, ``batch``, ``observations``, ``steps_per_sec``);
+    ``"aec_players"``, the table of the AEC comparison with texas_holdem_v4 (default: the
+    game's ``default_players``); ``"vector"``, the vector env's target (``players``,
+    ``num_envs``, ``learner_steps_per_sec``). Each missing key: no target."""
+
     def make_rules(self, num_players: int | None = None, rules=None, **fields):
         """The rules config from ``rules`` (a config or a dict of its fields) and/or
         ``num_players`` and keyword fields; a ``ValueError`` names what disagrees."""
@@ -200,6 +228,42 @@ class lazy_hook:  # noqa: N801  (used like a function: a hook)
         from importlib import import_module
 
         return getattr(import_module(self.module), self.name)(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class lazy_module:  # noqa: N801  (a hook, like lazy_hook)
+    """A namespace hook: attribute ``x`` is ``module.x``, the module imported on first use
+    (a game's balance analysis loads only when a balance runs); it pickles by the name."""
+
+    module: str
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "module":
+            raise AttributeError(name)
+        from importlib import import_module
+
+        return getattr(import_module(self.module), name)
+
+    def has(self, name: str) -> bool:
+        """Whether the module defines ``name``."""
+        try:
+            getattr(self, name)
+        except AttributeError:
+            return False
+        return True
+
+
+def first_players_of(winners) -> list[int]:
+    """The generic match-play rule: each game's next game starts with its lowest-numbered
+    winner (seat 0 of a game without one)."""
+    return [int(np.argmax(np.asarray(w))) for w in winners]
+
+
+def next_first_players(spec: GameSpec, engine, winners) -> list[int]:
+    """Who starts each game's next game of a match: the game's ``next_first_players`` hook,
+    else ``first_players_of``."""
+    hook = spec.next_first_players
+    return [int(x) for x in hook(engine, winners)] if hook is not None else first_players_of(winners)
 
 
 def game_hooks(package: str, package_file: str) -> dict:

@@ -7,7 +7,7 @@ The rules page is docs/games/black-market/RULES.md (rule IDs BM-x.y); the game's
 
 from __future__ import annotations
 
-from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook, lazy_module
 from ripmarket_env.games.blackmarket import kernels as _K
 from ripmarket_env.games.blackmarket import records as _records
 from ripmarket_env.games.blackmarket.cards import CardDataError
@@ -53,6 +53,8 @@ SPEC = GameSpec(
     extras={"card_reference": lazy_hook(f"{__name__}.cards", "card_reference"),
             "player_counts": (2, 4, 6), "modes": ("teams", "ffa"),
             "outcome": lazy_hook(f"{__name__}.outcome", "outcome"), "sides": lazy_hook(f"{__name__}.outcome", "sides")},
+    balance=lazy_module(f"{__name__}.balance"),
+    bench={"engine": ({"players": 2, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},)},
 )
 
 RulesConfig.spec = SPEC

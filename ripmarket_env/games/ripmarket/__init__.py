@@ -6,7 +6,7 @@ The game's page is ``README.md`` beside this file (and ``docs/RULES.md`` for the
 
 from __future__ import annotations
 
-from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook, lazy_module
 from ripmarket_env.games.ripmarket import kernels as _K
 from ripmarket_env.games.ripmarket import records as _records
 from ripmarket_env.games.ripmarket.config import ConfigError, RulesConfig
@@ -49,9 +49,12 @@ SPEC = GameSpec(
     **game_hooks(__name__, __file__),
     extras={"card_reference": lazy_hook(f"{__name__}.cards.reference", "card_reference"),
             "outcome": lazy_hook(f"{__name__}.outcome", "outcome"),
-            "env_doc": lazy_hook(f"{__name__}.envdoc", "sections"), "docs_dir": "docs",
-            # a card file to play with (``ripmarket play --cards FILE``; CardDataError names what is wrong)
-            "load_cards": lazy_hook(f"{__name__}.cards.loader", "load_cards")},
+            "env_doc": lazy_hook(f"{__name__}.envdoc", "sections"), "docs_dir": "docs"},
+    card_files=lazy_module(f"{__name__}.card_files"),
+    balance=lazy_module(f"{__name__}.balance"),
+    bench={"engine": ({"players": 6, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},
+                      {"players": 6, "batch": 4096, "observations": True, "steps_per_sec": 500_000}),
+           "aec_players": 6, "vector": {"players": 6, "num_envs": 1024, "learner_steps_per_sec": 300_000}},
 )
 
 # A rules config and an engine know their game (records, envs and checkpoints read it).

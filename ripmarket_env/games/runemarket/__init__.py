@@ -8,7 +8,7 @@ Rules: ``docs/games/rune-market/RULES.md`` (rule IDs ``RM-x.y``); the game's pag
 from __future__ import annotations
 
 from ripmarket_env.core.engine import kernel_view as _kv
-from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook, lazy_module
 from ripmarket_env.games.runemarket import kernels as _K
 from ripmarket_env.games.runemarket import records as _records
 from ripmarket_env.games.runemarket.cards import CardDataError, load_cards
@@ -65,6 +65,9 @@ SPEC = GameSpec(
     **game_hooks(__name__, __file__),
     extras={"card_reference": lazy_hook(f"{__name__}.cards", "card_reference"),
             "reset_options": reset_with_options},
+    next_first_players=lazy_hook(f"{__name__}.outcome", "next_first_players"),
+    balance=lazy_module(f"{__name__}.balance"),
+    bench={"engine": ({"players": 4, "batch": 4096, "observations": False, "steps_per_sec": 2_000_000},)},
 )
 
 RulesConfig.spec = SPEC

@@ -1,5 +1,6 @@
-"""``ripmarket balance --game rune-market``: balance figures of The Rune Market, from a
-tournament of the game's bots (seat rotation over duplicate deals, ``eval.tournament``).
+"""The Rune Market's balance analysis (its ``GameSpec.balance`` hook; ``ripmarket balance
+--game rune-market``, ``eval.balance``, plays a tournament of the game's bots with seat
+rotation over duplicate deals).
 
 Per game, an observer (``make_observer``) counts from the engine's event log, per seat:
 the card plays and purchases of each kind (``KINDS``), the Runes stolen and lost to
@@ -15,22 +16,22 @@ analysis reports, each with a 95% interval:
 * **Bandits and thefts**: the win rate of seats that placed a Bandit / suffered one /
   stole at least one Rune / lost one, against the other seats; Runes stolen per game.
 
-A seat's win counts co-winners (a shared first place).
+A seat's win counts co-winners (a shared first place). The report also holds the generic
+figures every game has (win share by seat, turn position and agent; game length).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from eval.ratings import wilson_interval
+from ripmarket_env.core.stats import wilson_interval
 
-GAME = "rune-market"
+#: the tournament observer of a balance run
+OBSERVER = f"{__name__}:make_observer"
 #: event kind -> what the balance report calls it (the plays and purchases a seat makes)
 KINDS = {
     "play_shelter": "Shelter played", "discard_shelter": "Shelter discarded (double theft)",
@@ -152,32 +153,9 @@ def analyze(games: Sequence[dict], players: int) -> dict[str, Any]:
     }
 
 
-def run_balance(agents: Sequence[str], players: Sequence[int], games: int, seed: int = 1, workers=None,
-                progress: bool = True, out: Path | None = None) -> dict[str, Any]:
-    """A tournament per player count (``eval.tournament.run_tournament``) and its analysis."""
-    from eval.tournament import run_tournament
-
-    result: dict[str, Any] = {"game": GAME, "agents": list(agents), "seed": seed, "by_players": {}}
-    for P in players:
-        t = run_tournament(list(agents), P, games, seed, workers=workers, progress=progress, game=GAME,
-                           observer="eval.balance_rune:make_observer", label=f"balance {P} players")
-        result["by_players"][str(P)] = analyze(t.games, P)
-    if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "balance.json").write_text(json.dumps(_clean(result), indent=1) + "\n")
-        (out / "balance.md").write_text(markdown(result))
-    return result
-
-
-def _clean(x):
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
+def figures(games: Sequence[dict], players: int, context: dict[str, Any]) -> dict[str, Any]:
+    """The balance hook: the generic figures (``context["generic"]``) and ``analyze``'s."""
+    return {**context["generic"], **analyze(games, players)}
 
 
 def _ci(r: dict) -> str:
@@ -196,11 +174,14 @@ def _r(r: dict) -> str:
     return f"{r['rate']:.3f}" if math.isfinite(r["rate"]) else "n/a"
 
 
-def markdown(result: dict[str, Any]) -> str:
+def markdown(result: dict[str, Any], sections=None) -> str:
+    """The report; ``sections(f)``, the generic figures' renderer, adds them per player count."""
+    s = result["settings"]
     lines = ["# The Rune Market: balance", "",
-             f"Agents: {', '.join(result['agents'])}; seed {result['seed']}. Intervals are 95% "
+             f"Agents: {', '.join(s['agents'])}; seed {s['seed']}. Intervals are 95% "
              "(Wilson for rates, normal for means and differences).", ""]
-    for P, a in result["by_players"].items():
+    for a in result["by_players"]:
+        P = a["players"]
         fs, ln = a["first_seat"], a["length"]
         lines += [f"## {P} players ({a['games']} games)", "",
                   f"- first player's win rate: {fs['win']['rate']:.3f} {_ci(fs['win'])} (parity {fs['parity']:.3f})",
@@ -222,4 +203,6 @@ def markdown(result: dict[str, Any]) -> str:
             lines.append(f"| {k['label']} | {k['per_game']:.2f} | {_r(k['with'])} | "
                          f"{_r(k['without'])} | {_d(k)} | {k['winner_used_most']['rate']:.3f} |")
         lines.append("")
+        if sections is not None:
+            lines += ["### Seats, agents and length", "", *sections(a), ""]
     return "\n".join(lines)
