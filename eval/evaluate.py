@@ -32,6 +32,17 @@ def default_zoo(game: str = DEFAULT_GAME) -> list[str]:
     return agents.game_agents(game).zoo()
 
 
+def _zoo_checkpoint(path: Path) -> bool:
+    """Whether ``path`` is a checkpoint of ``ripmarket train`` (its metadata inside the zip)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "ripmarket.json" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
     """A registered agent name of ``game``, or the path of a checkpoint (``.zip``) of it."""
     import agents
@@ -40,7 +51,7 @@ def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
         return agents.make_seeded(spec, seed, game=game)
     p = Path(spec)
     loader = agents.game_agents(game).checkpoint_loader
-    if p.suffix == ".zip" and p.is_file() and loader:  # the game's own checkpoint format
+    if p.suffix == ".zip" and p.is_file() and loader and not _zoo_checkpoint(p):  # the game's own older format
         from importlib import import_module
 
         module, _, name = loader.partition(":")

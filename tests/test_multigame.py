@@ -119,13 +119,15 @@ def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
     assert "game" not in meta
     with zipfile.ZipFile(shipped) as z:
         members = {n: z.read(n) for n in z.namelist()}
-    meta["game"] = "black-market"
-    other = tmp_path / "other.zip"
-    with zipfile.ZipFile(other, "w") as z:
-        for n, data in members.items():
-            z.writestr(n, json.dumps(meta) if n == "ripmarket.json" else data)
-    with pytest.raises(CheckpointError, match="game 'black-market'; it cannot play 'ripmarket'"):
-        read_metadata(other)
+    for claimed, message in (("chess", "game 'chess'; it cannot play 'ripmarket'"),
+                             ("black-market", "card database differs")):  # checked against that game's facts
+        meta["game"] = claimed
+        other = tmp_path / f"{claimed}.zip"
+        with zipfile.ZipFile(other, "w") as z:
+            for n, data in members.items():
+                z.writestr(n, json.dumps(meta) if n == "ripmarket.json" else data)
+        with pytest.raises(CheckpointError, match=message):
+            read_metadata(other)
     from agents.checkpoint import make_metadata
 
     assert make_metadata({}, [6], 0)["game"] == "ripmarket"
