@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core import DISTRIBUTION
+
 DEFAULT_BATCHES = (1, 256, 4096)
 DEFAULT_SECONDS = 2.0
 
@@ -217,7 +219,7 @@ def environment() -> dict:
     try:
         from importlib.metadata import version
 
-        rip_version = version("ripmarket")
+        rip_version = version(DISTRIBUTION)
     except Exception:  # pragma: no cover
         rip_version = "unknown"
     try:
@@ -247,7 +249,7 @@ def environment() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
-        "ripmarket": rip_version,
+        DISTRIBUTION: rip_version,
         "platform": platform.platform(),
     }
 

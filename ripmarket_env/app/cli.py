@@ -34,6 +34,7 @@ def _no_flag_placeholder() -> None:
 _no_flag_placeholder()
 
 from ripmarket_env.games import ids as _game_ids  # noqa: E402  (the registry's ids: no game is imported)
+from ripmarket_env.core import DISTRIBUTION  # noqa: E402
 
 #: ``--game``'s default, the first registered game, and the games ``--help`` lists.
 DEFAULT_GAME = _game_ids()[0]
@@ -41,7 +42,7 @@ _GAMES_HELP = ", ".join(_game_ids())
 _PLAYERS_HELP = "each game's range: `ripmarket games`"
 
 app = typer.Typer(
-    name="ripmarket",
+    name=DISTRIBUTION,
     help="ripmarket: market card games (R.I.P. Market first; `ripmarket games` lists them): "
          "rules engines, environments, agents, tournaments and play.",
     no_args_is_help=True,
@@ -232,9 +233,9 @@ app.command("tournament")(tournament)
 
 
 def agents_cmd(
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The game whose agents to list: ripmarket or rune-market."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game whose agents to list: {_GAMES_HELP}."),
 ) -> None:
-    """List the registered agents with a one-line description each."""
+    """List a game's registered agents with a one-line description each."""
     from rich.console import Console
     from rich.table import Table
 
@@ -243,17 +244,16 @@ def agents_cmd(
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    from agents.policy import card_conflict
+    from ripmarket_env.games import get
+
+    get(game)  # loading a game registers its agents
     reg = agent_registry()
     t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
-    refused = {}
-    if game == "ripmarket":  # trained bots of other cards than the packaged ones, with the reason
-        from ripmarket_env.app.play import unavailable_bots
-
-        refused = unavailable_bots()
     for name in reg.names(game):
-        why = refused.get(name)
+        why = card_conflict(name, None)  # a trained bot of other cards than the packaged ones, with the reason
         t.add_row(name, reg.describe(name, game) + (f" Cannot play the packaged cards: {why}" if why else ""))
     Console().print(t)
 

@@ -264,7 +264,9 @@ def _read(path) -> list[tuple[int, dict, str]]:
 
 def game_of(path, head: dict, games) -> GameSpec:
     """The GameSpec of a record's header: ``games`` is one spec or a mapping id -> spec."""
-    game = head.get("game", "ripmarket")  # records before the multi-game zoo are R.I.P. Market
+    # A record written before records named their game is the zoo's first game's (the first
+    # registered: R.I.P. Market), from before the others existed.
+    game = head.get("game", games.id if isinstance(games, GameSpec) else next(iter(games)))
     if isinstance(games, GameSpec):
         if game != games.id:
             raise RecordError(f"{path}: line 1 (header): a record of game {game!r}, not {games.id!r}")
