@@ -76,17 +76,19 @@ def replay(path, cards=None, on_line=None, notes=None):
 
 def _register_gym_ids() -> None:
     """Register every game's single-agent and vector env with Gymnasium (by entry-point
-    string: nothing is imported until ``gymnasium.make``)."""
+    string, the game's id in the kwargs: nothing but the game's spec is imported until
+    ``gymnasium.make``)."""
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency
         return
-    from ripmarket_env.app.entry import GYM_IDS
+    from ripmarket_env.app.entry import gym_ids
 
-    for gym_id, (entry, vector_entry) in GYM_IDS.items():
+    for gym_id, game in gym_ids().items():
         if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=entry, vector_entry_point=vector_entry,
-                               nondeterministic=False)
+            gymnasium.register(id=gym_id, entry_point="ripmarket_env.app.entry:gym_env",
+                               vector_entry_point="ripmarket_env.app.entry:gym_vector_env",
+                               kwargs={"game": game}, nondeterministic=False)
 
 
 _register_gym_ids()

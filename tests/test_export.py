@@ -1,6 +1,8 @@
-"""Torch-only exports of the shipped checkpoints (agents/export.py): every shipped export
-is current (made from the checkpoint beside it) and torch.jit.load alone plays the same
-moves as the zoo's agent; the docs' few lines play a game as RLlib opponents."""
+"""Exports of the shipped checkpoints (agents/export.py, safetensors): every shipped export
+is current (made from the checkpoint beside it), loads without a deprecation warning and
+plays the same moves as the zoo's agent; an export file (or a checkpoint) is an opponent of
+every env; a damaged export is refused with one line; the docs' few lines play a game as
+RLlib opponents."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import torch
 from typer.testing import CliRunner
 
 import agents
-from agents.export import SHIPPED, FORMAT, export_agent, read_meta, stale_exports, trained_cards
+from agents.export import SHIPPED, FORMAT, SUFFIX, ExportError, export_agent, load_export, read_meta, stale_exports, trained_cards
 from ripmarket_env.envs.vector import vec_env_classes
 from ripmarket_env.games import get
 
@@ -47,7 +49,11 @@ def test_every_shipped_export_is_current():
 
 @pytest.mark.parametrize("shipped", SHIPPED, ids=lambda s: s.path.stem)
 def test_shipped_export_plays_as_the_agent(shipped):
-    policy = torch.jit.load(str(shipped.path))  # torch only
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no DeprecationWarning (nor any other) on loading
+        policy = load_export(shipped.path)
     meta = read_meta(shipped.path)
     styles = meta.get("styles")
     cards = trained_cards(shipped.source) if shipped.game == "ripmarket" else None  # the cards it plays
@@ -79,9 +85,9 @@ def test_a_retrained_checkpoint_makes_its_export_stale(tmp_path, monkeypatch):
     src.write_bytes(SHIPPED[0].source.read_bytes() + b"\0")  # another file
     fake = E.Shipped("ppo-6p", "ripmarket", src, SHIPPED[0].path)
     monkeypatch.setattr(E, "SHIPPED", (fake,))
-    assert E.stale_exports() == ["ppo-6p.ts was not made from the current ppo-6p.zip"]
-    monkeypatch.setattr(E, "SHIPPED", (E.Shipped("ppo-6p", "ripmarket", src, tmp_path / "ppo-6p.ts"),))
-    assert E.stale_exports() == ["ppo-6p.ts is missing"]
+    assert E.stale_exports() == [f"ppo-6p{SUFFIX} was not made from the current ppo-6p.zip"]
+    monkeypatch.setattr(E, "SHIPPED", (E.Shipped("ppo-6p", "ripmarket", src, tmp_path / f"ppo-6p{SUFFIX}"),))
+    assert E.stale_exports() == [f"ppo-6p{SUFFIX} is missing"]
 
 
 def test_docs_snippet_plays_rllib_opponents(monkeypatch):
@@ -112,14 +118,14 @@ def test_export_cli(tmp_path):
     runner = CliRunner()
     r = runner.invoke(app, ["export", "--check"])
     assert r.exit_code == 0, r.output
-    out = tmp_path / "bm.ts"
+    out = tmp_path / "bm.safetensors"
     r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert read_meta(out)["agent"] == "bm-ppo-2p" and read_meta(out)["num_actions"] == 69
     r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 2 and "exists" in r.output and "--force" in r.output
-    r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.ts")])
-    assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.ts").exists()
+    r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.safetensors")])
+    assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.safetensors").exists()
     r = runner.invoke(app, ["export", "ppo-6p", "--shipped"])
     assert r.exit_code == 2 and "one of: AGENT, --shipped or --check" in r.output
 
@@ -129,5 +135,5 @@ def test_export_of_a_checkpoint_file_records_its_fingerprint(tmp_path):
     from agents.policy import load_agent
 
     src = next(s.source for s in SHIPPED if s.name == "rm-ppo-4p")
-    path = export_agent(load_agent(src), tmp_path / "rm.ts", game="rune-market", source=src)
+    path = export_agent(load_agent(src), tmp_path / "rm.safetensors", game="rune-market", source=src)
     assert read_meta(path)["source_sha256"] == file_sha256(src)
