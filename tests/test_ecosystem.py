@@ -239,3 +239,65 @@ def test_rllib_ppo_on_the_parallel_env(local_ray):
         assert "shared" in result["learners"]
     finally:
         algo.stop()
+
+
+# --------------------------------------------------------------------------- compile progress
+def _kernels():
+    """A fresh pair of njit functions (outer calls inner), the same names every call."""
+    import numba
+
+    @numba.njit(cache=False)
+    def inner(x):
+        return x + 1
+
+    @numba.njit(cache=False)
+    def outer(x):
+        return inner(x) * 2
+
+    return outer
+
+
+def test_compile_progress_names_the_kernels_and_how_far(tmp_path):
+    """``core.jitcache.CompileProgress`` (installed by ``import ripmarket_env``) reports
+    numba's compiles: plain lines off a terminal (which kernel, how many it pulled in, the
+    time), one line rewritten in place on a terminal, and "k/N" once N is known from the
+    last compile of that kernel (``compile-counts.json``)."""
+    import io
+
+    from numba.core import event
+
+    from ripmarket_env.core.jitcache import CompileProgress
+
+    plain = io.StringIO()
+    counts = tmp_path / "compile-counts.json"
+    with event.install_listener("numba:compile", CompileProgress(plain, tty=False, counts_path=counts)):
+        assert _kernels()(1) == 4
+    lines = plain.getvalue().splitlines()
+    assert lines[0].startswith("numba: compiling kernels on first use")
+    outer = f"{__name__}._kernels.<locals>.outer"
+    assert any(f"compiled {outer} with 1 kernels it calls in" in ln for ln in lines), lines
+    assert "\r" not in plain.getvalue()
+    assert f'"{outer}": 1' in counts.read_text()
+    tty = io.StringIO()
+    with event.install_listener("numba:compile", CompileProgress(tty, tty=True, counts_path=counts)):
+        assert _kernels()(2) == 6
+    text = tty.getvalue()
+    assert "\r\x1b[2K" in text
+    assert f"now {outer} > {__name__}._kernels.<locals>.inner (1/1 of" in text
+    with event.install_listener("numba:compile", CompileProgress(io.StringIO(), tty=False, counts_path=counts)):
+        _kernels()(3)  # loading nothing from a cache: still compiles, and is reported
+
+
+def test_compile_progress_is_installed_and_silenced_by_the_environment():
+    import subprocess
+    import sys
+
+    code = ("import ripmarket_env, numba\n"
+            "from ripmarket_env.core import jitcache\n"
+            "print(jitcache._PROGRESS is not None)\n"
+            "numba.njit(lambda x: x + 1)(1)\n")
+    on = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert on.stdout.strip() == "True" and "numba: compiled" in on.stderr
+    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "RIPMARKET_COMPILE_PROGRESS": "0"})
+    assert off.stdout.strip() == "False" and "numba:" not in off.stderr

@@ -137,3 +137,73 @@ def test_export_of_a_checkpoint_file_records_its_fingerprint(tmp_path):
     src = next(s.source for s in SHIPPED if s.name == "rm-ppo-4p")
     path = export_agent(load_agent(src), tmp_path / "rm.safetensors", game="rune-market", source=src)
     assert read_meta(path)["source_sha256"] == file_sha256(src)
+
+
+# --------------------------------------------------------------------------- exports as opponents
+def test_export_and_checkpoint_files_are_opponents_of_every_env():
+    """``opponents=`` takes an export file or a checkpoint path as well as an agent, in the
+    gym env (``gymnasium.make``), the Gymnasium vector env and the SB3 vector env, resolved
+    by the app's entry layer (``agents.resolve``); the export plays the checkpoint's moves."""
+    import gymnasium
+
+    import ripmarket_env  # noqa: F401  (registers the ids)
+    from agents.export import ExportAgent
+    from ripmarket_env.app.entry import zoo_class
+
+    shipped = next(s for s in SHIPPED if s.name == "rm-ppo-4p")
+    spec = get("rune-market")
+    for opp in (shipped.path, str(shipped.path), str(shipped.source)):
+        env = gymnasium.make(spec.gym_id, num_players=4, opponents=opp)
+        assert len(env.unwrapped.opponents) == 1
+        obs, info = env.reset(seed=2)
+        for _ in range(30):
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            if term:
+                obs, info = env.reset()
+    export = agents.resolve(shipped.path, game="rune-market")
+    assert isinstance(export, ExportAgent)
+    zoo_agent = agents.make("rm-ppo-4p", game="rune-market")
+    for obs, masks in sampled_batches("rune-market", {"num_players": 4}, steps=2):
+        np.testing.assert_array_equal(export.act_batch(obs, masks), zoo_agent.act_batch(obs, masks))
+    venv = gymnasium.make_vec(spec.gym_id, num_envs=3, num_players=4, opponents=[str(shipped.path)] * 3, seed=0)
+    venv.reset(seed=0)
+    sb3 = zoo_class(spec, "vec")(num_envs=2, num_players=4, opponents=shipped.path, seed=0)
+    sb3.reset()
+    sb3.step(np.array([int(np.flatnonzero(m)[0]) for m in sb3.action_masks()]))
+    with pytest.raises(ExportError, match="an export of game 'rune-market'; it cannot play 'black-market'"):
+        gymnasium.make("BlackMarket-v0", num_players=2, opponents=str(shipped.path))
+    with pytest.raises(ValueError, match=r"not an agent; allowed: an export \(.safetensors\), a checkpoint \(.zip\)"):
+        agents.resolve(REPO / "README.md", game="rune-market")
+
+
+def test_damaged_exports_are_refused_with_one_line(tmp_path):
+    import json
+
+    from safetensors.torch import load_file, save_file
+
+    good = next(s for s in SHIPPED if s.name == "bm-ppo-2p").path
+    meta = read_meta(good)
+    tensors = load_file(str(good))
+
+    def write(name, t=tensors, m=meta, raw=None):
+        p = tmp_path / name
+        if raw is not None:
+            p.write_bytes(raw)
+        else:
+            save_file(t, str(p), metadata=None if m is None else {"ripmarket": m if isinstance(m, str) else json.dumps(m)})
+        return p
+
+    cases = {
+        "truncated": (write("t.safetensors", raw=good.read_bytes()[:5000]), "not a safetensors export|cannot read"),
+        "text": (write("x.safetensors", raw=b"hello"), "not a safetensors export"),
+        "no header": (write("n.safetensors", m=None), "no 'ripmarket' entry"),
+        "not json": (write("j.safetensors", m="{oops"), "not JSON"),
+        "format": (write("f.safetensors", m={**meta, "format": "other/1"}), "format must be"),
+        "layers": (write("l.safetensors", m={**meta, "layers": ["linear", "gelu"]}), "layers must be a list"),
+        "shape": (write("s.safetensors", m={**meta, "obs_size": meta["obs_size"] + 1}), "must be a Linear layer taking"),
+        "extra": (write("e.safetensors", t={**tensors, "code": tensors["net.0.bias"].clone()}), "tensors unexpected: code"),
+    }
+    for what, (path, msg) in cases.items():
+        with pytest.raises(ExportError, match=msg) as exc:
+            load_export(path)
+        assert str(path) in str(exc.value) and "\n" not in str(exc.value), what

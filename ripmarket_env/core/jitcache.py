@@ -136,8 +136,10 @@ class CompileProgress(_event.Listener):
         now = time.perf_counter()
         if self.t0 is None:
             self.t0 = now
+            import numba
+
             self._write("numba: compiling kernels on first use (once: they are cached in "
-                        f"{Path(self._path()).parent})", final=True)
+                        f"{numba.config.CACHE_DIR or 'the source folders'})", final=True)
         self.depth += 1
         name = _short_name(dispatcher)
         if self.depth == 1:
