@@ -1,7 +1,8 @@
 """The agent zoo: one protocol, one registry (``agents.make(name)``, ``agents.names()``)."""
 
 from agents.base import (Agent, BaseAgent, GameAgents, RandomAgent, default_bot, default_lineup, describe, game_agents, make,
-                         make_seeded, names, register, register_game, resolve)
+                         make_seeded, names, register, register_game)
+from agents.loading import resolve
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)

@@ -312,10 +312,10 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     or its zoo name) to ``path``; ``source``, the checkpoint file it was loaded from, is
     fingerprinted in the meta."""
     if isinstance(agent, str):
-        import agents
+        from agents.base import make
 
         cards = trained_cards(source) if game == "ripmarket" and source is not None else None
-        agent = agents.make(agent, game=game, **({"cards": cards} if cards is not None else {}))
+        agent = make(agent, game=game, **({"cards": cards} if cards is not None else {}))
     name = getattr(agent, "name", type(agent).__name__)
     by_count = getattr(agent, "by_count", None)
     if by_count is not None:  # a bot with a network per player count: the one read from ``source``

@@ -191,7 +191,11 @@ def test_torchrl_parallel_wrapper_rolls_out_the_parallel_env():
     illegal one of the deciding seat would raise in the env), exactly one seat acts a step."""
     import torch
 
-    td = _snippet("torchrl-parallel")["td"]
+    from torchrl.envs.utils import check_env_specs
+
+    ns = _snippet("torchrl-parallel")
+    td = ns["td"]
+    check_env_specs(ns["env"], seed=0)
     group = next(k for k in td.keys() if k not in ("done", "terminated", "truncated", "next"))
     masks, actions = td[group, "action_mask"], td[group, "action"]
     assert masks.shape[0] == 300 and masks.any(-1).all()
