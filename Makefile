@@ -2,6 +2,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# `make demo` needs only the core and the eval extra (ratings, plots): no torch.
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: venv test soak bench demo clean browser-deps
 
@@ -29,7 +31,13 @@ soak: venv
 bench: venv
 	$(BIN)/ripmarket bench --json
 
-demo: venv
+$(DEMO_STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e ".[eval]"
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/ripmarket demo
 
 clean:

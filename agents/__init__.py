@@ -2,6 +2,7 @@
 
 from agents.base import (Agent, BaseAgent, GameAgents, RandomAgent, default_bot, default_lineup, describe, game_agents, make,
                          make_seeded, names, register, register_game)
+from agents.loading import resolve
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
 from agents.ripmarket import search  # noqa: F401  (registers the determinized Monte-Carlo search agent)
@@ -13,4 +14,4 @@ from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The R
 from agents.runemarket import search as _rm_search  # noqa: F401  (The Rune Market: rm-search)
 
 __all__ = ["Agent", "BaseAgent", "GameAgents", "RandomAgent", "default_bot", "default_lineup", "describe", "game_agents", "make",
-           "make_seeded", "names", "register", "register_game"]
+           "make_seeded", "names", "register", "register_game", "resolve"]

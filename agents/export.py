@@ -1,97 +1,117 @@
-"""Torch-only exports of trained agents: a TorchScript file that any trainer (RLlib,
-Tianshou, TorchRL, plain torch) calls as an opponent with torch alone.
+"""Exports of trained agents: a safetensors file (the network's weights and a JSON header)
+that torch rebuilds into a small masked-logits module, with no pickle, no TorchScript and
+no SB3: any trainer (RLlib, Tianshou, TorchRL, plain torch) calls it as an opponent.
 
-    >>> import torch
-    >>> policy = torch.jit.load("agents/checkpoints/ppo-6p.ts")  # no ripmarket, SB3 or pickle
+    >>> from agents.export import load_export
+    >>> policy = load_export("agents/checkpoints/ppo-6p.safetensors")   # torch + safetensors
     >>> logits = policy(obs, mask)          # (B, obs_size) float32, (B, num_actions) 0/1
     >>> action = logits.argmax(-1)          # illegal actions are -inf
-    >>> zoo = torch.jit.load("agents/checkpoints/zoo-bc.ts")
+    >>> zoo = load_export("agents/checkpoints/zoo-bc.safetensors")
     >>> action = zoo(obs, mask, 2).argmax(-1)   # the distilled zoo: style 2 (shark)
+
+The file (``FORMAT``) holds the tensors ``net.<i>.weight`` / ``net.<i>.bias`` of the
+network's ``nn.Linear`` layers and, in the safetensors header's metadata, ``ripmarket``:
+a JSON object with ``format``, ``layers`` (the network in order: ``"linear"``, ``"relu"``,
+``"tanh"``), ``obs_size``, ``num_actions``, the agent, its game, the distilled zoo's
+``styles`` and ``default_style``, and the SHA-256 of the checkpoint it was made from, so a
+stale export is detected (``stale_exports``). ``ExportedPolicy`` is the module:
+``forward(obs, mask, style=-1)``, the style an index into ``styles`` (-1: the exported
+agent's own); ``ExportAgent`` plays one as an agent of the zoo (``agents.resolve``, the
+envs' ``opponents=``). Why this format: docs/SCALE_OUT.md.
 
 ``export_agent(agent, path)`` writes one for a ``PolicyAgent`` (an SB3 checkpoint: the
 actor's network as dense torch layers; the sparse first layer is the same ``nn.Linear``
 applied densely, so the logits are the agent's up to float rounding) or a
-``DistilledAgent`` (the whole distilled zoo: ``forward(obs, mask, style=-1)``, the style
-an index into ``styles``; -1 is the exported agent's own style). The file carries
-``meta.json`` (``read_meta``): format, agent name, game, sizes, styles and the SHA-256 of
-the checkpoint it was made from, so a stale export is detected (``stale_exports``).
-
-The shipped exports (``SHIPPED``) sit beside their checkpoints (``<stem>.ts``);
-``ripmarket export --shipped`` writes them again.
+``DistilledAgent`` (the whole distilled zoo). The shipped exports (``SHIPPED``) sit beside
+their checkpoints (``<stem>.safetensors``); ``ripmarket export --shipped`` writes them again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import warnings
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn as nn
 
-FORMAT = "ripmarket-torch-policy/1"
+FORMAT = "ripmarket-policy/2"
+SUFFIX = ".safetensors"
+#: the largest export read (checked before reading)
+MAX_BYTES = 256 << 20
 _HERE = Path(__file__).resolve().parent
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 
-class MaskedLogits(nn.Module):
-    """``body(obs)`` with the logits of illegal actions (``mask == 0``) set to -inf."""
+class ExportError(ValueError):
+    """An export file that cannot be read: one line naming the file and what is wrong."""
 
-    def __init__(self, body: nn.Module):
+
+class ExportedPolicy(nn.Module):
+    """An exported network: ``layers`` (``"linear"``, ``"relu"``, ``"tanh"``) in order as
+    ``self.net``; ``forward(obs, mask, style=-1)`` gives its logits with the illegal actions
+    (``mask == 0``) at -inf. With ``n_styles`` (the distilled zoo) the input is
+    ``[obs, one-hot style]``, style -1 being ``default_style``."""
+
+    def __init__(self, linear_shapes: list[tuple[int, int]], layers: list[str], n_styles: int = 0,
+                 default_style: int = -1):
         super().__init__()
-        self.body = body
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        z = self.body(obs)
-        return z.masked_fill(mask == 0, float("-inf"))
-
-
-class StyledMaskedLogits(nn.Module):
-    """The distilled zoo: ``net([obs, one-hot style])`` masked; ``style`` -1 is the default."""
-
-    def __init__(self, net: nn.Module, n_styles: int, default_style: int):
-        super().__init__()
-        self.net = net
-        self.n_styles = n_styles
-        self.default_style = default_style
+        shapes = iter(linear_shapes)
+        mods = []
+        for kind in layers:
+            if kind == "linear":
+                out_f, in_f = next(shapes)
+                mods.append(nn.Linear(in_f, out_f))
+            else:
+                mods.append(_ACTIVATIONS[kind]())
+        self.net = nn.Sequential(*mods)
+        self.n_styles = int(n_styles)
+        self.default_style = int(default_style)
+        self.meta: dict = {}
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor, style: int = -1) -> torch.Tensor:
-        s = self.default_style if style < 0 else style
-        if s >= self.n_styles:
-            raise ValueError("style must be -1 or an index into the export's styles")
-        oh = torch.zeros(obs.shape[0], self.n_styles, dtype=obs.dtype)
-        oh[:, s] = 1.0
-        z = self.net(torch.cat([obs, oh], 1))
-        return z.masked_fill(mask == 0, float("-inf"))
+        x = torch.as_tensor(obs, dtype=torch.float32)
+        if self.n_styles:
+            s = self.default_style if style < 0 else int(style)
+            if s >= self.n_styles:
+                raise ValueError(f"style must be -1 or an index into the export's styles (0..{self.n_styles - 1}), got {style}")
+            oh = torch.zeros(x.shape[0], self.n_styles, dtype=x.dtype)
+            oh[:, s] = 1.0
+            x = torch.cat([x, oh], 1)
+        z = self.net(x)
+        return z.masked_fill(torch.as_tensor(mask) == 0, float("-inf"))
 
 
-class _Actor(nn.Module):
-    def __init__(self, policy):
-        super().__init__()
-        self.features = policy.pi_features_extractor
-        self.net = policy.mlp_extractor.policy_net
-        self.head = policy.action_net
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.head(self.net(self.features(obs)))
+def _flat_layers(module: nn.Module) -> list[nn.Module]:
+    """A network as its Linear/ReLU/Tanh layers in order (Sequential containers and
+    SB3's flatten extractor opened); anything else cannot be exported."""
+    if isinstance(module, nn.Sequential):
+        return [layer for child in module for layer in _flat_layers(child)]
+    if isinstance(module, (nn.Flatten, nn.Identity)) or type(module).__name__ == "FlattenExtractor":
+        return []
+    if isinstance(module, (nn.Linear, nn.ReLU, nn.Tanh)):
+        return [module]
+    raise ValueError(f"cannot export a network with a {type(module).__name__} layer: "
+                     "exports hold Linear, ReLU and Tanh layers")
 
 
 def _is_distilled(agent) -> bool:
     return hasattr(agent, "net") and hasattr(agent, "style_index") and hasattr(agent, "n_styles")
 
 
-def actor_module(agent) -> nn.Module:
-    """The agent's masked actor as plain torch layers."""
+def actor_network(agent) -> nn.Sequential:
+    """The agent's actor (logits before masking) as plain torch layers."""
     if _is_distilled(agent):
-        return StyledMaskedLogits(agent.net, agent.n_styles, agent.style_index).eval()
+        return agent.net
     parts = agent.sparse_parts()
     if parts:
         first, rest, _ = parts
-        body = nn.Sequential(first, rest)
-    else:
-        body = _Actor(agent.policy)
-    return MaskedLogits(body).eval()
+        return nn.Sequential(first, rest)
+    pol = agent.policy
+    return nn.Sequential(pol.pi_features_extractor, pol.mlp_extractor.policy_net, pol.action_net)
 
 
 def agent_sizes(agent) -> tuple[int, int]:
@@ -107,36 +127,158 @@ def file_sha256(path: str | Path) -> str:
 
 def export_policy(agent, path: str | Path, obs_size: int | None = None, num_actions: int | None = None,
                   meta: dict | None = None) -> Path:
-    """Write ``agent``'s masked actor as TorchScript to ``path`` (``torch.jit.load`` reads
-    it), with ``meta`` (plus the format and sizes) as the file's ``meta.json``."""
+    """Write ``agent``'s actor to ``path`` as an export (safetensors), with ``meta`` (plus
+    the format, layers and sizes) in its header; written to a temporary file and renamed."""
+    from safetensors.torch import save_file
+
     path = Path(path)
     sizes = agent_sizes(agent)
     obs_size, num_actions = obs_size or sizes[0], num_actions or sizes[1]
     if (obs_size, num_actions) != sizes:
         raise ValueError(f"{getattr(agent, 'name', agent)} takes {sizes[0]} observation entries and "
                          f"{sizes[1]} actions, not {obs_size} and {num_actions}")
-    module = actor_module(agent)
-    info = {"format": FORMAT, "obs_size": obs_size, "num_actions": num_actions, **(meta or {})}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit: see docs/SCALE_OUT.md
-        if isinstance(module, StyledMaskedLogits):
-            info["styles"] = list(getattr(agent, "styles", ()))
-            info["default_style"] = agent.style_index
-            out = torch.jit.script(module)
-        else:
-            example = (torch.zeros(2, obs_size), torch.ones(2, num_actions, dtype=torch.int8))
-            out = torch.jit.trace(module, example, check_trace=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.jit.save(out, str(path), _extra_files={"meta.json": json.dumps(info, sort_keys=True)})
+    layers = _flat_layers(actor_network(agent))
+    info = {"format": FORMAT, "obs_size": obs_size, "num_actions": num_actions, **(meta or {}),
+            "layers": [type(m).__name__.lower() for m in layers]}
+    if _is_distilled(agent):
+        info["styles"] = list(getattr(agent, "styles", ()))
+        info["default_style"] = int(agent.style_index)
+    tensors = {}
+    for i, m in enumerate(layers):
+        if isinstance(m, nn.Linear):
+            tensors[f"net.{i}.weight"] = m.weight.detach().to(torch.float32).contiguous().clone()
+            tensors[f"net.{i}.bias"] = m.bias.detach().to(torch.float32).contiguous().clone()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={"ripmarket": json.dumps(info, sort_keys=True)})
+    os.replace(tmp, path)
     return path
 
 
+def _header(path: Path) -> dict:
+    """The ``ripmarket`` JSON of an export's header, checked for size and shape."""
+    from safetensors import safe_open
+
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot read the export ({exc.strerror or exc})") from None
+    if size > MAX_BYTES:
+        raise ExportError(f"{path}: {size} bytes, more than an export may hold ({MAX_BYTES})")
+    try:
+        with safe_open(str(path), framework="numpy") as fh:
+            raw = (fh.metadata() or {}).get("ripmarket")
+    except Exception as exc:  # noqa: BLE001  (safetensors' own errors: not a safetensors file)
+        raise ExportError(f"{path}: not a safetensors export ({str(exc).splitlines()[0][:120]})") from None
+    if raw is None:
+        raise ExportError(f"{path}: no 'ripmarket' entry in the header metadata: not an export of ripmarket")
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise ExportError(f"{path}: the 'ripmarket' header entry is not JSON ({str(exc)[:80]})") from None
+    if not isinstance(meta, dict):
+        raise ExportError(f"{path}: the 'ripmarket' header entry must be a JSON object")
+    return meta
+
+
 def read_meta(path: str | Path) -> dict:
-    """The ``meta.json`` an export carries (``{}`` if it has none)."""
-    extra = {"meta.json": ""}
-    torch.jit.load(str(path), map_location="cpu", _extra_files=extra)
-    raw = extra["meta.json"]
-    return json.loads(raw) if raw else {}
+    """The metadata an export carries (``ExportError`` if the file is no export)."""
+    return _header(Path(path))
+
+
+def _check(meta: dict, tensors: dict, path: Path) -> tuple[list, int, int]:
+    def bad(field: str, what: str):
+        return ExportError(f"{path}: {field} {what}")
+
+    if meta.get("format") != FORMAT:
+        raise bad("format", f"must be {FORMAT!r}, got {str(meta.get('format'))[:40]!r}")
+    for key in ("obs_size", "num_actions"):
+        v = meta.get(key)
+        if type(v) is not int or not 1 <= v <= 1 << 20:
+            raise bad(key, "must be an integer 1..1048576")
+    layers = meta.get("layers")
+    if not isinstance(layers, list) or not layers or any(k not in ("linear", *_ACTIVATIONS) for k in layers):
+        raise bad("layers", "must be a list of 'linear', 'relu' and 'tanh'")
+    styles = meta.get("styles", [])
+    if not isinstance(styles, list) or len(styles) > 64:
+        raise bad("styles", "must be a list of at most 64 names")
+    n_styles = len(styles)
+    d = meta.get("default_style", -1)
+    if type(d) is not int or not -1 <= d < n_styles:
+        raise bad("default_style", f"must be -1 or an index into styles (0..{n_styles - 1})")
+    shapes, width = [], meta["obs_size"] + n_styles
+    expected = set()
+    for i, kind in enumerate(layers):
+        if kind != "linear":
+            continue
+        w, b = tensors.get(f"net.{i}.weight"), tensors.get(f"net.{i}.bias")
+        expected |= {f"net.{i}.weight", f"net.{i}.bias"}
+        if w is None or b is None or w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != width:
+            raise bad(f"net.{i}", f"must be a Linear layer taking {width} inputs (weight and bias)")
+        shapes.append((int(w.shape[0]), int(w.shape[1])))
+        width = int(w.shape[0])
+    if not shapes or width != meta["num_actions"]:
+        raise bad("layers", f"must end in {meta['num_actions']} logits, got {width}")
+    if set(tensors) != expected:
+        raise bad("tensors", f"unexpected: {', '.join(sorted(set(tensors) - expected))[:80]}")
+    return shapes, n_styles, d
+
+
+def load_export(path: str | Path) -> ExportedPolicy:
+    """The network of an export file, in eval mode (``.meta``: its metadata); reads tensors
+    and JSON only, never code. ``ExportError`` names the file and what is wrong."""
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    meta = _header(path)
+    try:
+        tensors = load_file(str(path))
+    except Exception as exc:  # noqa: BLE001
+        raise ExportError(f"{path}: cannot read the tensors ({str(exc).splitlines()[0][:120]})") from None
+    shapes, n_styles, default = _check(meta, tensors, path)
+    policy = ExportedPolicy(shapes, meta["layers"], n_styles, default)
+    policy.load_state_dict(tensors, strict=True)
+    policy.meta = meta
+    return policy.eval().requires_grad_(False)
+
+
+class ExportAgent:
+    """An export played as an agent of the zoo: greedy on the masked logits (a distilled
+    zoo's ``style``: an index or a name of its styles; None its default)."""
+
+    def __init__(self, policy: ExportedPolicy, style: int | str | None = None, name: str | None = None):
+        self.policy = policy
+        styles = policy.meta.get("styles", [])
+        if isinstance(style, str):
+            if style not in styles:
+                raise ValueError(f"style {style!r} is not one of the export's styles: {', '.join(styles) or 'none'}")
+            style = styles.index(style)
+        self.style = -1 if style is None else int(style)
+        self.name = name or str(policy.meta.get("agent", "export"))
+        self.game = policy.meta.get("game")
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        m = np.asarray(action_masks)
+        if len(m) == 0:
+            return np.zeros(0, np.int64)
+        with torch.no_grad():
+            z = self.policy(torch.as_tensor(np.asarray(observations, dtype=np.float32)),
+                            torch.as_tensor(m.astype(np.int8)), self.style)
+        a = z.argmax(-1).numpy().astype(np.int64)
+        a[~m.astype(bool).any(axis=1)] = -1  # no legal action: a finished game
+        return a
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+def load_export_agent(path: str | Path, game: str | None = None, style: int | str | None = None) -> ExportAgent:
+    """An export file as an agent; ``game``: the game it must have been exported for."""
+    policy = load_export(path)
+    got = policy.meta.get("game")
+    if game is not None and got != game:
+        raise ExportError(f"{path}: an export of game {got!r}; it cannot play {game!r}")
+    return ExportAgent(policy, style=style)
 
 
 # ----------------------------------------------------------------------------- shipped
@@ -151,17 +293,17 @@ class Shipped:
 
 
 SHIPPED = (
-    Shipped("ppo-6p", "ripmarket", _HERE / "checkpoints" / "ppo-6p.zip", _HERE / "checkpoints" / "ppo-6p.ts"),
-    Shipped("ppo", "ripmarket", _HERE / "checkpoints" / "ppo.zip", _HERE / "checkpoints" / "ppo.ts"),
-    Shipped("ppo-at-4p", "ripmarket", _HERE / "checkpoints" / "ppo-at-4p.zip", _HERE / "checkpoints" / "ppo-at-4p.ts"),
-    Shipped("ppo-at-6p", "ripmarket", _HERE / "checkpoints" / "ppo-at-6p.zip", _HERE / "checkpoints" / "ppo-at-6p.ts"),
-    Shipped("greedy-bc", "ripmarket", _HERE / "checkpoints" / "zoo-bc.pt", _HERE / "checkpoints" / "zoo-bc.ts"),
+    Shipped("ppo-6p", "ripmarket", _HERE / "checkpoints" / "ppo-6p.zip", _HERE / "checkpoints" / f"ppo-6p{SUFFIX}"),
+    Shipped("ppo", "ripmarket", _HERE / "checkpoints" / "ppo.zip", _HERE / "checkpoints" / f"ppo{SUFFIX}"),
+    Shipped("ppo-at-4p", "ripmarket", _HERE / "checkpoints" / "ppo-at-4p.zip", _HERE / "checkpoints" / f"ppo-at-4p{SUFFIX}"),
+    Shipped("ppo-at-6p", "ripmarket", _HERE / "checkpoints" / "ppo-at-6p.zip", _HERE / "checkpoints" / f"ppo-at-6p{SUFFIX}"),
+    Shipped("greedy-bc", "ripmarket", _HERE / "checkpoints" / "zoo-bc.pt", _HERE / "checkpoints" / f"zoo-bc{SUFFIX}"),
     Shipped("rm-ppo-4p", "rune-market", _HERE / "checkpoints" / "rm-ppo-4p.zip",
-            _HERE / "checkpoints" / "rm-ppo-4p.ts"),
+            _HERE / "checkpoints" / f"rm-ppo-4p{SUFFIX}"),
     Shipped("bm-ppo-2p", "black-market", _HERE / "blackmarket" / "checkpoints" / "bm-ppo-2p.zip",
-            _HERE / "blackmarket" / "checkpoints" / "bm-ppo-2p.ts"),
+            _HERE / "blackmarket" / "checkpoints" / f"bm-ppo-2p{SUFFIX}"),
     Shipped("bm-ppo-4p-teams", "black-market", _HERE / "blackmarket" / "checkpoints" / "bm-ppo-4p-teams.zip",
-            _HERE / "blackmarket" / "checkpoints" / "bm-ppo-4p-teams.ts"),
+            _HERE / "blackmarket" / "checkpoints" / f"bm-ppo-4p-teams{SUFFIX}"),
 )
 
 
@@ -170,10 +312,10 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     or its zoo name) to ``path``; ``source``, the checkpoint file it was loaded from, is
     fingerprinted in the meta."""
     if isinstance(agent, str):
-        import agents
+        from agents.base import make
 
         cards = trained_cards(source) if game == "ripmarket" and source is not None else None
-        agent = agents.make(agent, game=game, **({"cards": cards} if cards is not None else {}))
+        agent = make(agent, game=game, **({"cards": cards} if cards is not None else {}))
     name = getattr(agent, "name", type(agent).__name__)
     by_count = getattr(agent, "by_count", None)
     if by_count is not None:  # a bot with a network per player count: the one read from ``source``
@@ -223,7 +365,10 @@ def stale_exports() -> list[str]:
         if not s.path.is_file():
             out.append(f"{s.path.name} is missing")
             continue
-        meta = read_meta(s.path)
+        try:
+            meta = read_meta(s.path)
+        except ExportError:
+            meta = {}
         if meta.get("format") != FORMAT or meta.get("source_sha256") != file_sha256(s.source):
             out.append(f"{s.path.name} was not made from the current {s.source.name}")
     return out

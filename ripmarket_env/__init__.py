@@ -3,7 +3,9 @@ card games (R.I.P. Market first).
 
 * ``ripmarket_env.games()`` lists the registered games; ``ripmarket_env.make(game_id,
   num_players=..., **rules)`` builds a game's PettingZoo AEC env (wrapped; ``raw=True``
-  for the raw env).
+  for the raw env; ``parallel=True`` for the PettingZoo parallel env).
+* ``ripmarket_env.parallel_env(game_id, ...)`` is a game's PettingZoo parallel env (idle
+  seats wait: ``ripmarket_env.envs.parallel``).
 * ``ripmarket_env.env(num_players=4, ...)`` / ``raw_env`` stay R.I.P. Market's AEC env
   (``ripmarket_v0``).
 * ``ripmarket_env.rllib_env(game_id)`` is a game's RLlib ``MultiAgentEnv`` class.
@@ -18,7 +20,7 @@ from ripmarket_env.core.jitcache import configure as _configure_jit_cache
 
 _configure_jit_cache()
 
-__all__ = ["__version__", "env", "games", "make", "raw_env", "replay", "rllib_env"]
+__all__ = ["__version__", "env", "games", "make", "parallel_env", "raw_env", "replay", "rllib_env"]
 
 
 def games() -> list[str]:
@@ -29,15 +31,28 @@ def games() -> list[str]:
 
 
 def make(game_id: str, num_players: int | None = None, render_mode: str | None = None, raw: bool = False,
-         **rules):
+         parallel: bool = False, **rules):
     """The PettingZoo AEC env of a registered game, in PettingZoo's standard wrappers
-    (``raw=True``: without them). Rule variants are keyword fields of the game's rules
-    config, or ``rules=<config>``."""
+    (``raw=True``: without them; ``parallel=True``: the parallel env, ``parallel_env``).
+    Rule variants are keyword fields of the game's rules config, or ``rules=<config>``."""
+    if parallel:
+        return parallel_env(game_id, num_players=num_players, render_mode=render_mode, **rules)
     from ripmarket_env.envs.aec import aec_env_class, wrapped
     from ripmarket_env.games import get
 
     e = aec_env_class(get(game_id))(num_players=num_players, render_mode=render_mode, **rules)
     return e if raw else wrapped(e)
+
+
+def parallel_env(game_id: str, num_players: int | None = None, render_mode: str | None = None, **kwargs):
+    """The PettingZoo parallel env of a registered game (``ripmarket_env.envs.parallel``):
+    every seat acts on every step, the seats not deciding with the one legal ``wait``
+    action. ``obs_format`` "dict" (the AEC env's observations), "rllib" or "box"; other
+    keywords are the AEC env's (rule fields, ``rules=``, ``illegal_action``)."""
+    from ripmarket_env.envs.parallel import parallel_env_class
+    from ripmarket_env.games import get
+
+    return parallel_env_class(get(game_id))(num_players=num_players, render_mode=render_mode, **kwargs)
 
 
 def rllib_env(game_id: str = "ripmarket") -> type:
@@ -61,17 +76,19 @@ def replay(path, cards=None, on_line=None, notes=None):
 
 def _register_gym_ids() -> None:
     """Register every game's single-agent and vector env with Gymnasium (by entry-point
-    string: nothing is imported until ``gymnasium.make``)."""
+    string, the game's id in the kwargs: nothing but the game's spec is imported until
+    ``gymnasium.make``)."""
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency
         return
-    from ripmarket_env.app.entry import GYM_IDS
+    from ripmarket_env.app.entry import gym_ids
 
-    for gym_id, (entry, vector_entry) in GYM_IDS.items():
+    for gym_id, game in gym_ids().items():
         if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=entry, vector_entry_point=vector_entry,
-                               nondeterministic=False)
+            gymnasium.register(id=gym_id, entry_point="ripmarket_env.app.entry:gym_env",
+                               vector_entry_point="ripmarket_env.app.entry:gym_vector_env",
+                               kwargs={"game": game}, nondeterministic=False)
 
 
 _register_gym_ids()

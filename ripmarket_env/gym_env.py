@@ -7,7 +7,7 @@ by name with the zoo's ``agents.make``. ``import ripmarket_env`` registers the i
 
 from __future__ import annotations
 
-from ripmarket_env.app.entry import zoo_env_classes
+from ripmarket_env.app.entry import zoo_class
 from ripmarket_env.envs.gym import (  # noqa: F401  (the env's helpers, as before the multi-game core)
     MAX_SEED,
     LegalDiscrete,
@@ -21,5 +21,5 @@ from ripmarket_env.games.ripmarket import SPEC
 ENV_ID = SPEC.gym_id
 
 
-class RipMarketEnv(zoo_env_classes(SPEC)["gym"]):
-    __doc__ = __import__("ripmarket_env.envs.gym", fromlist=["GameEnv"]).GameEnv.__doc__
+#: the class ``gymnasium.make(ENV_ID)`` builds (``ripmarket_env.app.entry.zoo_class``)
+RipMarketEnv = zoo_class(SPEC, "gym")

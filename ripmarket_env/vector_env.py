@@ -31,11 +31,9 @@ class LearnerBatch(_LearnerBatch):
         super().__init__(*args, spec=spec, agent_resolver=agent_resolver, decide=decide, **kwargs)
 
 
-class RipMarketVecEnv(_classes["vec"]):
-    """A Stable-Baselines3 ``VecEnv`` of ``num_envs`` R.I.P. Market games (one engine batch);
-    see ``ripmarket_env.envs.vector.GameVecEnv``."""
-
-
-class RipMarketGymVectorEnv(_classes["gym_vector"]):
-    """A Gymnasium ``VectorEnv`` of ``num_envs`` R.I.P. Market games (one engine batch);
-    see ``ripmarket_env.envs.vector.GameGymVectorEnv``."""
+#: A Stable-Baselines3 ``VecEnv`` of ``num_envs`` R.I.P. Market games (one engine batch);
+#: see ``ripmarket_env.envs.vector.GameVecEnv``.
+RipMarketVecEnv = _classes["vec"]
+#: A Gymnasium ``VectorEnv`` of ``num_envs`` R.I.P. Market games (one engine batch), the
+#: class ``gymnasium.make_vec("RipMarket-v0")`` builds; see ``ripmarket_env.envs.vector.GameGymVectorEnv``.
+RipMarketGymVectorEnv = _classes["gym_vector"]

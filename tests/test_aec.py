@@ -371,3 +371,85 @@ def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
     import pickle
 
     assert type(pickle.loads(pickle.dumps(sp))) is spaces.Discrete
+
+
+# --------------------------------------------------------------------------- the parallel env
+GAMES = ripmarket_env.games()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_env_passes_pettingzoo_parallel_api_test(game):
+    from pettingzoo.test import parallel_api_test
+
+    import warnings
+
+    for fmt in ("dict", "rllib", "box"):
+        env = ripmarket_env.make(game, parallel=True, obs_format=fmt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # "live agent was not given ..." fails
+            parallel_api_test(env, num_cycles=300 if fmt == "dict" else 60)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_parallel_idle_seats_wait_and_change_nothing(game):
+    """Whatever the seats not deciding send (their wait, a real action, garbage), the game
+    is the one the AEC env plays with the deciding seat's actions alone; the deciding seat's
+    wait (or a missing action) is refused with the state unchanged; masks are never empty;
+    infos hold fixed numeric types only."""
+    from ripmarket_env.engine import IllegalActionError
+
+    rng = np.random.default_rng(5)
+    par = ripmarket_env.parallel_env(game)
+    twin = ripmarket_env.make(game, raw=True)
+    wait = par.wait_action
+    assert wait == twin.engine.num_actions and par.action_space("player_0").n == wait + 1
+    games = 0
+    for seed in range(3):
+        obs, infos = par.reset(seed=seed)
+        twin.reset(seed=seed)
+        while par.agents:
+            actor = twin.agent_selection
+            for agent, o in obs.items():
+                m = o["action_mask"]
+                assert m.dtype == np.int8 and m.shape == (wait + 1,) and m.sum() >= 1
+                assert infos[agent]["acting"] == (agent == actor)
+                assert all(type(v) in (int, bool) for v in infos[agent].values()), infos[agent]
+                if agent != actor:  # idle: wait only
+                    assert m.tolist() == [0] * wait + [1]
+                else:
+                    assert m[wait] == 0 and (m[:wait] == twin.observe(actor)["action_mask"]).all()
+                np.testing.assert_array_equal(o["observation"], twin.observe(agent)["observation"])
+            before = par.engine.state.tobytes()
+            with pytest.raises(IllegalActionError):  # the deciding seat may not wait
+                par.step({a: wait for a in par.agents})
+            with pytest.raises(ValueError, match="deciding"):
+                par.step({a: wait for a in par.agents if a != actor})
+            assert par.engine.state.tobytes() == before
+            a = int(rng.choice(np.flatnonzero(obs[actor]["action_mask"])))
+            idle = {ag: [wait, int(rng.integers(wait)), np.int64(0), "junk"][int(rng.integers(4))]
+                    for ag in par.agents if ag != actor}
+            obs, rewards, terms, truncs, infos = par.step({actor: a, **idle})
+            twin.step(a)
+            assert par.engine.state.tobytes() == twin.engine.state.tobytes()
+            over = all(twin.terminations.values())
+            assert all(t == over for t in terms.values()) and not any(truncs.values())
+            assert rewards == ({ag: twin.rewards[ag] for ag in twin.possible_agents} if over
+                               else dict.fromkeys(twin.possible_agents, 0.0))
+        games += 1
+        assert [rewards[ag] for ag in twin.possible_agents] == pytest.approx(twin.engine.rewards()[0].tolist())
+        with pytest.raises(RuntimeError, match="reset"):
+            par.step({})
+    assert games == 3
+
+
+def test_parallel_env_options_are_checked():
+    with pytest.raises(ValueError, match="obs_format='flat' is not allowed; allowed: 'dict', 'rllib', 'box'"):
+        ripmarket_env.parallel_env("ripmarket", obs_format="flat")
+    box = ripmarket_env.parallel_env("ripmarket", num_players=3, obs_format="box")
+    obs, infos = box.reset(seed=1)
+    assert all(isinstance(o, np.ndarray) and o.dtype == np.float32 for o in obs.values())
+    masks = [infos[a]["action_mask"] for a in box.agents]
+    assert all(isinstance(m, list) and len(m) == box.wait_action + 1 for m in masks)
+    assert sum(m[-1] for m in masks) == 2  # two seats wait
+    rl = ripmarket_env.parallel_env("ripmarket", num_players=3, obs_format="rllib")
+    assert set(rl.observation_space("player_0").spaces) == {"observations", "action_mask"}

@@ -170,3 +170,138 @@ def test_sb3_make_vec_env_with_rgb_array():
     obs, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
     frames = venv.get_images()
     assert len(frames) == 2 and all(f.ndim == 3 and f.shape[2] == 3 and f.dtype == np.uint8 for f in frames)
+
+
+# --------------------------------------------------------------------------- the parallel env
+def _snippet(name: str) -> dict:
+    """Run the ``<!-- snippet: name -->`` block of docs/SCALE_OUT.md as written; its names."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "SCALE_OUT.md").read_text(encoding="utf-8")
+    code = re.search(rf"<!-- snippet: {name} -->\n```python\n(.*?)```", text, re.S).group(1)
+    ns: dict = {}
+    exec(compile(code, f"SCALE_OUT.md:{name}", "exec"), ns)
+    return ns
+
+
+def test_torchrl_parallel_wrapper_rolls_out_the_parallel_env():
+    """TorchRL's PettingZooWrapper in parallel mode (the docs' snippet): 300 steps, games
+    auto-reset; every seat's mask has a legal action, the sampled actions are legal (an
+    illegal one of the deciding seat would raise in the env), exactly one seat acts a step."""
+    import torch
+
+    from torchrl.envs.utils import check_env_specs
+
+    ns = _snippet("torchrl-parallel")
+    td = ns["td"]
+    check_env_specs(ns["env"], seed=0)
+    group = next(k for k in td.keys() if k not in ("done", "terminated", "truncated", "next"))
+    masks, actions = td[group, "action_mask"], td[group, "action"]
+    assert masks.shape[0] == 300 and masks.any(-1).all()
+    assert masks.gather(-1, actions.unsqueeze(-1)).all()
+    wait = masks.shape[-1] - 1
+    assert ((actions != wait).sum(-1) == 1).all()  # one deciding seat, the others wait
+    assert td[group, "info", "acting"].sum(-1).eq(1).all()
+    assert td["next", group, "done"].any()  # at least one game ended (and was reset)
+    assert torch.isfinite(td["next", group, "reward"]).all()
+
+
+def test_agilerl_ippo_on_the_parallel_env():
+    """AgileRL's IPPO (the docs' snippet) decides 200 parallel steps with the masks of the
+    infos (the env raises on an illegal action of the deciding seat), then learns once."""
+    ns = _snippet("agilerl-ippo")
+    agent, env = ns["agent"], ns["env"]
+    obs, info = env.reset(seed=1)
+    ids = env.possible_agents
+    roll = {k: {a: [] for a in ids} for k in ("s", "a", "lp", "r", "d", "v")}
+    done = dict.fromkeys(ids, 0.0)
+    for _ in range(64):
+        action, log_prob, _, value = agent.get_action(obs=obs, infos=info)
+        nobs, reward, term, trunc, ninfo = env.step(action)
+        for a in ids:
+            roll["s"][a].append(obs[a][None])
+            roll["a"][a].append(np.asarray(action[a]).reshape(1))
+            roll["lp"][a].append(np.asarray(log_prob[a]).reshape(1))
+            roll["r"][a].append(np.asarray([reward[a]]))
+            roll["d"][a].append(np.asarray([done[a]]))
+            roll["v"][a].append(np.asarray(value[a]).reshape(1))
+        done = {a: float(term[a] or trunc[a]) for a in ids}
+        obs, info = (nobs, ninfo) if env.agents else env.reset()
+    loss = agent.learn((roll["s"], roll["a"], roll["lp"], roll["r"], roll["d"], roll["v"],
+                        {a: obs[a][None] for a in ids}, {a: np.asarray([done[a]]) for a in ids}))
+    assert all(np.isfinite(v) for v in loss.values())
+
+
+def test_rllib_ppo_on_the_parallel_env(local_ray):
+    """RLlib's ParallelPettingZooEnv with its action-masking RLModule (the docs' snippet):
+    a training iteration samples and learns (every sampled action legal: the env raises)."""
+    ns = _snippet("rllib-parallel")
+    algo, result = ns["algo"], ns["result"]
+    try:
+        assert result["env_runners"]["num_env_steps_sampled"] >= 200
+        assert "shared" in result["learners"]
+    finally:
+        algo.stop()
+
+
+# --------------------------------------------------------------------------- compile progress
+def _kernels():
+    """A fresh pair of njit functions (outer calls inner), the same names every call."""
+    import numba
+
+    @numba.njit(cache=False)
+    def inner(x):
+        return x + 1
+
+    @numba.njit(cache=False)
+    def outer(x):
+        return inner(x) * 2
+
+    return outer
+
+
+def test_compile_progress_names_the_kernels_and_how_far(tmp_path):
+    """``core.jitcache.CompileProgress`` (installed by ``import ripmarket_env``) reports
+    numba's compiles: plain lines off a terminal (which kernel, how many it pulled in, the
+    time), one line rewritten in place on a terminal, and "k/N" once N is known from the
+    last compile of that kernel (``compile-counts.json``)."""
+    import io
+
+    from numba.core import event
+
+    from ripmarket_env.core.jitcache import CompileProgress
+
+    plain = io.StringIO()
+    counts = tmp_path / "compile-counts.json"
+    with event.install_listener("numba:compile", CompileProgress(plain, tty=False, counts_path=counts)):
+        assert _kernels()(1) == 4
+    lines = plain.getvalue().splitlines()
+    assert lines[0].startswith("numba: compiling kernels on first use")
+    outer = f"{__name__}._kernels.<locals>.outer"
+    assert any(f"compiled {outer} with 1 kernels it calls in" in ln for ln in lines), lines
+    assert "\r" not in plain.getvalue()
+    assert f'"{outer}": 1' in counts.read_text()
+    tty = io.StringIO()
+    with event.install_listener("numba:compile", CompileProgress(tty, tty=True, counts_path=counts)):
+        assert _kernels()(2) == 6
+    text = tty.getvalue()
+    assert "\r\x1b[2K" in text
+    assert f"now {outer} > {__name__}._kernels.<locals>.inner (1/1 of" in text
+    with event.install_listener("numba:compile", CompileProgress(io.StringIO(), tty=False, counts_path=counts)):
+        _kernels()(3)  # loading nothing from a cache: still compiles, and is reported
+
+
+def test_compile_progress_is_installed_and_silenced_by_the_environment():
+    import subprocess
+    import sys
+
+    code = ("import ripmarket_env, numba\n"
+            "from ripmarket_env.core import jitcache\n"
+            "print(jitcache._PROGRESS is not None)\n"
+            "numba.njit(lambda x: x + 1)(1)\n")
+    on = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert on.stdout.strip() == "True" and "numba: compiled" in on.stderr
+    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "RIPMARKET_COMPILE_PROGRESS": "0"})
+    assert off.stdout.strip() == "False" and "numba:" not in off.stderr

@@ -1,6 +1,8 @@
-"""Torch-only exports of the shipped checkpoints (agents/export.py): every shipped export
-is current (made from the checkpoint beside it) and torch.jit.load alone plays the same
-moves as the zoo's agent; the docs' few lines play a game as RLlib opponents."""
+"""Exports of the shipped checkpoints (agents/export.py, safetensors): every shipped export
+is current (made from the checkpoint beside it), loads without a deprecation warning and
+plays the same moves as the zoo's agent; an export file (or a checkpoint) is an opponent of
+every env; a damaged export is refused with one line; the docs' few lines play a game as
+RLlib opponents."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import torch
 from typer.testing import CliRunner
 
 import agents
-from agents.export import SHIPPED, FORMAT, export_agent, read_meta, stale_exports, trained_cards
+from agents.export import SHIPPED, FORMAT, SUFFIX, ExportError, export_agent, load_export, read_meta, stale_exports, trained_cards
 from ripmarket_env.envs.vector import vec_env_classes
 from ripmarket_env.games import get
 
@@ -47,7 +49,11 @@ def test_every_shipped_export_is_current():
 
 @pytest.mark.parametrize("shipped", SHIPPED, ids=lambda s: s.path.stem)
 def test_shipped_export_plays_as_the_agent(shipped):
-    policy = torch.jit.load(str(shipped.path))  # torch only
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no DeprecationWarning (nor any other) on loading
+        policy = load_export(shipped.path)
     meta = read_meta(shipped.path)
     styles = meta.get("styles")
     cards = trained_cards(shipped.source) if shipped.game == "ripmarket" else None  # the cards it plays
@@ -79,9 +85,9 @@ def test_a_retrained_checkpoint_makes_its_export_stale(tmp_path, monkeypatch):
     src.write_bytes(SHIPPED[0].source.read_bytes() + b"\0")  # another file
     fake = E.Shipped("ppo-6p", "ripmarket", src, SHIPPED[0].path)
     monkeypatch.setattr(E, "SHIPPED", (fake,))
-    assert E.stale_exports() == ["ppo-6p.ts was not made from the current ppo-6p.zip"]
-    monkeypatch.setattr(E, "SHIPPED", (E.Shipped("ppo-6p", "ripmarket", src, tmp_path / "ppo-6p.ts"),))
-    assert E.stale_exports() == ["ppo-6p.ts is missing"]
+    assert E.stale_exports() == [f"ppo-6p{SUFFIX} was not made from the current ppo-6p.zip"]
+    monkeypatch.setattr(E, "SHIPPED", (E.Shipped("ppo-6p", "ripmarket", src, tmp_path / f"ppo-6p{SUFFIX}"),))
+    assert E.stale_exports() == [f"ppo-6p{SUFFIX} is missing"]
 
 
 def test_docs_snippet_plays_rllib_opponents(monkeypatch):
@@ -112,14 +118,14 @@ def test_export_cli(tmp_path):
     runner = CliRunner()
     r = runner.invoke(app, ["export", "--check"])
     assert r.exit_code == 0, r.output
-    out = tmp_path / "bm.ts"
+    out = tmp_path / "bm.safetensors"
     r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert read_meta(out)["agent"] == "bm-ppo-2p" and read_meta(out)["num_actions"] == 69
     r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 2 and "exists" in r.output and "--force" in r.output
-    r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.ts")])
-    assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.ts").exists()
+    r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.safetensors")])
+    assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.safetensors").exists()
     r = runner.invoke(app, ["export", "ppo-6p", "--shipped"])
     assert r.exit_code == 2 and "one of: AGENT, --shipped or --check" in r.output
 
@@ -129,5 +135,75 @@ def test_export_of_a_checkpoint_file_records_its_fingerprint(tmp_path):
     from agents.policy import load_agent
 
     src = next(s.source for s in SHIPPED if s.name == "rm-ppo-4p")
-    path = export_agent(load_agent(src), tmp_path / "rm.ts", game="rune-market", source=src)
+    path = export_agent(load_agent(src), tmp_path / "rm.safetensors", game="rune-market", source=src)
     assert read_meta(path)["source_sha256"] == file_sha256(src)
+
+
+# --------------------------------------------------------------------------- exports as opponents
+def test_export_and_checkpoint_files_are_opponents_of_every_env():
+    """``opponents=`` takes an export file or a checkpoint path as well as an agent, in the
+    gym env (``gymnasium.make``), the Gymnasium vector env and the SB3 vector env, resolved
+    by the app's entry layer (``agents.resolve``); the export plays the checkpoint's moves."""
+    import gymnasium
+
+    import ripmarket_env  # noqa: F401  (registers the ids)
+    from agents.export import ExportAgent
+    from ripmarket_env.app.entry import zoo_class
+
+    shipped = next(s for s in SHIPPED if s.name == "rm-ppo-4p")
+    spec = get("rune-market")
+    for opp in (shipped.path, str(shipped.path), str(shipped.source)):
+        env = gymnasium.make(spec.gym_id, num_players=4, opponents=opp)
+        assert len(env.unwrapped.opponents) == 1
+        obs, info = env.reset(seed=2)
+        for _ in range(30):
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            if term:
+                obs, info = env.reset()
+    export = agents.resolve(shipped.path, game="rune-market")
+    assert isinstance(export, ExportAgent)
+    zoo_agent = agents.make("rm-ppo-4p", game="rune-market")
+    for obs, masks in sampled_batches("rune-market", {"num_players": 4}, steps=2):
+        np.testing.assert_array_equal(export.act_batch(obs, masks), zoo_agent.act_batch(obs, masks))
+    venv = gymnasium.make_vec(spec.gym_id, num_envs=3, num_players=4, opponents=[str(shipped.path)] * 3, seed=0)
+    venv.reset(seed=0)
+    sb3 = zoo_class(spec, "vec")(num_envs=2, num_players=4, opponents=shipped.path, seed=0)
+    sb3.reset()
+    sb3.step(np.array([int(np.flatnonzero(m)[0]) for m in sb3.action_masks()]))
+    with pytest.raises(ExportError, match="an export of game 'rune-market'; it cannot play 'black-market'"):
+        gymnasium.make("BlackMarket-v0", num_players=2, opponents=str(shipped.path))
+    with pytest.raises(ValueError, match=r"not an agent; allowed: an export \(.safetensors\), a checkpoint \(.zip\)"):
+        agents.resolve(REPO / "README.md", game="rune-market")
+
+
+def test_damaged_exports_are_refused_with_one_line(tmp_path):
+    import json
+
+    from safetensors.torch import load_file, save_file
+
+    good = next(s for s in SHIPPED if s.name == "bm-ppo-2p").path
+    meta = read_meta(good)
+    tensors = load_file(str(good))
+
+    def write(name, t=tensors, m=meta, raw=None):
+        p = tmp_path / name
+        if raw is not None:
+            p.write_bytes(raw)
+        else:
+            save_file(t, str(p), metadata=None if m is None else {"ripmarket": m if isinstance(m, str) else json.dumps(m)})
+        return p
+
+    cases = {
+        "truncated": (write("t.safetensors", raw=good.read_bytes()[:5000]), "not a safetensors export|cannot read"),
+        "text": (write("x.safetensors", raw=b"hello"), "not a safetensors export"),
+        "no header": (write("n.safetensors", m=None), "no 'ripmarket' entry"),
+        "not json": (write("j.safetensors", m="{oops"), "not JSON"),
+        "format": (write("f.safetensors", m={**meta, "format": "other/1"}), "format must be"),
+        "layers": (write("l.safetensors", m={**meta, "layers": ["linear", "gelu"]}), "layers must be a list"),
+        "shape": (write("s.safetensors", m={**meta, "obs_size": meta["obs_size"] + 1}), "must be a Linear layer taking"),
+        "extra": (write("e.safetensors", t={**tensors, "code": tensors["net.0.bias"].clone()}), "tensors unexpected: code"),
+    }
+    for what, (path, msg) in cases.items():
+        with pytest.raises(ExportError, match=msg) as exc:
+            load_export(path)
+        assert str(path) in str(exc.value) and "\n" not in str(exc.value), what

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -12,6 +13,7 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import agents
+import ripmarket_env
 from ripmarket_env.games.ripmarket import Engine, RulesConfig
 from ripmarket_env.games.ripmarket.observation import named_view
 from ripmarket_env.games.ripmarket.observation import observation_bounds, piece_bounds
@@ -358,3 +360,70 @@ def test_random_opponents_play_in_the_compiled_call_or_in_python():
     env = RipMarketEnv(num_players=4)
     env.opponents = [FirstLegal()]  # any other agent: the Python loop
     assert not env._random_opponents()
+
+
+# ---------------------------------------------------------------------------------------
+# Every game's Gymnasium id: ripmarket_env.make's keywords, lean imports
+# ---------------------------------------------------------------------------------------
+_GAME_SPECS = list(__import__("ripmarket_env.games", fromlist=["registry"]).registry().values())
+
+
+@pytest.mark.parametrize("spec", _GAME_SPECS, ids=lambda s: s.id)
+def test_gym_id_takes_the_keywords_of_make(spec):
+    """``gymnasium.make(gym_id, **kw)`` and ``make_vec`` take the rule fields as keywords,
+    as ``ripmarket_env.make(game, **kw)`` does (Black Market: ``mode="ffa"``), and refuse an
+    unknown one with a line naming the game's rule fields."""
+    import dataclasses
+
+    default = spec.rules_class()
+    n = spec.max_players if spec.max_players >= 4 else spec.default_players
+    field = value = None
+    for f in dataclasses.fields(spec.rules_class):  # the first int rule field that accepts default + 1
+        v = getattr(default, f.name)
+        if f.name == "num_players" or type(v) is not int:
+            continue
+        try:
+            spec.make_rules(n, **{f.name: v + 1})
+        except (TypeError, ValueError):
+            continue
+        field, value = f.name, v + 1
+        break
+    assert field is not None
+    kw = {"num_players": n, field: value}
+    aec = ripmarket_env.make(spec.id, **kw)
+    g = gymnasium.make(spec.gym_id, **kw)
+    v = gymnasium.make_vec(spec.gym_id, num_envs=2, **kw)
+    assert aec.unwrapped.rules == g.unwrapped.rules == v.unwrapped.batch.rules
+    assert getattr(g.unwrapped.rules, field) == value != getattr(default, field)
+    g.reset(seed=0)
+    with pytest.raises(TypeError, match=rf"'no_such_rule': not an option of {re.escape(spec.title)} \(rule fields: "):
+        gymnasium.make(spec.gym_id, no_such_rule=1)
+
+
+def test_black_market_gym_id_takes_mode():
+    g = gymnasium.make("BlackMarket-v0", num_players=4, mode="ffa")
+    assert g.unwrapped.rules.mode == "ffa"
+    assert g.unwrapped.rules == ripmarket_env.make("black-market", num_players=4, mode="ffa").unwrapped.rules
+
+
+def test_gym_make_with_random_opponents_imports_neither_torch_nor_sb3():
+    """``gymnasium.make(<gym id>)`` and a few steps with the default (random) opponents, in a
+    fresh interpreter: torch and stable-baselines3 are never imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium, ripmarket_env\n"
+        "from ripmarket_env.games import registry\n"
+        "for spec in registry().values():\n"
+        "    env = gymnasium.make(spec.gym_id)\n"
+        "    obs, info = env.reset(seed=0)\n"
+        "    env.step(int(info['action_mask'].nonzero()[0][0]))\n"
+        "    penv = ripmarket_env.parallel_env(spec.id)\n"
+        "    penv.reset(seed=0)\n"
+        "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env={**__import__("os").environ, "RIPMARKET_COMPILE_PROGRESS": "0"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

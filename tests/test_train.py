@@ -400,11 +400,11 @@ def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
         ByCountAgent(every, {11: at6})
     import torch
 
-    from agents.export import export_agent
+    from agents.export import export_agent, load_export
 
     with pytest.raises(ValueError, match="one network per player count"):
-        export_agent(bot, tmp_path / "both.ts")
-    ts = torch.jit.load(str(export_agent(bot, tmp_path / "six.ts", source=ROOT / "agents" / "checkpoints" / "ppo-6p.zip")))
+        export_agent(bot, tmp_path / "both.safetensors")
+    ts = load_export(export_agent(bot, tmp_path / "six.safetensors", source=ROOT / "agents" / "checkpoints" / "ppo-6p.zip"))
     got = ts(torch.as_tensor(obs[six]), torch.as_tensor(masks[six])).argmax(1).numpy()
     np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
     files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}

@@ -19,13 +19,7 @@ ENV_ID = SPEC.gym_id
 _classes = zoo_env_classes(SPEC)
 
 
-class BlackMarketEnv(_classes["gym"]):
-    """The single-agent Gymnasium env of Black Market (``ripmarket_env.envs.gym.GameEnv``)."""
-
-
-class BlackMarketVecEnv(_classes["vec"]):
-    """A Stable-Baselines3 ``VecEnv`` of Black Market games (``ripmarket_env.envs.vector.GameVecEnv``)."""
-
-
-class BlackMarketGymVectorEnv(_classes["gym_vector"]):
-    """A Gymnasium ``VectorEnv`` of Black Market games (``ripmarket_env.envs.vector.GameGymVectorEnv``)."""
+BlackMarketEnv = _classes["gym"]  #: the single-agent env (``ripmarket_env.envs.gym.GameEnv``)
+BlackMarketVecEnv = _classes["vec"]  #: a Stable-Baselines3 ``VecEnv`` (``ripmarket_env.envs.vector.GameVecEnv``)
+#: a Gymnasium ``VectorEnv`` (``ripmarket_env.envs.vector.GameGymVectorEnv``)
+BlackMarketGymVectorEnv = _classes["gym_vector"]

@@ -1183,12 +1183,12 @@ app.command("distill")(distill)
 def export(
     agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
     game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The agent's game (ripmarket, black-market, rune-market)."),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the TorchScript file (default: AGENT.ts in the current directory)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the export (default: AGENT.safetensors in the current directory)."),
     force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
-    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.ts, agents/blackmarket/checkpoints/*.ts)."),
+    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.safetensors, agents/blackmarket/checkpoints/*.safetensors)."),
     check: bool = typer.Option(False, "--check", help="Exit 1 if a shipped export is missing or was made from another checkpoint."),
 ) -> None:
-    """Export a trained agent as a torch-only policy (TorchScript): any trainer plays it with torch alone."""
+    """Export a trained agent as a safetensors policy (weights and a JSON header; agents.export.load_export rebuilds it in torch): any trainer plays it, and every env takes the file as an opponent."""
     try:
         from agents import export as E
     except ImportError as exc:
@@ -1209,7 +1209,7 @@ def export(
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    target = out if out is not None else Path(f"{Path(agent).stem}.ts")
+    target = out if out is not None else Path(f"{Path(agent).stem}{E.SUFFIX}")
     if target.exists() and not force:
         fail(f"{target} exists; choose another --out or add --force to overwrite it")
     from eval.evaluate import make_agent

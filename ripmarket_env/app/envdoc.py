@@ -211,6 +211,32 @@ def render_env_markdown(spec: GameSpec) -> str:
     w("Out-of-range integers count as illegal actions. In the vector envs a malformed batch "
       "(non-integer actions, the wrong shape) raises `ValueError` in both modes and changes nothing.")
     w("")
+    w("## Parallel env")
+    w("")
+    w("`ripmarket_env.parallel_env(game, num_players=..., obs_format=\"dict\")` (or "
+      "`ripmarket_env.make(game, parallel=True)`) is a PettingZoo `ParallelEnv` of any registered "
+      "game (`ripmarket_env/envs/parallel.py`): every seat gets an observation and sends an action "
+      "on every step, so parallel-API trainers (TorchRL's `PettingZooWrapper`, AgileRL's IPPO, "
+      "RLlib's `ParallelPettingZooEnv`) take the turn-based game as it is; "
+      "[SCALE_OUT.md](SCALE_OUT.md#the-parallel-env-in-parallel-api-trainers) has each trainer's lines.")
+    w("")
+    w(f"- **Wait.** The action space is `Discrete({table.size + 1})`: the game's actions and, last, "
+      f"*wait* (`{table.size}`, `env.wait_action`). The seat deciding now has its legal actions (wait "
+      "illegal); every other seat has exactly one legal action, wait, also once the game is over, so "
+      "no mask is ever empty. Only the deciding seat's action is applied; the other seats' actions "
+      "are ignored whatever they are, so an idle seat never changes the game. A missing or illegal "
+      "action of the deciding seat raises and changes nothing (`illegal_action=\"terminate\"`: as in "
+      "the AEC env).")
+    w(f"- **Observations** (`obs_format`): `\"dict\"` the AEC env's `{{\"observation\", \"action_mask\"}}` "
+      f"(mask of {table.size + 1}, TorchRL, PettingZoo's `parallel_api_test`); `\"rllib\"` the same "
+      "under the keys of RLlib's action-masking RLModule, `{\"observations\", \"action_mask\"}`; "
+      "`\"box\"` the float32 observation alone, the mask in the infos (AgileRL).")
+    w("- **Infos** fixed numeric types only: `phase_id` (int), the game's seat flag (bool), "
+      "`acting` (bool) and, with `\"box\"`, `action_mask` (a list of 0/1 ints: AgileRL reads masks "
+      "there; TorchRL refuses a mask in both the observation and the infos).")
+    w("- **Rewards and termination** as in the AEC env: 0 until the last step, which pays every seat "
+      "and terminates every seat; `agents` is then empty.")
+    w("")
     w("## Engine API")
     w("")
     w(s["engine_intro"])

@@ -7,13 +7,26 @@ change in another. The cache therefore lives in
 of ``ripmarket_env`` and ``agents`` that defines compiled code or the constants it
 reads: any such change starts a fresh cache (the first call then compiles, about a
 minute). Setting ``NUMBA_CACHE_DIR`` yourself overrides this.
+
+While numba compiles (a cold cache: the first ``make()`` of a game), ``CompileProgress``
+reports on stderr which kernels it compiles and how far it is: one line rewritten in place
+on a terminal, plain lines otherwise (one per top-level kernel, at most every few seconds).
+How many kernels a top-level kernel pulls in is remembered from its last compile
+(``compile-counts.json`` beside the cache), so the line can say "23/77".
+``RIPMARKET_COMPILE_PROGRESS=0`` silences it. numba announces real compiles only
+(``numba:compile`` events); loading from the cache prints nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import sys
+import time
 from pathlib import Path
+
+from numba.core import event as _event
 
 _CONSTANT_SOURCES = {"registry.py", "config.py", "state.py"}
 
@@ -33,9 +46,155 @@ def source_digest() -> str:
 
 
 def configure() -> None:
+    install_progress()
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     import numba
 
     home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     numba.config.CACHE_DIR = str(home / "ripmarket" / "numba" / source_digest())
+
+
+def _short_name(dispatcher) -> str:
+    """``games.blackmarket.kernels.step_game`` for a kernel of the project, else its qualname."""
+    fn = dispatcher.py_func
+    mod = fn.__module__.removeprefix("ripmarket_env.")
+    return f"{mod}.{fn.__qualname__}"
+
+
+class CompileProgress(_event.Listener):
+    """A ``numba:compile`` listener that reports compile progress on ``stream`` (default
+    the process's real stderr; see the module docstring). ``tty`` forces the terminal or
+    the plain-lines form."""
+
+    #: plain lines: a line for nested kernels at most this often (seconds)
+    PLAIN_EVERY = 5.0
+
+    def __init__(self, stream=None, tty: bool | None = None, counts_path: Path | None = None):
+        self.stream = stream
+        self.tty = tty
+        self.counts_path = counts_path
+        self.depth = 0
+        self.top: tuple[str, float] | None = None
+        self.nested = 0
+        self.total = 0
+        self.t0: float | None = None
+        self.last_line = 0.0
+        self._counts: dict | None = None
+
+    # numba's Listener interface
+    def on_start(self, event) -> None:
+        try:
+            self._start(event.data["dispatcher"])
+        except Exception:  # noqa: BLE001  (a progress line never breaks a compile)
+            pass
+
+    def on_end(self, event) -> None:
+        try:
+            self._end(event.data["dispatcher"])
+        except Exception:  # noqa: BLE001
+            pass
+
+    def _out(self):
+        return self.stream if self.stream is not None else (sys.__stderr__ or sys.stderr)
+
+    def _is_tty(self) -> bool:
+        if self.tty is not None:
+            return self.tty
+        try:
+            return self._out().isatty()
+        except (AttributeError, ValueError):
+            return False
+
+    def _known(self) -> dict:
+        if self._counts is None:
+            try:
+                self._counts = json.loads(self._path().read_text())
+                if not isinstance(self._counts, dict):
+                    self._counts = {}
+            except (OSError, ValueError):
+                self._counts = {}
+        return self._counts
+
+    def _path(self) -> Path:
+        if self.counts_path is not None:
+            return self.counts_path
+        import numba
+
+        cache = Path(numba.config.CACHE_DIR or ".")
+        return (cache if os.environ.get("NUMBA_CACHE_DIR") else cache.parent) / "compile-counts.json"
+
+    def _write(self, text: str, final: bool = False) -> None:
+        out = self._out()
+        if self._is_tty():
+            out.write("\r\x1b[2K" + text + ("\n" if final else ""))
+        else:
+            out.write(text + "\n")
+        out.flush()
+
+    def _start(self, dispatcher) -> None:
+        now = time.perf_counter()
+        if self.t0 is None:
+            self.t0 = now
+            import numba
+
+            self._write("numba: compiling kernels on first use (once: they are cached in "
+                        f"{numba.config.CACHE_DIR or 'the source folders'})", final=True)
+        self.depth += 1
+        name = _short_name(dispatcher)
+        if self.depth == 1:
+            self.top, self.nested = (name, now), 0
+            self.last_line = now
+            if self._is_tty():
+                self._status(name, self._known().get(name))
+        elif self.top is not None:
+            self.nested += 1
+            expected = self._known().get(self.top[0])
+            if self._is_tty() or now - self.last_line >= self.PLAIN_EVERY:
+                self.last_line = now
+                self._status(f"{self.top[0]} > {name}", expected)
+
+    def _status(self, what: str, expected) -> None:
+        done = f"{self.nested}/{expected}" if isinstance(expected, int) and expected >= self.nested else f"{self.nested}"
+        self._write(f"numba: {self.total} kernels compiled, {time.perf_counter() - self.t0:.0f} s; "
+                    f"now {what} ({done} of the kernels it calls)")
+
+    def _end(self, dispatcher) -> None:
+        self.depth = max(self.depth - 1, 0)
+        self.total += 1
+        if self.depth or self.top is None:
+            return
+        name, started = self.top
+        took = time.perf_counter() - started
+        self._write(f"numba: compiled {name} with {self.nested} kernels it calls in {took:.1f} s "
+                    f"({self.total} kernels, {time.perf_counter() - self.t0:.0f} s so far)", final=True)
+        counts = self._known()
+        if counts.get(name) != self.nested:
+            counts[name] = self.nested
+            try:
+                path = self._path()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(counts, sort_keys=True))
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        self.top = None
+
+
+_PROGRESS: CompileProgress | None = None
+
+
+def install_progress() -> CompileProgress | None:
+    """Report numba's compiles on stderr (once per process; not when
+    ``RIPMARKET_COMPILE_PROGRESS=0`` or numba's JIT is disabled)."""
+    global _PROGRESS
+    if _PROGRESS is not None or os.environ.get("RIPMARKET_COMPILE_PROGRESS", "1") == "0":
+        return _PROGRESS
+    from numba.core import config
+
+    if config.DISABLE_JIT:
+        return None
+    _PROGRESS = CompileProgress()
+    _event.register("numba:compile", _PROGRESS)
+    return _PROGRESS

@@ -10,6 +10,8 @@ the hooks give the game's own engine, rules config, renders and invariants.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -185,6 +187,12 @@ class GameSpec:
         """The rules config from ``rules`` (a config or a dict of its fields) and/or
         ``num_players`` and keyword fields; a ``ValueError`` names what disagrees."""
         R = self.rules_class
+        if fields and dataclasses.is_dataclass(R):
+            known = [f.name for f in dataclasses.fields(R) if f.init and f.name != "num_players"]
+            unknown = sorted(set(fields) - set(known))
+            if unknown:
+                raise TypeError(f"{', '.join(map(repr, unknown))}: not an option of {self.title} "
+                                f"(rule fields: {', '.join(known)})")
         if rules is None:
             return R(num_players=self.default_players if num_players is None else num_players, **fields)
         if fields:

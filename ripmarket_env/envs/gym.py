@@ -74,6 +74,7 @@ Rendering
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,28 +98,30 @@ _MAX_REDEALS = 100
 def resolve_opponents(opponents, num_players: int, resolver=None) -> tuple[list, bool]:
     """(agents, shared): one agent for every other seat, or ``num_players - 1`` agents.
 
-    Agents given by name are built with ``resolver(name)`` (the caller's registry, e.g.
-    ``agents.make``); without a resolver only agent objects are accepted.
+    Agents given by name or file (a ``str`` or ``os.PathLike``: an export or a checkpoint)
+    are built with ``resolver(name)`` (the caller's, e.g. ``agents.resolve``); without a
+    resolver only agent objects are accepted.
     """
 
     def build(a):
-        if isinstance(a, str):
+        if isinstance(a, (str, os.PathLike)):
             if resolver is None:
                 raise TypeError(
-                    f"opponent {a!r} is a name, but this env takes agent objects (with act(obs, mask) "
+                    f"opponent {str(a)!r} is a name or file, but this env takes agent objects (with act(obs, mask) "
                     "and act_batch(obs, masks)); build it first, e.g. agents.make(name)"
                 )
             return resolver(a)
         if not (callable(getattr(a, "act", None)) and callable(getattr(a, "act_batch", None))):
             raise TypeError(
                 "an opponent must be an agent object with act(obs, mask) and act_batch(obs, masks)"
-                + (" or an agent name" if resolver is not None else "") + f", got {type(a).__name__}"
+                + (" or an agent name, export or checkpoint file" if resolver is not None else "")
+                + f", got {type(a).__name__}"
             )
         return a
 
     if opponents is None:
         opponents = RandomAgent()
-    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+    if isinstance(opponents, (str, os.PathLike)) or not isinstance(opponents, Sequence):
         return [build(opponents)], True
     opponents = list(opponents)
     if len(opponents) == 1:
@@ -234,7 +237,8 @@ class GameEnv(gymnasium.Env):
             (``opponents[k]`` sits ``k + 1`` seats clockwise from the learner); default
             ``"random"``.
         learner_seat: a seat ``0..num_players-1``, or ``"random"`` (drawn each episode).
-        rules: the game's rules config (or a dict of its fields) for rule variants.
+        rules: the game's rules config (or a dict of its fields) for rule variants; or
+            give its fields as keywords (``mode="ffa"``), as ``ripmarket_env.make`` takes them.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         illegal_action: ``"raise"`` or ``"terminate"`` (see the module docstring).
         verbose_infos: add the decision's name (a str) to the infos.
@@ -256,6 +260,7 @@ class GameEnv(gymnasium.Env):
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
         verbose_infos: bool = False,
+        **rules_kwargs,
     ):
         super().__init__()
         spec = self.game
@@ -265,7 +270,7 @@ class GameEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self.verbose_infos = bool(verbose_infos)
         self._forfeit = False
-        self.rules = spec.make_rules(num_players, rules)
+        self.rules = spec.make_rules(num_players, rules, **rules_kwargs)
         self.num_players = self.rules.num_players
         self.engine = spec.make_engine(self.rules, 1)
         self.opponents, self._shared = resolve_opponents(opponents, self.num_players, self.agent_resolver)

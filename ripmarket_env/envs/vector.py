@@ -231,12 +231,14 @@ class LearnerBatch:
         decide=None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        **rules_kwargs,
     ):
         """``spec``: the game; ``agent_resolver(name)`` builds opponents given by name;
         ``decide(agents, who, obs, masks)`` decides rows for several agents at once (default
         ``core.agent.act_each``: one ``act_batch`` per agent; the zoo's
         ``agents.act_grouped`` fuses network agents); ``illegal_action``: ``"raise"`` or
-        ``"terminate"`` (module docstring), ``illegal_reward`` the forfeiting game's reward."""
+        ``"terminate"`` (module docstring), ``illegal_reward`` the forfeiting game's reward;
+        ``rules_kwargs``: rule fields as keywords (instead of ``rules``)."""
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         self.illegal_action = check_illegal_action(illegal_action)
@@ -245,7 +247,7 @@ class LearnerBatch:
         self.game = spec
         self.decide = decide if decide is not None else act_each
         self.num_envs = B = int(num_envs)
-        self.rules = spec.make_rules(num_players, rules)
+        self.rules = spec.make_rules(num_players, rules, **rules_kwargs)
         self.num_players = P = self.rules.num_players
         self.engine = spec.make_engine(self.rules, B)
         self.opponents, self.shared_opponent = resolve_opponents(opponents, P, agent_resolver)
@@ -547,13 +549,15 @@ _RENDER_MODES = (None, "ansi", "rgb_array")
 
 
 def _batch_and_render_mode(face, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
-                           obs_buffers, compiled_opponents, render_mode, illegal_action, illegal_reward):
+                           obs_buffers, compiled_opponents, render_mode, illegal_action, illegal_reward,
+                           rules_kwargs):
     """The two faces' shared construction: the batch, and a checked render mode."""
     if render_mode not in _RENDER_MODES:
         raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
     batch = LearnerBatch(num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
                          obs_buffers, compiled_opponents, spec=face.game, agent_resolver=face.agent_resolver,
-                         decide=face.decide, illegal_action=illegal_action, illegal_reward=illegal_reward)
+                         decide=face.decide, illegal_action=illegal_action, illegal_reward=illegal_reward,
+                         **rules_kwargs)
     return batch, render_mode
 
 
@@ -587,7 +591,8 @@ class GameVecEnv(_Face, VecEnv):
     ``opponents`` (one agent/name for all other seats or one per other seat, relative to
     the learner), ``learner_seat`` (a seat, ``"random"`` per episode, or one seat per
     game), ``seed`` (base seed), ``numba_threads``, ``obs_buffers``, ``compiled_opponents``,
-    ``illegal_action`` (``"raise"`` or ``"terminate"``) and ``illegal_reward``.
+    ``illegal_action`` (``"raise"`` or ``"terminate"``) and ``illegal_reward``; rule fields
+    as keywords (``mode="ffa"``) as ``ripmarket_env.make`` takes them.
 
     MaskablePPO reads the masks with ``env_method("action_masks")``; ``action_masks()``
     returns them as one ``(num_envs, num_actions)`` array.
@@ -597,10 +602,10 @@ class GameVecEnv(_Face, VecEnv):
                  learner_seat: int | str | Sequence[int] = 0, rules=None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
                  render_mode: str | None = None, compiled_opponents: bool = True,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0):
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, **rules_kwargs):
         self.batch, self.render_mode = _batch_and_render_mode(
             self, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
-            compiled_opponents, render_mode, illegal_action, illegal_reward,
+            compiled_opponents, render_mode, illegal_action, illegal_reward, rules_kwargs,
         )
         self.num_players = self.batch.num_players
         self._actions: np.ndarray | None = None
@@ -726,10 +731,10 @@ class GameGymVectorEnv(_Face, gymnasium.vector.VectorEnv):
                  learner_seat: int | str | Sequence[int] = 0, rules=None,
                  seed: int | None = None, numba_threads: int | None = 1, obs_buffers: int = 2,
                  render_mode: str | None = None, compiled_opponents: bool = True,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0):
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, **rules_kwargs):
         self.batch, self.render_mode = _batch_and_render_mode(
             self, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads, obs_buffers,
-            compiled_opponents, render_mode, illegal_action, illegal_reward,
+            compiled_opponents, render_mode, illegal_action, illegal_reward, rules_kwargs,
         )
         self.num_envs = self.batch.num_envs
         self.num_players = self.batch.num_players
