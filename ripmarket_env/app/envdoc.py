@@ -213,22 +213,23 @@ def render_env_markdown(spec: GameSpec) -> str:
     w("")
     w("## Parallel env")
     w("")
-    w("`ripmarket_env.parallel_env(game, num_players=..., obs_format=\"dict\")` (or "
-      "`ripmarket_env.make(game, parallel=True)`) is a PettingZoo `ParallelEnv` of any registered "
-      "game (`ripmarket_env/envs/parallel.py`): every seat gets an observation and sends an action "
-      "on every step, so parallel-API trainers (TorchRL's `PettingZooWrapper`, AgileRL's IPPO, "
-      "RLlib's `ParallelPettingZooEnv`) take the turn-based game as it is; "
-      "[SCALE_OUT.md](SCALE_OUT.md#the-parallel-env-in-parallel-api-trainers) has each trainer's lines.")
+    scale_out = "../" * (doc_path(spec).count("/") - 1) + "SCALE_OUT.md"
+    w(f"`ripmarket_env.parallel_env(\"{spec.id}\", num_players=..., obs_format=\"dict\")` (or "
+      f"`ripmarket_env.make(\"{spec.id}\", parallel=True)`) is a PettingZoo `ParallelEnv` of the "
+      "game (`ripmarket_env/envs/parallel.py`, the same for every game): every seat gets an observation "
+      "and sends an action on every step, so parallel-API trainers (TorchRL's `PettingZooWrapper`, "
+      "AgileRL's IPPO, RLlib's `ParallelPettingZooEnv`) take the turn-based game as it is; "
+      f"[SCALE_OUT.md]({scale_out}#the-parallel-env-in-parallel-api-trainers) has each trainer's lines.")
     w("")
-    w(f"- **Wait.** The action space is `Discrete({table.size + 1})`: the game's actions and, last, "
-      f"*wait* (`{table.size}`, `env.wait_action`). The seat deciding now has its legal actions (wait "
+    w(f"- **Wait.** The action space is `Discrete({engine.num_actions + 1})`: the game's actions and, last, "
+      f"*wait* (`{engine.num_actions}`, `env.wait_action`). The seat deciding now has its legal actions (wait "
       "illegal); every other seat has exactly one legal action, wait, also once the game is over, so "
       "no mask is ever empty. Only the deciding seat's action is applied; the other seats' actions "
       "are ignored whatever they are, so an idle seat never changes the game. A missing or illegal "
       "action of the deciding seat raises and changes nothing (`illegal_action=\"terminate\"`: as in "
       "the AEC env).")
     w(f"- **Observations** (`obs_format`): `\"dict\"` the AEC env's `{{\"observation\", \"action_mask\"}}` "
-      f"(mask of {table.size + 1}, TorchRL, PettingZoo's `parallel_api_test`); `\"rllib\"` the same "
+      f"(mask of {engine.num_actions + 1}, TorchRL, PettingZoo's `parallel_api_test`); `\"rllib\"` the same "
       "under the keys of RLlib's action-masking RLModule, `{\"observations\", \"action_mask\"}`; "
       "`\"box\"` the float32 observation alone, the mask in the infos (AgileRL).")
     w("- **Infos** fixed numeric types only: `phase_id` (int), the game's seat flag (bool), "
