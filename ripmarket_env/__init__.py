@@ -74,21 +74,31 @@ def replay(path, cards=None, on_line=None, notes=None):
     return _replay(path, registry(), cards=cards, on_line=on_line, notes=notes)
 
 
-def _register_gym_ids() -> None:
-    """Register every game's single-agent and vector env with Gymnasium (by entry-point
-    string, the game's id in the kwargs: nothing but the game's spec is imported until
+def _register_gym_id(spec) -> None:
+    """Register a game's single-agent and vector env with Gymnasium (by entry-point string,
+    the game's id in the kwargs: nothing but the game's spec is imported until
     ``gymnasium.make``)."""
+    import gymnasium
+
+    if spec.gym_id not in gymnasium.registry:
+        gymnasium.register(id=spec.gym_id, entry_point="ripmarket_env.app.entry:gym_env",
+                           vector_entry_point="ripmarket_env.app.entry:gym_vector_env",
+                           kwargs={"game": spec.id}, nondeterministic=False)
+
+
+def _register_gym_ids() -> None:
+    """The packaged games' Gymnasium ids now; a game registered from outside the package
+    gets its ids when it is first loaded (``ripmarket_env.make``, ``games.get``): its module
+    may import anything, the agents included, so importing this package does not load it."""
     try:
-        import gymnasium
+        import gymnasium  # noqa: F401
     except ImportError:  # pragma: no cover - gymnasium is a dependency
         return
-    from ripmarket_env.app.entry import gym_ids
+    from ripmarket_env.games import get, packaged, when_loaded
 
-    for gym_id, game in gym_ids().items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point="ripmarket_env.app.entry:gym_env",
-                               vector_entry_point="ripmarket_env.app.entry:gym_vector_env",
-                               kwargs={"game": game}, nondeterministic=False)
+    for game in packaged():
+        get(game)
+    when_loaded(_register_gym_id)
 
 
 _register_gym_ids()

@@ -117,7 +117,30 @@ def get(game_id: str):
     _read_plugins()
     if not isinstance(game_id, str) or game_id not in _LOADERS:
         raise KeyError(f"unknown game {game_id!r}; registered games: {', '.join(_LOADERS)}")
-    return _LOADERS[game_id]()
+    spec = _LOADERS[game_id]()
+    if game_id not in _LOADED:
+        _LOADED[game_id] = spec
+        for fn in list(_LISTENERS):
+            fn(spec)
+    return spec
+
+
+_LOADED: dict = {}
+_LISTENERS: list = []
+
+
+def packaged() -> list[str]:
+    """The ids of the games shipped in this package (loading them imports only the game)."""
+    return [g for g in _LOADERS if g in _BUILTIN]
+
+
+def when_loaded(fn) -> None:
+    """Call ``fn(spec)`` for every game loaded so far and for each game loaded later (a
+    game registered from outside the package is loaded when first asked for, since its
+    module may import anything)."""
+    _LISTENERS.append(fn)
+    for spec in list(_LOADED.values()):
+        fn(spec)
 
 
 def registry() -> dict:
