@@ -8,7 +8,7 @@ Rules: ``docs/games/rune-market/RULES.md`` (rule IDs ``RM-x.y``); the game's pag
 from __future__ import annotations
 
 from ripmarket_env.core.engine import kernel_view as _kv
-from ripmarket_env.core.spec import GameSpec, game_hooks
+from ripmarket_env.core.spec import GameSpec, game_hooks, lazy_hook
 from ripmarket_env.games.runemarket import kernels as _K
 from ripmarket_env.games.runemarket import records as _records
 from ripmarket_env.games.runemarket.cards import CardDataError, load_cards
@@ -63,7 +63,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="",
     **game_hooks(__name__, __file__),
-    extras={"reset_options": reset_with_options},
+    extras={"reset_options": reset_with_options, "seat_view": lazy_hook(f"{__name__}.seat_view", "seat_view")},
 )
 
 RulesConfig.spec = SPEC
