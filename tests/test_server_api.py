@@ -123,7 +123,7 @@ def test_rules_and_page(client):
     for path in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/actions",
                  "/api/games/{game_id}/record", "/api/bots/{name}/act"):
         assert path in schema["paths"]
-    for model in ("CreateGame", "GameView", "GameCreated", "ActionIn", "BotActIn", "BotActOut", "Problem"):
+    for model in ("CreateRipmarketGame", "GameView", "GameCreated", "ActionIn", "RipmarketBotActIn", "BotActOut", "Problem"):
         assert model in schema["components"]["schemas"]
 
 
@@ -571,7 +571,7 @@ def test_bots_that_cannot_play_these_cards_are_not_offered(client):
     names and the games offer only the bots of the cards in play; naming a first-edition
     stage gets a one-line 422 with the reason and creates no game."""
     offered = {b["name"] for b in client.get("/api/bots").json()["bots"]}
-    schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateGame"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateRipmarketGame"]
     enum = set(schema["properties"]["opponents"]["items"]["enum"])
     assert enum == offered and "ppo-6p" in offered and not offered & set(FIRST_EDITION_BOTS)
     before = len(client.app.state.games)
@@ -798,7 +798,7 @@ def test_openapi_states_ranges_and_lengths(client):
     schema = client.get("/openapi.json").json()
     comp = schema["components"]["schemas"]
     obs, mask = observation()
-    o = comp["BotActIn"]["properties"]["observation"]
+    o = comp["RipmarketBotActIn"]["properties"]["observation"]
     assert o["minItems"] == o["maxItems"] == obs.size == len(o["prefixItems"])
     from ripmarket_env.games.ripmarket.observation import observation_bounds
     from ripmarket_env.games.ripmarket.cards.loader import default_cards
@@ -806,11 +806,11 @@ def test_openapi_states_ranges_and_lengths(client):
     low, high = observation_bounds(default_cards())
     assert [x["minimum"] for x in o["prefixItems"]] == low.tolist()
     assert [x["maximum"] for x in o["prefixItems"]] == high.tolist()
-    m = comp["BotActIn"]["properties"]["action_mask"]
+    m = comp["RipmarketBotActIn"]["properties"]["action_mask"]
     assert m["minItems"] == m["maxItems"] == mask.size
     act = comp["ActionIn"]["properties"]
     assert act["action"]["minimum"] == 0 and "decision_number" in comp["ActionIn"]["required"]
-    assert comp["RulesIn"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
+    assert comp["RipmarketRules"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
     params = schema["paths"]["/api/games/{game_id}"]["get"]["parameters"]
     assert {p["name"]: p["in"] for p in params} == {"game_id": "path", "X-Seat-Token": "header"}
 
@@ -956,16 +956,101 @@ def test_rune_market_games_keep_the_servers_limits():
     app = create_app(max_games=8, max_games_per_client=2, idle_seconds=60, max_age_seconds=600, clock=lambda: now[0])
     attacker = TestClient(app, base_url=BASE, client=("127.0.0.77", 40000))
     body = {"players": 2, "seat": 0, "opponents": ["rm-banker"]}
-    made = [attacker.post("/api/rune/games", json=body) for _ in range(5)]
+    made = [attacker.post("/api/rune-market/games", json=body) for _ in range(5)]
     assert [r.status_code for r in made].count(201) == 2
     refused = [r for r in made if r.status_code == 429]
     assert len(refused) == 3 and 1 <= int(refused[0].headers["Retry-After"]) <= 60
     assert "--max-games-per-client 2" in detail(refused[0])
     other = TestClient(app, base_url=BASE, client=("127.0.0.78", 40000))
-    assert other.post("/api/rune/games", json=body).status_code == 201
+    assert other.post("/api/rune-market/games", json=body).status_code == 201
     g = made[0].json()
     for _ in range(4):  # reading every 20 s does not keep the game alive
         now[0] += 20
-        r = attacker.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
-    assert r.status_code == 404
-    assert attacker.post("/api/rune/games", json=body).status_code == 201  # its slot is free again
+        r = attacker.get(f"/api/rune-market/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 410  # expired, like every game
+    assert attacker.post("/api/rune-market/games", json=body).status_code == 201  # its slot is free again
+
+
+# ------------------------------------------------------------------ issue 39
+def test_forwarded_for_headers_do_not_make_new_clients():
+    """Issue 39: a client is the connection's peer address. Behind ``ripmarket serve``'s
+    uvicorn options (``proxy_headers=False`` without ``--trust-proxy``), 64 creates from
+    one address with made-up X-Forwarded-For values count as one client: 4 games, 60
+    refusals, and the server's 8 slots are not all taken, so another address still plays."""
+    import socket
+
+    import httpx
+    import uvicorn
+
+    from ripmarket_env.app.cli import uvicorn_options
+
+    app = create_app(max_games=8, max_games_per_client=4)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    opts = uvicorn_options("127.0.0.1", port)
+    assert opts["proxy_headers"] is False
+    server = uvicorn.Server(uvicorn.Config(app, **{**opts, "log_level": "warning"}))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=60) as attacker:
+            codes = [attacker.post("/api/games", json={"players": 2, "opponents": ["random"]},
+                                   headers={"X-Forwarded-For": f"203.0.113.{k}"}).status_code for k in range(64)]
+        assert codes.count(201) == 4 and codes.count(429) == 60
+        other = httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            r = other.post("/api/games", json={"players": 2, "opponents": ["random"]}, headers={"Host": "127.0.0.1"})
+        assert r.status_code == 201, r.text
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_the_game_limit_counts_every_game_together():
+    """Issue 39: the per-client limit holds across games (each game's routes had their own
+    count, so a client could hold 4 of each): a 5th live game of any game is refused with
+    a plain sentence saying how to end one; ending one frees its slot."""
+    c = make_client("127.0.0.90", max_games=64, max_games_per_client=4)
+    made = [c.post("/api/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/black-market/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/rune-market/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/ripmarket/games", json={"players": 2, "opponents": ["random"]})]
+    assert [r.status_code for r in made] == [201] * 4
+    for path in ("/api/games", "/api/black-market/games", "/api/rune-market/games"):
+        r = c.post(path, json={"players": 2, "opponents": ["random"]})
+        assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+        text = detail(r)
+        assert "you already have 4 live games" in text and "End my previous game" in text and "DELETE" in text
+    g = made[1].json()
+    assert c.delete(f"/api/black-market/games/{g['game_id']}", headers=tok(g)).status_code == 204
+    assert c.post("/api/rune-market/games", json={"players": 2, "opponents": ["random"]}).status_code == 201
+
+
+def test_bot_endpoint_has_a_per_client_budget():
+    """Issue 39: the stateless bot endpoint of every game counts each client's calls; past
+    the budget it answers 429 with Retry-After, other clients still get answers."""
+    app = create_app(bot_calls=3, bot_seconds=60)
+    obs, mask = observation()
+    body = {"observation": obs.tolist(), "action_mask": mask.tolist()}
+    busy = TestClient(app, base_url=BASE, client=("127.0.0.91", 40000))
+    codes = [busy.post("/api/bots/random/act", json=body).status_code for _ in range(3)]
+    r = busy.post("/api/ripmarket/bots/random/act", json=body)
+    assert codes == [200] * 3 and r.status_code == 429
+    assert 1 <= int(r.headers["Retry-After"]) <= 60 and "--bot-calls 3" in detail(r)
+    other = TestClient(app, base_url=BASE, client=("127.0.0.92", 40000))
+    assert other.post("/api/bots/random/act", json=body).status_code == 200
+
+
+def test_bad_settings_answer_422_not_500(client):
+    """Issue 39: settings the rules config refuses (10 players cannot each be dealt 6 cards
+    from the Living Deck, R-1.3) answer one line, and no game is made."""
+    before = len(client.app.state.games)
+    r = client.post("/api/games", json={"players": 10, "opponents": ["random"], "rules": {"hand_size": 6}})
+    assert r.status_code == 422 and "too few for a 10-player game" in detail(r) and "\n" not in detail(r)
+    assert len(client.app.state.games) == before
