@@ -136,7 +136,7 @@ def test_second_edition_rule_variants(client, tmp_path):
     game's rules, its view and its record, which replays under them."""
     g = new_game(client, players=4, seed=5, opponents=["random"], rules=SECOND_EDITION_VARIANTS)
     assert {k: g["rules"][k] for k in SECOND_EDITION_VARIANTS} == SECOND_EDITION_VARIANTS
-    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
     assert session.rules == RulesConfig(num_players=4, **SECOND_EDITION_VARIANTS)
     assert session.rules != RulesConfig(num_players=4)  # not the defaults
     play_out(client, g, random.Random(5))
@@ -199,12 +199,12 @@ def test_page_offers_every_rule_variant_with_allowed_values(client):
         ({"players": "3", "opponents": ["greedy"]}, 422, "players: input should be a valid integer"),
         ({"players": True, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, not a boolean"),
         ({"players": 2.5, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, got a number with a fractional part"),
-        ({"opponents": ["greedy"]}, 422, "players: required but missing"),
+        ({"players": None, "opponents": ["greedy"]}, 422, "players: input should be a valid integer"),
         ({"players": 3, "opponents": []}, 422, "opponents: list should have at least 1 item"),
-        ({"players": 3, "opponents": ["bogus"]}, 422, "unknown bot 'bogus'; allowed: greedy"),
+        ({"players": 3, "opponents": ["bogus"]}, 422, "unknown bot 'bogus' for R.I.P. Market; allowed: greedy"),
         ({"players": 3, "seat": 3, "opponents": ["greedy"]}, 422, "seat: 3 is not a seat of a 3-player game; allowed: 0 to 2"),
         ({"players": 3, "seat": -1, "opponents": ["greedy"]}, 422, "seat: input should be greater than or equal to 0"),
-        ({"players": 3, "opponents": ["greedy", "greedy", "greedy"]}, 422, "3 opponents given for 2 other seat(s)"),
+        ({"players": 3, "opponents": ["greedy", "greedy", "greedy"]}, 422, "3 bots named for 2 other seat(s)"),
         ({"players": 3, "opponents": ["greedy"], "seed": -5}, 422, "seed: input should be greater than or equal to 0"),
         ({"players": 3, "opponents": ["greedy"], "color": "red"}, 422, "color: unknown field"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"tie_rule": "coin"}}, 422, "rules.tie_rule: input should be 'all' or 'earliest'"),
@@ -240,7 +240,7 @@ def test_malformed_json(client):
         assert r.status_code == 422
         text = detail(r)
         assert "not valid JSON" in text or "required but missing" in text
-        assert 'Expected a JSON object {"players": 2-10' in text
+        assert 'Expected a JSON object {"players": a player count of the game' in text
     r = client.post("/api/games", json=[1, 2])
     assert r.status_code == 422 and "Expected a JSON object" in detail(r)
 
@@ -254,7 +254,7 @@ def test_game_errors_leave_the_game_unchanged(client):
 
     h = {"X-Seat-Token": tok}
     r = client.get("/api/games/no-such-game", headers=h)
-    assert r.status_code == 404 and "no game with id 'no-such-game'" in detail(r)
+    assert r.status_code == 404 and "no R.I.P. Market game with id 'no-such-game'" in detail(r)
     assert "POST /api/games" in detail(r)
     r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": "wrong"})
     assert r.status_code == 403 and "the seat token does not match" in detail(r)
@@ -316,7 +316,7 @@ def test_a_seat_never_sees_other_hidden_cards(client):
     for seed in range(12):
         g = new_game(client, players=5, seat=2, opponents=["trickster"], seed=seed)
         manager = client.app.state.games
-        session = manager.open(g["game_id"], g["seat_token"]).session
+        session = manager.open("ripmarket", g["game_id"], g["seat_token"]).session
         rng = random.Random(seed)
         state = g
         while state["status"] != "over":
@@ -355,7 +355,7 @@ def test_view_shows_no_more_than_the_seat_observation(client):
     checked_played = 0
     for seed in range(6):
         g = new_game(client, players=4, seat=3, opponents=["trickster", "greedy"], seed=seed)
-        session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+        session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         eng = session.engine
         rng = random.Random(seed)
         state = g
@@ -466,7 +466,7 @@ def test_two_games_interleaved_in_threads(tmp_path):
             t.join(timeout=300)
         assert sorted(code for code, _ in codes) == [200] + [409] * 11, codes
         assert all("already answered" in body["detail"] for code, body in codes if code == 409)
-        session = c.app.state.games.open(g["game_id"], g["seat_token"]).session
+        session = c.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         steps = [line for line in session.recorder.lines if "step" in line]
         assert sum(1 for s in steps if s["seat"] == 0) == 1
 
@@ -643,7 +643,7 @@ def test_bot_endpoint_unknown_bot_and_bad_json(client):
     obs, mask = observation()
     r = client.post("/api/bots/nobody/act", json={"observation": obs.tolist(), "action_mask": mask.tolist()})
     assert r.status_code == 404
-    assert "unknown bot 'nobody'; allowed: " in detail(r) and "greedy" in detail(r)
+    assert "unknown bot 'nobody' for R.I.P. Market; allowed: " in detail(r) and "greedy" in detail(r)
     r = client.post("/api/bots/greedy/act", content=b"{{", headers={"content-type": "application/json"})
     assert r.status_code == 422 and "not valid JSON" in detail(r) and '"observation": [' in detail(r)
     r = client.post("/api/bots/greedy/act", json={"observation": obs.tolist()})
@@ -653,7 +653,7 @@ def test_bot_endpoint_unknown_bot_and_bad_json(client):
 # ------------------------------------------------------------------ seeds (issue 19, 1)
 def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
     g = new_game(client, seed=None, players=4, opponents=["shark", "greedy"])
-    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
     assert session.seed.bit_length() > 64  # far beyond a searchable 32-bit space
     secret = str(session.seed)
     assert g["seed"] is None and g["practice"] is False
@@ -672,7 +672,7 @@ def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
 
 
 def test_secret_seeds_differ_and_a_chosen_seed_is_practice(client):
-    seen = {client.app.state.games.open(g["game_id"], g["seat_token"]).session.seed
+    seen = {client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session.seed
             for g in (new_game(client, seed=None) for _ in range(3))}
     assert len(seen) == 3
     g = new_game(client, seed=123)
@@ -753,7 +753,7 @@ def test_games_and_records_survive_a_restart(tmp_path):
     done = new_game(c1, players=2, opponents=["greedy"], seed=3)
     final = play_out(c1, done, random.Random(2))
     before_live, record = read(c1, live), c1.get(f"/api/games/{done['game_id']}/record", headers=tok(done)).text
-    secret = c1.app.state.games.open(live["game_id"], live["seat_token"]).session.seed
+    secret = c1.app.state.games.open("ripmarket", live["game_id"], live["seat_token"]).session.seed
     c1.app.state.games.store.close()
     del c1  # the server stops; a new one opens the same file
 
@@ -881,7 +881,7 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
             fresh = agents.make(name, seed=seed).act(obs, mask.astype(bool))
             assert r.json()["action"] == fresh, (name, seed)
     pooled = client.app.state.bots._bots
-    assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= set(pooled)
+    assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= {name for _, name in pooled}
     # the shipped network is loaded once and shared by every agent made from it
     a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
     assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy
