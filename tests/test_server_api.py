@@ -255,7 +255,7 @@ def test_game_errors_leave_the_game_unchanged(client):
     h = {"X-Seat-Token": tok}
     r = client.get("/api/games/no-such-game", headers=h)
     assert r.status_code == 404 and "no R.I.P. Market game with id 'no-such-game'" in detail(r)
-    assert "POST /api/games" in detail(r)
+    assert "POST /api/ripmarket/games" in detail(r)
     r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": "wrong"})
     assert r.status_code == 403 and "the seat token does not match" in detail(r)
     r = client.get(f"/api/games/{gid}")
@@ -884,7 +884,7 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
     assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= {name for _, name in pooled}
     # the shipped network is loaded once and shared by every agent made from it
     a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
-    assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy
+    assert a.policy is b.policy and pooled[("ripmarket", "ppo-6p")].policy is a.policy
     assert len([k for k in policy._policy_cache if k[0].endswith("ppo-6p.zip")]) == 1
 
 
