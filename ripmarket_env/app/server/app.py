@@ -30,7 +30,7 @@ game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
   decision, within a per-client budget.
 
 The paths from before the other games, ``/api/games...``, ``/api/bots...`` and
-``/api/status``, are the same routes for the agents' default game (R.I.P. Market).
+``/api/status``, are the same routes for the agents' default game (``agents.base.DEFAULT_GAME``).
 
 Errors are JSON ``{"detail": "<what was wrong and what is allowed>"}`` with a 4xx status;
 a request that fails changes no game. Too many games or bot calls answer 429 with

@@ -128,7 +128,7 @@ class Store:
         """``legacy_game``: the game of the rows of a version 1 file (whose ``games`` table
         held one game's rows, without a ``game`` column): such a file is migrated in place
         on opening, its rows given this game (without it, a version 1 file is refused).
-        Version 1's other tables (``rune_games``, ``keyed_games``) are left as they were,
+        Version 1's other tables (other games' rows of the time) are left as they were,
         unread."""
         self.path = str(path)
         if self.path != ":memory:":

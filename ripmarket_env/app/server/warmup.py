@@ -52,7 +52,7 @@ class Warmup:
         return [*((g, engine_part(g)) for g in self.kinds), *((g, b) for g, bots in self.slow.items() for b in bots)]
 
     def describe(self, game: str, part: str) -> str:
-        """The part in words: ``The Rune Market's rules engine``, ``Black Market's bm-search bot``."""
+        """The part in words: ``<title>'s rules engine``, ``<title>'s <bot> bot``."""
         title = self.kinds[game].title
         return f"{title}'s rules engine" if part == engine_part(game) else f"{title}'s {part} bot"
 
