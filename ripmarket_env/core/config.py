@@ -15,9 +15,9 @@ class RulesBase:
     """The variants a person may choose when setting up a game against the bots (the web
     server's ``rules`` object), as JSON Schema fragments by field name: ``type``
     (``integer``, ``boolean``) with ``minimum``/``maximum``, or ``enum``, and a
-    ``description``; ``"players": [...]`` limits a field to those player counts (elsewhere
-    only its default is allowed). A field left out cannot be chosen there (the card
-    database, safety caps). The rules config still checks every value."""
+    ``description``. A field left out cannot be chosen there (the card database). The
+    rules config and the engine still check every value; the server states, per player
+    count, the values of each field they accept."""
 
     def to_dict(self) -> dict:
         return asdict(self)

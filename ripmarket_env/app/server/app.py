@@ -169,13 +169,11 @@ def _create_model(kind: GameKind):
     """``kind``'s create body. Its schema states what the server checks: the player counts,
     the bot names, and per player count (one ``oneOf`` branch each; an absent ``players``
     is the default count, so only that branch may then hold) the seats, how many bots may
-    be named and the variants allowed only at some counts."""
+    be named and the values of the variants the rules accept at that count
+    (``GameKind.setup_values``)."""
     counts = kind.player_counts
     low, high, default = min(counts), max(counts), kind.spec.default_players
     rules_model = _rules_model(kind)
-    limited = {name: frag["players"] for name, frag in kind.setup_fields.items() if "players" in frag}
-    defaults = {f.name: f.default for f in __import__("dataclasses").fields(kind.spec.rules_class)}
-
     def schema_extra(schema: dict) -> None:
         schema["examples"] = [{"players": default, "seat": 0, "opponents": kind.default_opponents(default)}]
         schema["properties"]["opponents"]["items"]["enum"] = kind.bots()
@@ -184,7 +182,12 @@ def _create_model(kind: GameKind):
         branches = []
         for p in counts:
             props: dict = {"players": {"const": p}, "seat": {"maximum": p - 1}, "opponents": {"maxItems": p - 1}}
-            only = {n: {"enum": [defaults.get(n), None]} for n, allowed in limited.items() if p not in allowed}
+            only = {}
+            for n, ok in kind.setup_values[p].items():
+                if kind.setup_fields[n].get("type") == "integer" and ok and ok == list(range(ok[0], ok[-1] + 1)):
+                    only[n] = {"minimum": ok[0], "maximum": ok[-1]}  # numbers only: null stays allowed
+                else:
+                    only[n] = {"enum": [*ok, None]}
             if only and rules_model is not None:
                 props["rules"] = {"properties": only}
             branches.append({"properties": props, **({} if p == default else {"required": ["players"]})})

@@ -108,6 +108,39 @@ class GameKind:
             return fields
         return {k: v for k, v in fields.items() if k in params}
 
+    @functools.cached_property
+    def setup_values(self) -> dict[int, dict[str, list]]:
+        """Per player count, the setup fields that do not accept every value of their
+        fragment there, with the values they do accept: each value tried alone with the
+        rules config and (for fields of at most 64 values) a one-game engine, which
+        checks what the config cannot (a deal larger than the deck)."""
+        out: dict[int, dict[str, list]] = {}
+        for p in self.player_counts:
+            limited = {}
+            for name, frag in self.setup_fields.items():
+                if "enum" in frag:
+                    values = list(frag["enum"])
+                elif frag.get("type") == "boolean":
+                    values = [True, False]
+                elif frag.get("type") == "integer":
+                    values = list(range(int(frag["minimum"]), int(frag["maximum"]) + 1))
+                else:
+                    continue
+                ok = [v for v in values if self._accepts(p, {name: v}, engine=len(values) <= 64)]
+                if ok != values:
+                    limited[name] = ok
+            out[p] = limited
+        return out
+
+    def _accepts(self, players: int, rules: dict, engine: bool) -> bool:
+        try:
+            r = self.spec.make_rules(players, **rules)
+            if engine:
+                self.spec.make_engine(r)
+        except (TypeError, ValueError):
+            return False
+        return True
+
     # ------------------------------------------------------------------ bots
     def unavailable(self) -> dict[str, str]:
         """The game's registered bots that cannot play the cards in play, with the reason."""

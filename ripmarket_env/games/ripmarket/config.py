@@ -90,7 +90,7 @@ class RulesConfig(RulesBase):
                       "description": "1-5; default 2 for 2-6 players, 3 for 7-10"},
         "tie_rule": {"enum": list(TIE_RULES), "description": "who of the tied lowest takes damage (R-8.2): "
                                                              "all (default) or earliest"},
-        "epilogue": {"type": "boolean", "players": [2], "description": "2-player haunting epilogue (2 players only)"},
+        "epilogue": {"type": "boolean", "description": "2-player haunting epilogue (2 players only)"},
         "ghost_phase": {"enum": list(GHOST_PHASES), "description": "when the Ghosts act (R-3.3): first (default) "
                                                                    "or in_turn (first edition)"},
         "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000,
