@@ -1054,3 +1054,36 @@ def test_bad_settings_answer_422_not_500(client):
     r = client.post("/api/games", json={"players": 10, "opponents": ["random"], "rules": {"hand_size": 6}})
     assert r.status_code == 422 and "too few for a 10-player game" in detail(r) and "\n" not in detail(r)
     assert len(client.app.state.games) == before
+
+
+def test_a_store_of_version_1_is_migrated_to_the_table_keyed_by_game(tmp_path):
+    """A store file written before the table was keyed by game (version 1: R.I.P. Market's
+    games only) opens as it is: its rows become the default game's, the same token opens
+    them, and another game's path does not."""
+    import sqlite3
+
+    from ripmarket_env.app.server.store import token_digest
+
+    db = tmp_path / "v1.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('schema', '1');
+            CREATE TABLE games (game_id TEXT PRIMARY KEY, token_hash TEXT NOT NULL, client TEXT NOT NULL,
+                players INTEGER NOT NULL, seat INTEGER NOT NULL, opponents TEXT NOT NULL, seed TEXT NOT NULL,
+                practice INTEGER NOT NULL, rules TEXT NOT NULL, steps TEXT NOT NULL, status TEXT NOT NULL,
+                created REAL NOT NULL, last_action REAL NOT NULL, ended REAL, end_reason TEXT, record TEXT,
+                final_view TEXT);
+            CREATE TABLE rune_games (game_id TEXT PRIMARY KEY);""")
+        con.execute("INSERT INTO games VALUES ('old-game', ?, '127.0.0.1', 2, 0, '[\"greedy\"]', '5', 1, '{}', "
+                    "'[]', 'live', ?, ?, NULL, NULL, NULL, NULL)", (token_digest("old-token"), time.time(), time.time()))
+    c = make_client(db=db)
+    h = {"X-Seat-Token": "old-token"}
+    r = c.get("/api/games/old-game", headers=h)
+    assert r.status_code == 200, r.text
+    assert r.json()["game"] == "ripmarket" and r.json()["seed"] == 5 and r.json()["practice"] is True
+    assert c.get("/api/ripmarket/games/old-game", headers=h).json() == r.json()
+    assert c.get("/api/black-market/games/old-game", headers=h).status_code == 404
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+        assert con.execute("SELECT game FROM games").fetchall() == [("ripmarket",)]
