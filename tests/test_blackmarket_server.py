@@ -1,4 +1,4 @@
-"""Black Market on the web server (``/api/black-market/games``, loopback test client): whole
+"""Black Market on the web server (``/api/black-market/games``, the routes every game has; loopback test client): whole
 games over HTTP in both modes, what each seat may see (BM-7), bad requests answered with
 one-line errors that leave the game as it was, the server's limits, and games that outlive
 a restart of the server (the SQLite store)."""
@@ -32,6 +32,8 @@ def _client(**kw) -> TestClient:
 
 
 def _new(c, **body):
+    if "mode" in body:  # a variant of the rules config (BM-1.3, BM-1.4)
+        body["rules"] = {"mode": body.pop("mode")}
     r = c.post("/api/black-market/games", json=body)
     assert r.status_code == 201, r.text
     v = r.json()
@@ -121,6 +123,7 @@ def test_bad_requests_change_nothing():
     for body, code, needle in (
         ({"action": bad, "decision_number": v["decision_number"]}, 409, "not legal now"),  # BM-12.4
         ({"action": 99_999, "decision_number": v["decision_number"]}, 422, "action"),
+        ({"action": 69, "decision_number": v["decision_number"]}, 422, "out of range (actions are 0 to 68)"),
         ({"action": v["choices"][0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
         ({"action": "x", "decision_number": 0}, 422, "action"),
         ({"action": True, "decision_number": 0}, 422, "boolean"),
@@ -138,22 +141,24 @@ def test_bad_requests_change_nothing():
     r = c.get("/api/black-market/games/none", headers=h)
     assert r.status_code == 404 and "no Black Market game" in r.json()["detail"]
     for body, needle in (
-        ({"players": 3}, "allowed: 2, 4 or 6"),  # BM-1.1
+        ({"players": 3}, "allowed: 2, 4, 6"),  # BM-1.1
         ({"players": 4, "seat": 4}, "seat: 4 is not a seat"),
-        ({"players": 4, "mode": "solo"}, "'teams' or 'ffa'"),
+        ({"players": 4, "rules": {"mode": "solo"}}, "'teams' or 'ffa'"),
         ({"players": 4, "opponents": ["greedy"]}, "unknown bot 'greedy'"),
         ({"players": 2, "opponents": ["random", "random"]}, "2 bots named for 1 other seat"),
         ({"players": 4, "opponents": []}, "opponents"),
         ({"players": 4, "seed": -1}, "seed"),
-        ({"players": 4, "rules": {}}, "unknown field"),
+        ({"players": 4, "mode": "ffa"}, "unknown field"),  # a variant goes in rules
+        ({"players": 4, "rules": {"target_points": 9}}, "unknown field"),  # not offered at setup
     ):
         r = c.post("/api/black-market/games", json=body)
         assert r.status_code == 422, (body, r.text)
         assert needle in r.json()["detail"] and "\n" not in r.json()["detail"], r.text
     assert c.get(url, headers=h).json() == before
-    schema = c.get("/openapi.json").json()["components"]["schemas"]["CreateBlackMarket"]
+    comp = c.get("/openapi.json").json()["components"]["schemas"]
+    schema = comp["CreateBlackMarketGame"]
     assert schema["properties"]["players"]["enum"] == [2, 4, 6]
-    assert schema["properties"]["mode"]["enum"] == ["teams", "ffa"]
+    assert comp["BlackMarketRules"]["properties"]["mode"]["anyOf"][0]["enum"] == ["teams", "ffa"]
     assert "bm-denier" in schema["properties"]["opponents"]["items"]["enum"]
     assert [b["properties"]["seat"]["maximum"] for b in schema["oneOf"]] == [1, 3, 5]
     assert "Black Market" in c.get("/black-market").text
@@ -169,7 +174,7 @@ def test_limits_and_expiry():
     v, gid, h = _new(c, players=2, seed=1)
     r = c.post("/api/black-market/games", json={"players": 2})
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
-    assert "you already have 1 live Black Market games" in r.json()["detail"]
+    assert "you already have 1 live games" in r.json()["detail"]
     clock.t += 30
     assert c.get(f"/api/black-market/games/{gid}", headers=h).status_code == 200  # reading keeps nothing alive
     clock.t += 31

@@ -123,7 +123,7 @@ def test_rules_and_page(client):
     for path in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/actions",
                  "/api/games/{game_id}/record", "/api/bots/{name}/act"):
         assert path in schema["paths"]
-    for model in ("CreateGame", "GameView", "GameCreated", "ActionIn", "BotActIn", "BotActOut", "Problem"):
+    for model in ("CreateRipmarketGame", "GameView", "GameCreated", "ActionIn", "RipmarketBotActIn", "BotActOut", "Problem"):
         assert model in schema["components"]["schemas"]
 
 
@@ -136,7 +136,7 @@ def test_second_edition_rule_variants(client, tmp_path):
     game's rules, its view and its record, which replays under them."""
     g = new_game(client, players=4, seed=5, opponents=["random"], rules=SECOND_EDITION_VARIANTS)
     assert {k: g["rules"][k] for k in SECOND_EDITION_VARIANTS} == SECOND_EDITION_VARIANTS
-    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
     assert session.rules == RulesConfig(num_players=4, **SECOND_EDITION_VARIANTS)
     assert session.rules != RulesConfig(num_players=4)  # not the defaults
     play_out(client, g, random.Random(5))
@@ -199,12 +199,12 @@ def test_page_offers_every_rule_variant_with_allowed_values(client):
         ({"players": "3", "opponents": ["greedy"]}, 422, "players: input should be a valid integer"),
         ({"players": True, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, not a boolean"),
         ({"players": 2.5, "opponents": ["greedy"]}, 422, "players: input should be a valid integer, got a number with a fractional part"),
-        ({"opponents": ["greedy"]}, 422, "players: required but missing"),
+        ({"players": None, "opponents": ["greedy"]}, 422, "players: input should be a valid integer"),
         ({"players": 3, "opponents": []}, 422, "opponents: list should have at least 1 item"),
-        ({"players": 3, "opponents": ["bogus"]}, 422, "unknown bot 'bogus'; allowed: greedy"),
+        ({"players": 3, "opponents": ["bogus"]}, 422, "unknown bot 'bogus' for R.I.P. Market; allowed: greedy"),
         ({"players": 3, "seat": 3, "opponents": ["greedy"]}, 422, "seat: 3 is not a seat of a 3-player game; allowed: 0 to 2"),
         ({"players": 3, "seat": -1, "opponents": ["greedy"]}, 422, "seat: input should be greater than or equal to 0"),
-        ({"players": 3, "opponents": ["greedy", "greedy", "greedy"]}, 422, "3 opponents given for 2 other seat(s)"),
+        ({"players": 3, "opponents": ["greedy", "greedy", "greedy"]}, 422, "3 bots named for 2 other seat(s)"),
         ({"players": 3, "opponents": ["greedy"], "seed": -5}, 422, "seed: input should be greater than or equal to 0"),
         ({"players": 3, "opponents": ["greedy"], "color": "red"}, 422, "color: unknown field"),
         ({"players": 3, "opponents": ["greedy"], "rules": {"tie_rule": "coin"}}, 422, "rules.tie_rule: input should be 'all' or 'earliest'"),
@@ -240,7 +240,7 @@ def test_malformed_json(client):
         assert r.status_code == 422
         text = detail(r)
         assert "not valid JSON" in text or "required but missing" in text
-        assert 'Expected a JSON object {"players": 2-10' in text
+        assert 'Expected a JSON object {"players": a player count of the game' in text
     r = client.post("/api/games", json=[1, 2])
     assert r.status_code == 422 and "Expected a JSON object" in detail(r)
 
@@ -254,8 +254,8 @@ def test_game_errors_leave_the_game_unchanged(client):
 
     h = {"X-Seat-Token": tok}
     r = client.get("/api/games/no-such-game", headers=h)
-    assert r.status_code == 404 and "no game with id 'no-such-game'" in detail(r)
-    assert "POST /api/games" in detail(r)
+    assert r.status_code == 404 and "no R.I.P. Market game with id 'no-such-game'" in detail(r)
+    assert "POST /api/ripmarket/games" in detail(r)
     r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": "wrong"})
     assert r.status_code == 403 and "the seat token does not match" in detail(r)
     r = client.get(f"/api/games/{gid}")
@@ -316,7 +316,7 @@ def test_a_seat_never_sees_other_hidden_cards(client):
     for seed in range(12):
         g = new_game(client, players=5, seat=2, opponents=["trickster"], seed=seed)
         manager = client.app.state.games
-        session = manager.open(g["game_id"], g["seat_token"]).session
+        session = manager.open("ripmarket", g["game_id"], g["seat_token"]).session
         rng = random.Random(seed)
         state = g
         while state["status"] != "over":
@@ -355,7 +355,7 @@ def test_view_shows_no_more_than_the_seat_observation(client):
     checked_played = 0
     for seed in range(6):
         g = new_game(client, players=4, seat=3, opponents=["trickster", "greedy"], seed=seed)
-        session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+        session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         eng = session.engine
         rng = random.Random(seed)
         state = g
@@ -466,7 +466,7 @@ def test_two_games_interleaved_in_threads(tmp_path):
             t.join(timeout=300)
         assert sorted(code for code, _ in codes) == [200] + [409] * 11, codes
         assert all("already answered" in body["detail"] for code, body in codes if code == 409)
-        session = c.app.state.games.open(g["game_id"], g["seat_token"]).session
+        session = c.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         steps = [line for line in session.recorder.lines if "step" in line]
         assert sum(1 for s in steps if s["seat"] == 0) == 1
 
@@ -571,7 +571,7 @@ def test_bots_that_cannot_play_these_cards_are_not_offered(client):
     names and the games offer only the bots of the cards in play; naming a first-edition
     stage gets a one-line 422 with the reason and creates no game."""
     offered = {b["name"] for b in client.get("/api/bots").json()["bots"]}
-    schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateGame"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateRipmarketGame"]
     enum = set(schema["properties"]["opponents"]["items"]["enum"])
     assert enum == offered and "ppo-6p" in offered and not offered & set(FIRST_EDITION_BOTS)
     before = len(client.app.state.games)
@@ -643,7 +643,7 @@ def test_bot_endpoint_unknown_bot_and_bad_json(client):
     obs, mask = observation()
     r = client.post("/api/bots/nobody/act", json={"observation": obs.tolist(), "action_mask": mask.tolist()})
     assert r.status_code == 404
-    assert "unknown bot 'nobody'; allowed: " in detail(r) and "greedy" in detail(r)
+    assert "unknown bot 'nobody' for R.I.P. Market; allowed: " in detail(r) and "greedy" in detail(r)
     r = client.post("/api/bots/greedy/act", content=b"{{", headers={"content-type": "application/json"})
     assert r.status_code == 422 and "not valid JSON" in detail(r) and '"observation": [' in detail(r)
     r = client.post("/api/bots/greedy/act", json={"observation": obs.tolist()})
@@ -653,7 +653,7 @@ def test_bot_endpoint_unknown_bot_and_bad_json(client):
 # ------------------------------------------------------------------ seeds (issue 19, 1)
 def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
     g = new_game(client, seed=None, players=4, opponents=["shark", "greedy"])
-    session = client.app.state.games.open(g["game_id"], g["seat_token"]).session
+    session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
     assert session.seed.bit_length() > 64  # far beyond a searchable 32-bit space
     secret = str(session.seed)
     assert g["seed"] is None and g["practice"] is False
@@ -672,7 +672,7 @@ def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
 
 
 def test_secret_seeds_differ_and_a_chosen_seed_is_practice(client):
-    seen = {client.app.state.games.open(g["game_id"], g["seat_token"]).session.seed
+    seen = {client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session.seed
             for g in (new_game(client, seed=None) for _ in range(3))}
     assert len(seen) == 3
     g = new_game(client, seed=123)
@@ -753,7 +753,7 @@ def test_games_and_records_survive_a_restart(tmp_path):
     done = new_game(c1, players=2, opponents=["greedy"], seed=3)
     final = play_out(c1, done, random.Random(2))
     before_live, record = read(c1, live), c1.get(f"/api/games/{done['game_id']}/record", headers=tok(done)).text
-    secret = c1.app.state.games.open(live["game_id"], live["seat_token"]).session.seed
+    secret = c1.app.state.games.open("ripmarket", live["game_id"], live["seat_token"]).session.seed
     c1.app.state.games.store.close()
     del c1  # the server stops; a new one opens the same file
 
@@ -798,7 +798,7 @@ def test_openapi_states_ranges_and_lengths(client):
     schema = client.get("/openapi.json").json()
     comp = schema["components"]["schemas"]
     obs, mask = observation()
-    o = comp["BotActIn"]["properties"]["observation"]
+    o = comp["RipmarketBotActIn"]["properties"]["observation"]
     assert o["minItems"] == o["maxItems"] == obs.size == len(o["prefixItems"])
     from ripmarket_env.games.ripmarket.observation import observation_bounds
     from ripmarket_env.games.ripmarket.cards.loader import default_cards
@@ -806,11 +806,11 @@ def test_openapi_states_ranges_and_lengths(client):
     low, high = observation_bounds(default_cards())
     assert [x["minimum"] for x in o["prefixItems"]] == low.tolist()
     assert [x["maximum"] for x in o["prefixItems"]] == high.tolist()
-    m = comp["BotActIn"]["properties"]["action_mask"]
+    m = comp["RipmarketBotActIn"]["properties"]["action_mask"]
     assert m["minItems"] == m["maxItems"] == mask.size
     act = comp["ActionIn"]["properties"]
     assert act["action"]["minimum"] == 0 and "decision_number" in comp["ActionIn"]["required"]
-    assert comp["RulesIn"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
+    assert comp["RipmarketRules"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
     params = schema["paths"]["/api/games/{game_id}"]["get"]["parameters"]
     assert {p["name"]: p["in"] for p in params} == {"game_id": "path", "X-Seat-Token": "header"}
 
@@ -881,10 +881,10 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
             fresh = agents.make(name, seed=seed).act(obs, mask.astype(bool))
             assert r.json()["action"] == fresh, (name, seed)
     pooled = client.app.state.bots._bots
-    assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= set(pooled)
+    assert {"ppo-6p", "greedy", "random", "search", "ppo-lookahead"} <= {name for _, name in pooled}
     # the shipped network is loaded once and shared by every agent made from it
     a, b = agents.make("ppo-6p", seed=1), agents.make("ppo-6p", seed=2)
-    assert a.policy is b.policy and pooled["ppo-6p"].policy is a.policy
+    assert a.policy is b.policy and pooled[("ripmarket", "ppo-6p")].policy is a.policy
     assert len([k for k in policy._policy_cache if k[0].endswith("ppo-6p.zip")]) == 1
 
 
@@ -956,16 +956,134 @@ def test_rune_market_games_keep_the_servers_limits():
     app = create_app(max_games=8, max_games_per_client=2, idle_seconds=60, max_age_seconds=600, clock=lambda: now[0])
     attacker = TestClient(app, base_url=BASE, client=("127.0.0.77", 40000))
     body = {"players": 2, "seat": 0, "opponents": ["rm-banker"]}
-    made = [attacker.post("/api/rune/games", json=body) for _ in range(5)]
+    made = [attacker.post("/api/rune-market/games", json=body) for _ in range(5)]
     assert [r.status_code for r in made].count(201) == 2
     refused = [r for r in made if r.status_code == 429]
     assert len(refused) == 3 and 1 <= int(refused[0].headers["Retry-After"]) <= 60
     assert "--max-games-per-client 2" in detail(refused[0])
     other = TestClient(app, base_url=BASE, client=("127.0.0.78", 40000))
-    assert other.post("/api/rune/games", json=body).status_code == 201
+    assert other.post("/api/rune-market/games", json=body).status_code == 201
     g = made[0].json()
     for _ in range(4):  # reading every 20 s does not keep the game alive
         now[0] += 20
-        r = attacker.get(f"/api/rune/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
-    assert r.status_code == 404
-    assert attacker.post("/api/rune/games", json=body).status_code == 201  # its slot is free again
+        r = attacker.get(f"/api/rune-market/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
+    assert r.status_code == 410  # expired, like every game
+    assert attacker.post("/api/rune-market/games", json=body).status_code == 201  # its slot is free again
+
+
+# ------------------------------------------------------------------ issue 39
+def test_forwarded_for_headers_do_not_make_new_clients():
+    """Issue 39: a client is the connection's peer address. Behind ``ripmarket serve``'s
+    uvicorn options (``proxy_headers=False`` without ``--trust-proxy``), 64 creates from
+    one address with made-up X-Forwarded-For values count as one client: 4 games, 60
+    refusals, and the server's 8 slots are not all taken, so another address still plays."""
+    import socket
+
+    import httpx
+    import uvicorn
+
+    from ripmarket_env.app.cli import uvicorn_options
+
+    app = create_app(max_games=8, max_games_per_client=4)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    opts = uvicorn_options("127.0.0.1", port)
+    assert opts["proxy_headers"] is False
+    server = uvicorn.Server(uvicorn.Config(app, **{**opts, "log_level": "warning"}))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=60) as attacker:
+            codes = [attacker.post("/api/games", json={"players": 2, "opponents": ["random"]},
+                                   headers={"X-Forwarded-For": f"203.0.113.{k}"}).status_code for k in range(64)]
+        assert codes.count(201) == 4 and codes.count(429) == 60
+        other = httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            r = other.post("/api/games", json={"players": 2, "opponents": ["random"]}, headers={"Host": "127.0.0.1"})
+        assert r.status_code == 201, r.text
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_the_game_limit_counts_every_game_together():
+    """Issue 39: the per-client limit holds across games (each game's routes had their own
+    count, so a client could hold 4 of each): a 5th live game of any game is refused with
+    a plain sentence saying how to end one; ending one frees its slot."""
+    c = make_client("127.0.0.90", max_games=64, max_games_per_client=4)
+    made = [c.post("/api/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/black-market/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/rune-market/games", json={"players": 2, "opponents": ["random"]}),
+            c.post("/api/ripmarket/games", json={"players": 2, "opponents": ["random"]})]
+    assert [r.status_code for r in made] == [201] * 4
+    for path in ("/api/games", "/api/black-market/games", "/api/rune-market/games"):
+        r = c.post(path, json={"players": 2, "opponents": ["random"]})
+        assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+        text = detail(r)
+        assert "you already have 4 live games" in text and "End my previous game" in text and "DELETE" in text
+    g = made[1].json()
+    assert c.delete(f"/api/black-market/games/{g['game_id']}", headers=tok(g)).status_code == 204
+    assert c.post("/api/rune-market/games", json={"players": 2, "opponents": ["random"]}).status_code == 201
+
+
+def test_bot_endpoint_has_a_per_client_budget():
+    """Issue 39: the stateless bot endpoint of every game counts each client's calls; past
+    the budget it answers 429 with Retry-After, other clients still get answers."""
+    app = create_app(bot_calls=3, bot_seconds=60)
+    obs, mask = observation()
+    body = {"observation": obs.tolist(), "action_mask": mask.tolist()}
+    busy = TestClient(app, base_url=BASE, client=("127.0.0.91", 40000))
+    codes = [busy.post("/api/bots/random/act", json=body).status_code for _ in range(3)]
+    r = busy.post("/api/ripmarket/bots/random/act", json=body)
+    assert codes == [200] * 3 and r.status_code == 429
+    assert 1 <= int(r.headers["Retry-After"]) <= 60 and "--bot-calls 3" in detail(r)
+    other = TestClient(app, base_url=BASE, client=("127.0.0.92", 40000))
+    assert other.post("/api/bots/random/act", json=body).status_code == 200
+
+
+def test_bad_settings_answer_422_not_500(client):
+    """Issue 39: settings the rules config refuses (10 players cannot each be dealt 6 cards
+    from the Living Deck, R-1.3) answer one line, and no game is made."""
+    before = len(client.app.state.games)
+    r = client.post("/api/games", json={"players": 10, "opponents": ["random"], "rules": {"hand_size": 6}})
+    assert r.status_code == 422 and "too few for a 10-player game" in detail(r) and "\n" not in detail(r)
+    assert len(client.app.state.games) == before
+
+
+def test_a_store_of_version_1_is_migrated_to_the_table_keyed_by_game(tmp_path):
+    """A store file written before the table was keyed by game (version 1: R.I.P. Market's
+    games only) opens as it is: its rows become the default game's, the same token opens
+    them, and another game's path does not."""
+    import sqlite3
+
+    from ripmarket_env.app.server.store import token_digest
+
+    db = tmp_path / "v1.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('schema', '1');
+            CREATE TABLE games (game_id TEXT PRIMARY KEY, token_hash TEXT NOT NULL, client TEXT NOT NULL,
+                players INTEGER NOT NULL, seat INTEGER NOT NULL, opponents TEXT NOT NULL, seed TEXT NOT NULL,
+                practice INTEGER NOT NULL, rules TEXT NOT NULL, steps TEXT NOT NULL, status TEXT NOT NULL,
+                created REAL NOT NULL, last_action REAL NOT NULL, ended REAL, end_reason TEXT, record TEXT,
+                final_view TEXT);
+            CREATE TABLE rune_games (game_id TEXT PRIMARY KEY);""")
+        con.execute("INSERT INTO games VALUES ('old-game', ?, '127.0.0.1', 2, 0, '[\"greedy\"]', '5', 1, '{}', "
+                    "'[]', 'live', ?, ?, NULL, NULL, NULL, NULL)", (token_digest("old-token"), time.time(), time.time()))
+    c = make_client(db=db)
+    h = {"X-Seat-Token": "old-token"}
+    r = c.get("/api/games/old-game", headers=h)
+    assert r.status_code == 200, r.text
+    assert r.json()["game"] == "ripmarket" and r.json()["seed"] == 5 and r.json()["practice"] is True
+    assert c.get("/api/ripmarket/games/old-game", headers=h).json() == r.json()
+    assert c.get("/api/black-market/games/old-game", headers=h).status_code == 404
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+        assert con.execute("SELECT game FROM games").fetchall() == [("ripmarket",)]

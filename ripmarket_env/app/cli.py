@@ -943,6 +943,16 @@ def play(
 app.command("play")(play)
 
 
+def uvicorn_options(host: str, port: int, trust_proxy=()) -> dict:
+    """``uvicorn.run``'s options for ``serve``: the proxy headers (X-Forwarded-For, which
+    uvicorn believes from loopback by default) are ignored unless ``trust_proxy`` names the
+    proxies whose headers are believed; a client is then the connection's peer address."""
+    if trust_proxy:
+        return {"host": host, "port": port, "log_level": "info", "proxy_headers": True,
+                "forwarded_allow_ips": ",".join(trust_proxy)}
+    return {"host": host, "port": port, "log_level": "info", "proxy_headers": False}
+
+
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Interface to listen on (default: loopback only)."),
     port: int = typer.Option(8000, "--port", metavar="PORT", help="TCP port."),
@@ -954,6 +964,8 @@ def serve(
     db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", help="SQLite file of the games (they survive a restart); default $XDG_DATA_HOME/ripmarket/server.sqlite3 (~/.local/share/...). ':memory:' keeps nothing."),
     allow_host: list[str] = typer.Option([], "--allow-host", metavar="NAME", help="Another name the Host header may carry (repeatable); the bound address and, on loopback, localhost are always allowed."),
     max_body: int = typer.Option(65536, "--max-body", metavar="BYTES", help="Largest request body read; larger ones get HTTP 413."),
+    bot_calls: int = typer.Option(120, "--bot-calls", metavar="N", help="Stateless bot decisions (POST /api/{game}/bots/{name}/act) one client may ask per minute; past it, HTTP 429 with Retry-After."),
+    trust_proxy: list[str] = typer.Option([], "--trust-proxy", metavar="ADDR", help="Address of a reverse proxy whose X-Forwarded-For / X-Forwarded-Proto headers are believed (repeatable). Without it a client is the connection's peer address and those headers are ignored."),
 ) -> None:
     """Serve the web page and JSON API for playing against the bots (FastAPI + uvicorn).
 
@@ -964,6 +976,7 @@ def serve(
     check_int("--max-games", max_games, 1)
     check_int("--max-games-per-client", max_games_per_client, 1)
     check_int("--max-body", max_body, 1024)
+    check_int("--bot-calls", bot_calls, 1)
     for option, value in (("--idle-timeout", idle_timeout), ("--max-game-age", max_game_age),
                           ("--keep-finished", keep_finished)):
         if not (value > 0 and value < float("inf")):
@@ -982,11 +995,11 @@ def serve(
     try:
         web = create_app(max_games=max_games, idle_seconds=idle_timeout, max_games_per_client=max_games_per_client,
                          max_age_seconds=max_game_age, keep_seconds=keep_finished, db=path,
-                         allowed_hosts=hosts, max_body=max_body, warm_up=True)
+                         allowed_hosts=hosts, max_body=max_body, warm_up=True, bot_calls=bot_calls)
     except StoreError as exc:
         fail(str(exc))
-    typer.echo(f"R.I.P. Market: open http://{host}:{port}/ (API docs at /docs); games kept in {path}", err=True)
-    uvicorn.run(web, host=host, port=port, log_level="info")
+    typer.echo(f"ripmarket: open http://{host}:{port}/ (API docs at /docs); games kept in {path}", err=True)
+    uvicorn.run(web, **uvicorn_options(host, port, trust_proxy))
 
 
 app.command("serve")(serve)

@@ -11,6 +11,13 @@ from dataclasses import asdict, fields
 
 class RulesBase:
     error: type = ValueError
+    setup_fields: dict = {}
+    """The variants a person may choose when setting up a game against the bots (the web
+    server's ``rules`` object), as JSON Schema fragments by field name: ``type``
+    (``integer``, ``boolean``) with ``minimum``/``maximum``, or ``enum``, and a
+    ``description``. A field left out cannot be chosen there (the card database). The
+    rules config and the engine still check every value; the server states, per player
+    count, the values of each field they accept."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -1,5 +1,6 @@
-"""Play R.I.P. Market against the bots in a browser: a FastAPI app (``create_app``) with a
-JSON API, its OpenAPI schema at ``/docs``, and a static web page at ``/``.
+"""Play every registered game against the bots in a browser: a FastAPI app
+(``create_app``) with one JSON API keyed by the game, its OpenAPI schema at ``/docs``, and
+the games' static web pages (``/`` and ``/<game>``).
 
 Run it with ``ripmarket serve`` (loopback, port 8000 by default).
 """

@@ -1,36 +1,40 @@
-"""The FastAPI app: the JSON API for playing against the bots, and the web page.
+"""The FastAPI app: the JSON API for playing every registered game against the bots, and
+the web pages.
 
 ``create_app()`` builds it; ``ripmarket serve`` runs it with uvicorn. docs/SERVER.md
 describes the security model and the limits.
 
-API (OpenAPI schema at ``/openapi.json``, browsable at ``/docs``). A game's seat token
-travels in the ``X-Seat-Token`` header, never in a URL:
+One set of routes, keyed by the game (``{game}``: a registered game id, listed in the
+OpenAPI schema; ``kinds.py`` reads each game from its spec and its agents' profile). A
+game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
 
-* ``POST /api/games`` — a new game: ``{players, seat, opponents[], seed?, rules?}``
-  (``rules``: the rule variants of ``RulesConfig`` but ``num_players``, docs/SERVER.md);
-  returns the game as your seat sees it plus ``game_id`` and ``seat_token``. Without a
-  seed the game gets a secret one, shown once the game is over; a chosen seed makes a
-  practice game (``practice: true`` in its view and record).
-* ``GET /api/games/{id}`` — the game from your seat's point of view: the table, your
-  hand with card texts, legal actions with descriptions, ``decision_number``, this
-  round's log, the round summaries and the result once it is over. Never another
+* ``POST /api/{game}/games`` — a new game: ``{players?, seat?, opponents?, seed?, rules?}``
+  (``rules``: the variants the game's rules config offers at setup); returns the game as
+  your seat sees it plus ``game_id`` and ``seat_token``. Without a seed the game gets a
+  secret one, shown once the game is over; a chosen seed makes a practice game
+  (``practice: true`` in its view and record).
+* ``GET /api/{game}/games/{id}`` — the game from your seat's point of view: never another
   seat's hidden cards, nor the seed of a running game that was not chosen.
-* ``POST /api/games/{id}/actions`` ``{action, decision_number}`` — your decision, naming
-  the decision it answers (a repeated or stale answer gets 409); the bots then play
-  until your next decision or the end of the game.
-* ``GET /api/games/{id}/record`` — the game record (JSON lines, replayable with
+* ``POST /api/{game}/games/{id}/actions`` ``{action, decision_number}`` — your decision,
+  naming the decision it answers (a repeated or stale answer gets 409); the bots then
+  play until your next decision or the end of the game.
+* ``GET /api/{game}/games/{id}/record`` — the game record (JSON lines, replayable with
   ``ripmarket replay``) once the game is over; it shows every hand, so not before.
-* ``DELETE /api/games/{id}`` — drop a game.
-* ``GET /api/bots`` — the bots that can play the cards in play (with a plain difficulty
-  label), the registered ones that cannot (``unavailable``, with the reason: the first
-  edition's ``ppo-6p`` stages), the observation size and the number of actions.
-* ``GET /api/status`` — whether the engine and the slow bots are loaded, and what is
-  loading now (the page shows it while a first game is being set up).
-* ``POST /api/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot decision
-  (409 naming both card databases for a trained bot of other cards, e.g. ``ppo-6p-stage1``).
+* ``DELETE /api/{game}/games/{id}`` — end and drop a game (live, finished or expired).
+* ``GET /api/{game}/bots`` — the bots that can sit at the game's tables (with a plain
+  difficulty label), the registered ones that cannot (``unavailable``, with the reason),
+  the default line-up, the observation size and the number of actions.
+* ``GET /api/{game}/status`` — whether the game's engine and slow bots are loaded, and
+  what is loading now.
+* ``POST /api/{game}/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot
+  decision, within a per-client budget.
+
+The paths from before the other games, ``/api/games...``, ``/api/bots...`` and
+``/api/status``, are the same routes for the agents' default game (``agents.base.DEFAULT_GAME``).
 
 Errors are JSON ``{"detail": "<what was wrong and what is allowed>"}`` with a 4xx status;
-a request that fails changes no game. Too many games answer 429 with ``Retry-After``.
+a request that fails changes no game. Too many games or bot calls answer 429 with
+``Retry-After``. A client is the peer address of the connection.
 """
 
 from __future__ import annotations
@@ -40,7 +44,11 @@ import json
 import logging
 import math
 import os
+import threading
+import time
+from collections import deque
 from collections.abc import Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
@@ -51,19 +59,15 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict as StrictValue, StrictBool, StrictFloat
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from ripmarket_env.games.ripmarket.config import (
-    DEFLECT_TARGETS, GHOST_PHASES, NO_SURVIVOR, OPENING_BONUS, REWARD_MODES, TIE_RULES, TOKEN_TIES,
-)
-from ripmarket_env.games.ripmarket.engine import IllegalActionError
-from ripmarket_env.app.play import (
-    KERNEL_LOCK, GameOverError, NotYourTurnError, SetupError, agent_registry, default_opponents, playable_bots, unavailable_bots,
-)
+from ripmarket_env.app.seat_session import GameOverError, NotYourTurnError, kernel_lock
 from ripmarket_env.app.server.games import BadToken, GameGone, GameManager, Limits, TooManyGames, UnknownGame
+from ripmarket_env.app.server.kinds import GameKind, SetupRefused, default_game, kinds as registered_kinds
 from ripmarket_env.app.server.store import Store
+from ripmarket_env.core.engine import IllegalActionError
 
 STATIC = Path(__file__).parent / "static"
 
@@ -95,71 +99,11 @@ def _short(x: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ models
-from ripmarket_env.app.server.fields import Int, IntIn  # noqa: E402,F401  (integer fields of the schema)
+from ripmarket_env.app.server.fields import Int, IntIn  # noqa: E402  (integer fields of the schema)
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class RulesIn(Strict):
-    """Rule variants (docs/RULES.md, "Rule variants"); omitted fields keep the rulebook's values."""
-
-    start_hp: Optional[IntIn(1, 9)] = Field(None, description="1-9; default 3 for 2-3 players, 2 for 4-10")
-    market_size: Optional[IntIn(1, 4)] = Field(None, description="1-4; default 3 for 2-6 players, 4 for 7-10")
-    ghost_cap: Optional[IntIn(1, 5)] = Field(None, description="1-5; default 2 for 2-6 players, 3 for 7-10")
-    tie_rule: Optional[Literal[TIE_RULES]] = Field(None, description="who of the tied lowest takes damage "
-                                                   "(R-8.2): all (default) or earliest")
-    epilogue: Optional[StrictBool] = Field(None, description="2-player haunting epilogue (2 players only)")
-    ghost_phase: Optional[Literal[GHOST_PHASES]] = Field(None, description=(
-        "when the Ghosts act (R-3.3): first (default) or in_turn (first edition)"))
-    max_rounds: Optional[IntIn(1, 1000)] = Field(None, description="1-1000; default 3 x players x start HP")
-    reward_mode: Optional[Literal[REWARD_MODES]] = None
-    hand_size: Optional[IntIn(1, 6)] = Field(None, description="1-6; default 3")
-    no_survivor: Optional[Literal[NO_SURVIVOR]] = Field(None, description=(
-        "round damage that would leave nobody alive (R-9.2): sudden_death (default) or share_win (first edition)"))
-    deflect_target: Optional[Literal[DEFLECT_TARGETS]] = Field(None, description=(
-        "whom a Deflection may name (R-8.3): stronger (default), not_weaker or any (first edition)"))
-    opening_bonus: Optional[Literal[OPENING_BONUS]] = Field(None, description=(
-        "who draws one more card at setup (R-1.3): none (default, the first edition too), first_half or first_player"))
-    token_tie: Optional[Literal[TOKEN_TIES]] = Field(None, description=(
-        "who of the tied takes the First Player token (R-8.6): latest (default) or earliest (first edition)"))
-    grace_round: Optional[StrictBool] = Field(None, description=(
-        "the first round deals no round damage (R-8.2): true (default) or false (first edition)"))
-
-
-class CreateGame(Strict):
-    players: IntIn(2, 10) = Field(..., description="Seats at the table, 2-10.")
-    seat: IntIn(0, 9) = Field(0, description="Your seat, 0 to players-1.")
-    opponents: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
-        ..., min_length=1, max_length=9,
-        description="Bot names (GET /api/bots) for the other seats in seat order; a shorter list is repeated.",
-    )
-    seed: Optional[IntIn(0, 2**53 - 1)] = Field(None,
-        description="Omit it for a real game: the server then draws a secret seed, shown once the game is over. "
-                    "A chosen seed makes a practice game (its deal can be known in advance): practice is true "
-                    "in its view and its record.")
-    rules: Optional[RulesIn] = None
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _create_game_schema(schema))
-
-
-def _create_game_schema(schema: dict) -> None:
-    """The rules between ``CreateGame``'s fields, stated in its schema: the bot names,
-    and for each player count (one ``oneOf`` branch each) the seats, how many opponents
-    may be named, and that ``rules.epilogue`` is true only in a 2-player game. The server
-    checks the same rules and answers 422 with a message when they are broken."""
-    schema["examples"] = [{"players": 4, "seat": 0, "opponents": ["greedy", "survivor", "shark"]}]
-    schema["properties"]["opponents"]["items"]["enum"] = playable_bots()
-    schema["oneOf"] = [
-        {"properties": {
-            "players": {"const": p},
-            "seat": {"maximum": p - 1},
-            "opponents": {"maxItems": p - 1},
-            **({} if p == 2 else {"rules": {"properties": {"epilogue": {"enum": [False, None]}}}}),
-        }}
-        for p in range(2, 11)
-    ]
 
 
 class ActionIn(Strict):
@@ -197,203 +141,90 @@ def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
     return BotActIn
 
 
-class Card(BaseModel):
-    design: int
-    name: str
-    value: int
-    text: str
-    family: str
-    keywords: list[str]
-    face_down: bool = Field(description="The card is played face-down.")
+def _camel(game: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in game.replace("_", "-").split("-") if w)
 
 
-class HandCard(Card):
-    count: int
-    action: Optional[int] = Field(description="The action that plays (or picks) this card now; null if not legal.")
+def _rules_model(kind: GameKind):
+    """The ``rules`` object of ``kind``'s create body, from the rules config's
+    ``setup_fields`` (None for a game that offers none)."""
+    fields: dict = {}
+    for name, frag in kind.setup_fields.items():
+        if "enum" in frag:
+            typ = Literal[tuple(frag["enum"])]
+        elif frag.get("type") == "integer":
+            typ = IntIn(int(frag["minimum"]), int(frag["maximum"]))
+        elif frag.get("type") == "boolean":
+            typ = StrictBool
+        else:  # pragma: no cover - a fragment the server cannot state; the field is not offered
+            continue
+        fields[name] = (Optional[typ], Field(None, description=frag.get("description")))
+    if not fields:
+        return None
+    return create_model(f"{_camel(kind.id)}Rules", __config__=ConfigDict(extra="forbid"),
+                        __doc__=f"{kind.title}'s rule variants; omitted fields keep the rulebook's values.", **fields)
 
 
-class ShadowCard(BaseModel):
-    design: int
-    name: str
-    text: str
-    counterplay: str
-    family: str
+def _create_model(kind: GameKind):
+    """``kind``'s create body. Its schema states what the server checks: the player counts,
+    the bot names, and per player count (one ``oneOf`` branch each; an absent ``players``
+    is the default count, so only that branch may then hold) the seats, how many bots may
+    be named and the values of the variants the rules accept at that count
+    (``GameKind.setup_values``)."""
+    counts = kind.player_counts
+    low, high, default = min(counts), max(counts), kind.spec.default_players
+    rules_model = _rules_model(kind)
+    def schema_extra(schema: dict) -> None:
+        schema["examples"] = [{"players": default, "seat": 0, "opponents": kind.default_opponents(default)}]
+        schema["properties"]["opponents"]["items"]["enum"] = kind.bots()
+        if counts != list(range(low, high + 1)):
+            schema["properties"]["players"]["enum"] = counts
+        branches = []
+        for p in counts:
+            props: dict = {"players": {"const": p}, "seat": {"maximum": p - 1}, "opponents": {"maxItems": p - 1}}
+            only = {}
+            for n, ok in kind.setup_values[p].items():
+                if kind.setup_fields[n].get("type") == "integer" and ok and ok == list(range(ok[0], ok[-1] + 1)):
+                    only[n] = {"minimum": ok[0], "maximum": ok[-1]}  # numbers only: null stays allowed
+                else:
+                    only[n] = {"enum": [*ok, None]}
+            if only and rules_model is not None:
+                props["rules"] = {"properties": only}
+            branches.append({"properties": props, **({} if p == default else {"required": ["players"]})})
+        schema["oneOf"] = branches
 
-
-class ShadowHandCard(ShadowCard):
-    count: int
-    action: Optional[int]
-
-
-class Played(BaseModel):
-    card: Optional[Card] = Field(description="null while another seat's card is face-down")
-    face_down: bool
-
-
-class SeatOut(BaseModel):
-    seat: int
-    name: str
-    controller: str = Field(description='"you" or the bot\'s name')
-    level: str = Field("", description="The bot's difficulty in plain words (empty for you).")
-    is_you: bool
-    hp: int
-    max_hp: int
-    alive: bool
-    hand_count: int
-    shadow_count: int
-    took: Optional[Literal["deck", "market"]]
-    took_card: Optional[Card]
-    played: Optional[Played]
-    target: Optional[int]
-    haunted_by: list[ShadowCard]
-    first_player: bool
-    deciding: bool
-    has_acted: bool
-    target_action: Optional[int] = Field(description="The action that chooses this seat now; null if not legal.")
-
-
-class MarketSlot(BaseModel):
-    slot: int
-    card: Optional[Card]
-    action: Optional[int]
-
-
-class Table(BaseModel):
-    rule: str
-    living_deck: int
-    living_discard: int
-    shadow_deck: int
-    shadow_discard: int
-    market: list[MarketSlot]
-    first_player: int
-    epilogue: bool
-    deck_action: Optional[int]
-    pass_action: Optional[int]
-    seats: list[SeatOut]
-
-
-class LegalAction(BaseModel):
-    action: int
-    kind: str
-    label: str = Field(description="The action table's description (ActionTable.describe).")
-    text: str = Field(description="What the action does here, in the game's words.")
-
-
-class LogEntry(BaseModel):
-    round: int
-    seat: int = Field(description="The seat the entry is about; -1 for the whole table.")
-    text: str = Field(description="What happened, as your seat may see it (R-12.3).")
-    forced: bool = Field(description="Your own decision, taken by the engine as the only legal option (R-12.1); "
-                                    "always false for another seat's, which reads like a chosen one (R-12.3).")
-    kind: str = Field(description="An event kind of the engine's event log (ripmarket_env.games.ripmarket.events: "
-                                  "play, reveal, score, damage, death, haunt, ...) or note.")
-
-
-class RoundSeat(BaseModel):
-    seat: int
-    name: str
-    card: Optional[Card]
-    revealed: Optional[bool]
-    target: Optional[int]
-    haunted_by: list[str]
-    competed: bool
-    score: Optional[int]
-    damage: int
-    hp_lost: int = Field(0, description="Every HP lost this round: round damage, direct damage (Backstab, ...).")
-    hp: int
-    alive: bool
-    died: bool
-
-
-class StoryLine(BaseModel):
-    seat: int = Field(description="The seat the sentence is about; -1 for the whole table.")
-    kind: str = Field(description="scores, damage, deflect, hit, sudden_death, grace, haunt or death")
-    text: str
-
-
-class RoundOut(BaseModel):
-    round: int
-    rule: str
-    rule_card: Optional[str] = Field(None, description="The card that set the round's rule (e.g. Aftershock).")
-    rule_text: str = Field("", description="The rule named by its card, with what it does.")
-    story: list[StoryLine] = Field(default_factory=list, description="Why the round ended as it did, in words.")
-    epilogue: bool
-    first_player: int
-    seats: list[RoundSeat]
-    events: list[LogEntry]
-
-
-class Decision(BaseModel):
-    seat: int
-    name: str
-    controller: str
-    phase: str
-    prompt: str
-
-
-class Standing(BaseModel):
-    seat: int
-    name: str
-    controller: str
-    level: str
-    place: float
-    place_text: str
-    winner: bool
-    alive: bool
-    hp: int
-    died_round: Optional[int]
-    how: Optional[str] = Field(description="How the player lost their last HP, in words.")
-
-
-class Result(BaseModel):
-    winners: list[int]
-    rewards: list[float]
-    you_won: bool
-    your_reward: float
-    rounds: int
-    end: str = Field("", description="Why the game ended, in words.")
-    standings: list[Standing] = Field(default_factory=list, description="Best place first.")
-
-
-class RecentItem(BaseModel):
-    type: Literal["event", "round", "result"]
-    round: Optional[int] = None
-    seat: Optional[int] = None
-    text: Optional[str] = None
-    forced: Optional[bool] = None
-    kind: Optional[str] = None
-    index: Optional[int] = Field(None, description="For a round: its index in rounds.")
-
-
-class ActiveRule(BaseModel):
-    name: str
-    card: Optional[str]
-    text: str
+    fields: dict = {
+        "players": (IntIn(low, high), Field(default, description=f"Seats at the table: {', '.join(map(str, counts))} "
+                                                                  f"(default {default}).")),
+        "seat": (IntIn(0, high - 1), Field(0, description="Your seat, 0 to players-1.")),
+        "opponents": (list[Annotated[str, Field(min_length=1, max_length=40)]], Field(
+            None, min_length=1, max_length=high - 1,
+            description=f"Bot names (GET /api/{kind.id}/bots) for the other seats in seat order; a shorter list is "
+                        "repeated. Default: the game's default line-up.")),
+        "seed": (Optional[IntIn(0, 2**53 - 1)], Field(
+            None, description="Omit it for a real game: the server then draws a secret seed, shown once the game is "
+                              "over. A chosen seed makes a practice game (its deal can be known in advance): "
+                              "practice is true in its view and its record.")),
+    }
+    if rules_model is not None:
+        fields["rules"] = (Optional[rules_model], None)
+    return create_model(f"Create{_camel(kind.id)}Game", __config__=ConfigDict(extra="forbid",
+                        json_schema_extra=schema_extra), __doc__=f"A new game of {kind.title}.", **fields)
 
 
 class GameView(BaseModel):
+    """The game as your seat sees it: these fields in every game, and the game's own
+    (its table, your hand, the choices, the log, the result)."""
+
+    model_config = ConfigDict(extra="allow")
+    game: str = Field(description="The game's registry id.")
     game_id: str
     seat: int
     players: int
+    decision_number: int = Field(description="Number of the pending decision; send it with your action.")
+    practice: bool = Field(description="The seed was chosen by the client: a practice game.")
     seed: Optional[int] = Field(description="The game's seed: null while a game with a secret seed runs; "
                                             "shown once it is over, and always in a practice game.")
-    practice: bool = Field(description="The seed was chosen by the client: a practice game.")
-    decision_number: int = Field(description="Number of the pending decision; send it with your action.")
-    controllers: list[str]
-    rules: dict[str, Any]
-    round: int
-    status: Literal["your_turn", "waiting", "over"]
-    decision: Optional[Decision]
-    table: Table
-    hand: list[HandCard]
-    shadow_hand: list[ShadowHandCard]
-    legal_actions: list[LegalAction]
-    log: list[LogEntry] = Field(description="This round so far, as your seat saw it.")
-    rounds: list[RoundOut] = Field(description="Every resolved round: cards, scores, damage, HP, and its log.")
-    recent: list[RecentItem] = Field(default_factory=list,
-                                     description="What happened since your latest decision, in order.")
-    active_rule: Optional[ActiveRule] = None
-    result: Optional[Result]
 
 
 class GameCreated(GameView):
@@ -407,9 +238,8 @@ class BotInfo(BaseModel):
 
 
 class StatusPart(BaseModel):
-    name: str = Field(description="The part: `engine` (R.I.P. Market's), `rune-market engine`, `black-market engine` "
-                                  "or a bot's name.")
-    game: Literal["ripmarket", "rune-market", "black-market"]
+    name: str = Field(description="The part: `<game> engine` (a game's rules engine) or a bot's name.")
+    game: str = Field(description="The game the part belongs to.")
     what: str = Field(description="The part in words, naming its game.")
     ready: bool
 
@@ -421,8 +251,8 @@ class StatusOut(BaseModel):
     total: int
     elapsed: float
     error: Optional[str]
-    parts: list[StatusPart] = Field(description="Every part the warm-up loads, in its order: the three games' "
-                                                "engines, then the slow bots.")
+    parts: list[StatusPart] = Field(description="Every part the warm-up loads, in its order: every game's "
+                                                "engine, then the slow bots.")
 
 
 class UnavailableBot(BaseModel):
@@ -432,13 +262,14 @@ class UnavailableBot(BaseModel):
 
 
 class BotsOut(BaseModel):
+    game: str = Field(description="The game these bots play.")
     bots: list[BotInfo] = Field(description="The bots that can play the cards in play: the names a game may seat.")
     unavailable: list[UnavailableBot] = Field(default_factory=list, description=(
         "Registered bots that cannot play the cards in play (e.g. the first edition's ppo-6p stages), "
         "with the reason; a game refuses them (422), the bot endpoint too (409)."))
     default_opponents: list[str] = Field(default_factory=list, description=(
-        "The bots a new game's setup offers first, repeated round the table: the trained bot for every "
-        "table (ppo), or the heuristics where it cannot play the cards in play."))
+        "The bots a new game's setup offers first, repeated round the table (the game's default bot, "
+        "or its heuristics in turn)."))
     observation_size: int
     num_actions: int
 
@@ -472,8 +303,8 @@ class NdjsonResponse(PlainTextResponse):
 
 # ------------------------------------------------------------------------------ errors
 _SHAPES = {
-    "create": '{"players": 2-10, "seat": 0..players-1, "opponents": ["greedy", ...], "seed": optional integer 0..2**53-1 '
-              '(makes a practice game), "rules": optional object}',
+    "create": '{"players": a player count of the game, "seat": 0..players-1, "opponents": [bot names, optional], '
+              '"seed": optional integer 0..2**53-1 (makes a practice game), "rules": optional object}',
     "action": '{"action": <integer from legal_actions>, "decision_number": <the view\'s decision_number>} '
               '(and the seat token in the X-Seat-Token header)',
     "bot": '{"observation": [<observation_size> numbers], "action_mask": [<num_actions> values 0 or 1]}',
@@ -514,8 +345,8 @@ def _validation_message(request: Request, errors: list[dict]) -> str:
     if len(errors) > 5:
         out.append(f"and {len(errors) - 5} more")
     path = request.url.path
-    shape = _SHAPES["bot"] if path.startswith("/api/bots") else (
-        _SHAPES["action"] if path.endswith("/actions") else _SHAPES["create"] if path == "/api/games" else None)
+    shape = _SHAPES["bot"] if path.endswith("/act") else (
+        _SHAPES["action"] if path.endswith("/actions") else _SHAPES["create"] if path.endswith("/games") else None)
     text = "invalid request: " + "; ".join(out)
     if shape and request.method == "POST":
         text += f". Expected a JSON object {shape}"
@@ -600,30 +431,53 @@ class Guard:
 
 # ------------------------------------------------------------------------------ bots
 class BotPool:
-    """One instance of each bot for the stateless endpoint, made on first use and then
-    shared: a request re-seeds it (``reset(seed)``), so an answer is the same as a fresh
-    ``agents.make(name, seed=seed)`` would give. One request per bot at a time."""
+    """One instance of each bot of each game for the stateless endpoint, made on first use
+    and then shared: a request re-seeds it (``reset(seed)``), so an answer is the same as a
+    fresh ``agents.make(name, game, seed=seed)`` would give. One request per bot at a time."""
 
-    def __init__(self, registry):
-        import threading
-
-        self.registry = registry
-        self._bots: dict[str, Any] = {}
-        self._locks: dict[str, Any] = {}
+    def __init__(self):
+        self._bots: dict[tuple[str, str], Any] = {}
+        self._locks: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
-        self._threading = threading
 
-    def act(self, name: str, seed: int, obs: np.ndarray, mask: np.ndarray) -> int:
+    def act(self, game: str, name: str, seed: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        import agents
+
+        key = (game, name)
         with self._lock:
-            lock = self._locks.setdefault(name, self._threading.Lock())
+            lock = self._locks.setdefault(key, threading.Lock())
         with lock:
-            bot = self._bots.get(name)
+            bot = self._bots.get(key)
             if bot is None:
-                bot = self._bots[name] = self.registry.make(name, seed=seed)
+                bot = self._bots[key] = agents.make(name, game, seed=seed)
             else:
                 bot.reset(seed)
-            with KERNEL_LOCK:
+            with kernel_lock():
                 return int(bot.act(obs, mask))
+
+
+class Budget:
+    """At most ``calls`` requests per client in any ``seconds``-long window (a sliding
+    window of each client's latest calls); ``take`` answers how long to wait, 0 when the
+    call may go ahead (and counts it)."""
+
+    def __init__(self, calls: int, seconds: float, clock=time.monotonic):
+        self.calls, self.seconds, self.clock = int(calls), float(seconds), clock
+        self._seen: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> int:
+        now = self.clock()
+        with self._lock:
+            for key in [k for k, q in self._seen.items() if not q or q[-1] <= now - self.seconds]:
+                del self._seen[key]  # clients gone quiet hold no memory
+            q = self._seen.setdefault(client, deque())
+            while q and q[0] <= now - self.seconds:
+                q.popleft()
+            if len(q) >= self.calls:
+                return max(1, math.ceil(q[0] + self.seconds - now))
+            q.append(now)
+            return 0
 
 
 def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -632,7 +486,7 @@ def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.nda
     n = low.size
     if len(values) != n:
         raise ApiError(422, f"observation has {len(values)} values; expected exactly {n} "
-                            "(GET /api/bots gives observation_size)")
+                            "(GET /api/<game>/bots gives observation_size)")
     big = next((i for i, x in enumerate(values) if isinstance(x, int) and abs(x) > 10**6), None)
     if big is not None:  # before any float conversion: a 400-digit integer has no float
         raise ApiError(422, f"observation[{big}] is {_short(values[big])}; allowed: a number from "
@@ -650,15 +504,14 @@ def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.nda
         i = int(bad[0])
         raise ApiError(422, f"observation[{i}] is {_short(values[i])}, outside its feature's bounds; allowed: "
                             f"{float(low[i]):g} to {float(high[i]):g} ({bad.size} value(s) out of bounds; "
-                            "the bounds are the env's observation space, ripmarket_env.games.ripmarket.observation."
-                            "observation_bounds)")
+                            "the bounds are the env's observation space, GameSpec.observation_bounds)")
     return out
 
 
 def check_mask(values: list, n: int) -> np.ndarray:
     if len(values) != n:
         raise ApiError(422, f"action_mask has {len(values)} values; expected exactly {n} "
-                            "(GET /api/bots gives num_actions)")
+                            "(GET /api/<game>/bots gives num_actions)")
     bad = next((i for i, x in enumerate(values) if x not in (0, 1)), None)  # True == 1, False == 0
     if bad is not None:
         raise ApiError(422, f"action_mask[{bad}] is {_short(values[bad])}; allowed: 0 or 1")
@@ -668,11 +521,13 @@ def check_mask(values: list, n: int) -> np.ndarray:
     return mask
 
 
+
+
 # ------------------------------------------------------------------------------ app
-GameId = Annotated[str, PathParam(min_length=1, max_length=64, description="The game_id from POST /api/games.")]
+GameIdParam = Annotated[str, PathParam(min_length=1, max_length=64, description="The game_id from POST /api/{game}/games.")]
 Token = Annotated[str, Header(alias=SEAT_TOKEN_HEADER, min_length=1, max_length=64,
-                              description="Your seat_token from POST /api/games.")]
-BotName = Annotated[str, PathParam(min_length=1, max_length=40, description="A bot name from GET /api/bots.")]
+                              description="Your seat_token from POST /api/{game}/games.")]
+BotName = Annotated[str, PathParam(min_length=1, max_length=40, description="A bot name from GET /api/{game}/bots.")]
 
 
 def default_db_path() -> Path:
@@ -682,39 +537,37 @@ def default_db_path() -> Path:
     return Path(base) / "ripmarket" / "server.sqlite3"
 
 
+def client_of(request: Request) -> str:
+    """The client a limit counts: the peer address of the connection (behind
+    ``ripmarket serve --trust-proxy ADDR`` uvicorn has put the proxy's client there)."""
+    return request.client.host if request.client else "unknown"
+
+
 def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_per_client: int = 4,
                max_age_seconds: float = 4 * 3600.0, keep_seconds: float = 7 * 24 * 3600.0,
                db: str | Path = ":memory:", allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS,
                max_body: int = MAX_BODY_BYTES, bot_threads: int | None = None, clock=None,
-               warm_up: bool = False) -> FastAPI:
+               warm_up: bool = False, bot_calls: int = 120, bot_seconds: float = 60.0,
+               kinds: dict[str, GameKind] | None = None) -> FastAPI:
     """The app. ``db`` is the SQLite file of its games (``":memory:"``: gone with the
     process); ``allowed_hosts`` the names the Host header may carry (None: no check);
     ``bot_threads`` the worker threads that run bots (default: the CPU count, at least 2);
-    ``warm_up`` loads the engine and the slow bots in the background at once
-    (``ripmarket serve`` does)."""
-    import time
-
-    from ripmarket_env.app.narrate import bot_level
+    ``bot_calls`` per ``bot_seconds``: each client's budget of stateless bot decisions;
+    ``warm_up`` loads the engines and the slow bots in the background at once
+    (``ripmarket serve`` does); ``kinds``: the games served (default: every registered
+    game with a play session)."""
     from ripmarket_env.app.server.warmup import Warmup
 
+    kinds = dict(kinds if kinds is not None else registered_kinds())
+    primary = default_game() if default_game() in kinds else next(iter(kinds))
     limits = Limits(max_games=max_games, max_games_per_client=max_games_per_client, idle_seconds=idle_seconds,
                     max_age_seconds=max_age_seconds, keep_seconds=keep_seconds)
-    manager = GameManager(limits, Store(db), clock=clock or time.time)
-    registry = agent_registry()
-    pool = BotPool(registry)
-    warm = Warmup(registry)
+    manager = GameManager(limits, Store(db, legacy_game=primary), kinds=kinds, clock=clock or time.time)
+    pool = BotPool()
+    budget = Budget(bot_calls, bot_seconds)
+    warm = Warmup(kinds)
     if warm_up:
         warm.start()
-    from ripmarket_env.games.ripmarket.cards.loader import default_cards
-    from ripmarket_env.games.ripmarket.actions import ActionTable
-    from ripmarket_env.games.ripmarket.observation import observation_bounds
-
-    cards = default_cards()
-    table = ActionTable(cards.n_living, cards.n_shadow)
-    low, high = observation_bounds(cards)
-    obs_size = int(low.size)
-    num_actions = table.size
-    BotActIn = _bot_act_model(low, high, num_actions)
     # Bots (game set-up, answers, the bot endpoint) run in their own few threads: a burst of
     # heavy bot work cannot take the threads that serve reads, nor block the event loop.
     bot_limiter = anyio.CapacityLimiter(bot_threads or max(2, os.cpu_count() or 2))
@@ -722,16 +575,16 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     async def in_bot_thread(fn, *args):
         return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=bot_limiter)
 
-    app = FastAPI(
-        title="R.I.P. Market",
-        version="2",
-        summary="Play R.I.P. Market against the bots.",
-        description=__doc__,
-    )
+    titles = ", ".join(k.title for k in kinds.values())
+    app = FastAPI(title="ripmarket", version="3", summary=f"Play {titles} against the bots.", description=__doc__)
     app.state.games = manager
     app.state.warmup = warm
     app.state.bots = pool
+    app.state.bot_budget = budget
+    app.state.kinds = kinds
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, max_body=max_body)
+    Game = Enum("Game", {gid.replace("-", "_"): gid for gid in kinds}, type=str)  # the registered ids
+    GameParam = Annotated[Game, PathParam(description="A registered game: " + ", ".join(kinds))]
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -757,9 +610,9 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"detail": _validation_message(request, list(exc.errors()))}, status_code=422)
 
-    def find(game_id: str, token: str):
+    def find(game: str, game_id: str, token: str):
         try:
-            return manager.open(game_id, token)
+            return manager.open(game, game_id, token)
         except UnknownGame as exc:
             raise ApiError(404, str(exc)) from None
         except GameGone as exc:
@@ -767,173 +620,251 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         except BadToken as exc:
             raise ApiError(403, str(exc)) from None
 
-    def view(game) -> dict:
-        if game.session is None:
-            return dict(game.row.final_view)
-        v = game.session.view()
-        v["game_id"] = game.game_id
-        return v
+    errors = {**ERRORS, 410: ERRORS[404]}
+    errors_as_json = {**ERRORS_AS_JSON, 410: ERRORS_AS_JSON[404]}
 
-    # -------------------------------------------------------------- games
-    @app.post("/api/games", response_model=GameCreated, status_code=201, responses=ERRORS, tags=["games"],
-              summary="Start a game against the bots")
-    async def create_game(body: CreateGame, request: Request) -> dict:
-        known = playable_bots()
-        bad = [n for n in body.opponents if n not in known]
-        if bad:
-            refused = unavailable_bots()
-            if bad[0] in refused:
-                raise ApiError(422, f"opponents: bot {bad[0]} cannot play these cards: {refused[bad[0]]}; "
-                                    f"allowed: {', '.join(known)}")
-            raise ApiError(422, f"opponents: unknown bot {_short(bad[0])}; allowed: {', '.join(known)}")
-        if body.seat >= body.players:
-            raise ApiError(422, f"seat: {body.seat} is not a seat of a {body.players}-player game; "
-                                f"allowed: 0 to {body.players - 1}")
-        rules = body.rules.model_dump(exclude_none=True) if body.rules is not None else None
-        client = request.client.host if request.client else "unknown"
-        warm.prepare(body.opponents)
+    # -------------------------------------------------------------- a game's routes
+    def read_game(game: GameParam, game_id: GameIdParam, token: Token) -> dict:
+        managed = find(game.value, game_id, token)
+        with managed.lock:
+            return manager.view(managed)
+
+    async def act(game: GameParam, game_id: GameIdParam, body: ActionIn, token: Token) -> dict:
+        kind = kinds[game.value]
 
         def run():
-            game, token = manager.create(client, body.players, body.seat, body.opponents, seed=body.seed, rules=rules)
-            with game.lock:
-                out = view(game)
-            out["seat_token"] = token
-            return out
-
-        try:
-            return await in_bot_thread(run)
-        except TooManyGames as exc:
-            raise ApiError(429, str(exc), headers={"Retry-After": str(exc.retry_after)}) from None
-        except SetupError as exc:
-            raise ApiError(422, str(exc)) from None
-
-    @app.get("/api/games/{game_id}", response_model=GameView, responses=ERRORS, tags=["games"],
-             summary="The game as your seat sees it")
-    def read_game(game_id: GameId, token: Token) -> dict:
-        game = find(game_id, token)
-        with game.lock:
-            return view(game)
-
-    @app.post("/api/games/{game_id}/actions", response_model=GameView, responses=ERRORS, tags=["games"],
-              summary="Take your decision; the bots then play until your next one")
-    async def act(game_id: GameId, body: ActionIn, token: Token) -> dict:
-        def run():
-            game = find(game_id, token)
-            with game.lock:
-                s = game.session
+            managed = find(game.value, game_id, token)
+            with managed.lock:
+                s = managed.session
                 if s is None or s.over:
                     raise ApiError(409, "the game is over; no more actions are accepted "
-                                        f"(GET /api/games/{game_id}/record for its record)")
+                                        f"(GET /api/{game.value}/games/{game_id}/record for its record)")
                 if body.decision_number != s.decision_number:
                     raise ApiError(409, f"decision_number {body.decision_number} is not the pending decision "
                                         f"{s.decision_number}: that decision was already answered (a repeated "
                                         "or stale request); GET the game and answer its decision_number. "
                                         "The game was not changed.")
-                legal = s.legal_actions()
-                choices = {c.action: c.text for c in s.choices()} if s.your_turn else {}
-                allowed = "; ".join(f"{a} ({t})" for a, t in choices.items())
-                if not 0 <= body.action < num_actions:
-                    raise ApiError(422, f"action {body.action} is out of range (actions are 0 to "
-                                        f"{num_actions - 1}); legal now: {allowed}")
-                try:
-                    s.act(body.action)
-                except NotYourTurnError as exc:  # pragma: no cover - the bots always play up to your turn
-                    raise ApiError(409, str(exc)) from None
-                except GameOverError as exc:  # pragma: no cover - checked above
-                    raise ApiError(409, str(exc)) from None
-                except IllegalActionError:
-                    raise ApiError(
-                        409, f"action {body.action} is not legal now (decision: {s.phase}); "
-                             f"legal actions: {allowed or ', '.join(map(str, legal))}. The game was not changed."
-                    ) from None
-                out = view(game)
-                manager.acted(game)
+                with kernel_lock():
+                    legal = s.legal_actions() if s.your_turn else []
+                    choices = {c.action: c.text for c in s.choices()} if s.your_turn else {}
+                    allowed = "; ".join(f"{a} ({t})" for a, t in choices.items()) or ", ".join(map(str, legal))
+                    if not 0 <= body.action < kind.num_actions:
+                        raise ApiError(422, f"action {body.action} is out of range (actions are 0 to "
+                                            f"{kind.num_actions - 1}); legal now: {allowed}")
+                    if body.action not in legal:
+                        raise ApiError(409, f"action {body.action} is not legal now (decision: {s.phase}); "
+                                            f"legal actions: {allowed}. The game was not changed.")
+                    try:
+                        s.act(body.action)
+                    except (NotYourTurnError, GameOverError) as exc:  # pragma: no cover - checked above
+                        raise ApiError(409, str(exc)) from None
+                    except IllegalActionError:  # pragma: no cover - checked above
+                        raise ApiError(409, f"action {body.action} is not legal now; legal actions: {allowed}. "
+                                            "The game was not changed.") from None
+                out = kind.view(s, managed.game_id)
+                manager.acted(managed)
                 return out
 
         return await in_bot_thread(run)
 
-    @app.get("/api/games/{game_id}/record", response_class=NdjsonResponse, responses=ERRORS_AS_JSON, tags=["games"],
-             summary="The game record (JSON lines) of a finished game")
-    def record(game_id: GameId, token: Token):
-        game = find(game_id, token)
-        with game.lock:
-            if game.row.record is None:
+    def record(game: GameParam, game_id: GameIdParam, token: Token):
+        managed = find(game.value, game_id, token)
+        with managed.lock:
+            if managed.row.record is None:
                 raise ApiError(409, "the game is not over yet: its record shows every hand and face-down card, "
                                     "so it is available once the game has ended")
-            text = game.row.record
+            text = managed.row.record
         return NdjsonResponse(
-            text,
-            headers={"Content-Disposition": f'attachment; filename="ripmarket-{game_id}.jsonl"'},
-        )
+            text, headers={"Content-Disposition": f'attachment; filename="{game.value}-{game_id}.jsonl"'})
 
-    @app.delete("/api/games/{game_id}", status_code=204, responses=ERRORS, tags=["games"], summary="Drop a game")
-    def delete_game(game_id: GameId, token: Token):
+    def delete_game(game: GameParam, game_id: GameIdParam, token: Token):
         try:
-            manager.delete(game_id, token)
+            manager.delete(game.value, game_id, token)
         except UnknownGame as exc:
             raise ApiError(404, str(exc)) from None
         except BadToken as exc:
             raise ApiError(403, str(exc)) from None
         return Response(status_code=204)
 
-    # -------------------------------------------------------------- bots
-    @app.get("/api/bots", response_model=BotsOut, tags=["bots"], summary="The bots you can play against")
-    def bots() -> dict:
-        refused = unavailable_bots()
+    def bots(game: GameParam) -> dict:
+        kind = kinds[game.value]
+        refused = kind.unavailable()
         return {
-            "bots": [{"name": n, "description": registry.describe(n), "level": bot_level(n)}
-                     for n in registry.names() if n not in refused],
-            "unavailable": [{"name": n, "description": registry.describe(n), "reason": why}
+            "game": kind.id,
+            "bots": [{"name": n, "description": kind.describe_bot(n), "level": kind.level(n)} for n in kind.bots()],
+            "unavailable": [{"name": n, "description": kind.describe_bot(n), "reason": why}
                             for n, why in refused.items()],
-            "default_opponents": default_opponents(10),
-            "observation_size": obs_size,
-            "num_actions": num_actions,
+            "default_opponents": kind.default_opponents(),
+            "observation_size": int(kind.observation_bounds[0].size),
+            "num_actions": kind.num_actions,
         }
 
-    @app.get("/api/status", response_model=StatusOut, tags=["bots"], responses={422: ERRORS[422]},
-             summary="What the server is loading (the engine, slow bots) and whether it is ready")
-    def status(game: Literal["ripmarket", "rune-market", "black-market"] = "ripmarket",
-               bots: Annotated[str, Field(max_length=400)] = "") -> dict:
+    def status(game: GameParam, bots: Annotated[str, Field(max_length=400)] = "") -> dict:
+        """``bots`` (comma-separated): what ``ready`` is about, besides the game's engine."""
+        return warm.status(game.value, [b for b in bots.split(",") if b][:10])
+
+    for fn in (read_game, act, record, delete_game, bots, status):  # local types: not by name
+        fn.__annotations__["game"] = GameParam
+
+    def create_route(kind: GameKind):
+        Body = _create_model(kind)
+
+        async def create_game(body: Body, request: Request) -> dict:  # type: ignore[valid-type]
+            players = body.players
+            if players not in kind.player_counts:
+                raise ApiError(422, f"players: {players} is not allowed for {kind.title}; allowed: "
+                                    f"{', '.join(map(str, kind.player_counts))}")
+            if body.seat >= players:
+                raise ApiError(422, f"seat: {body.seat} is not a seat of a {players}-player game; "
+                                    f"allowed: 0 to {players - 1}")
+            opponents = list(body.opponents) if body.opponents is not None else kind.default_opponents(players)
+            if len(opponents) > players - 1:
+                raise ApiError(422, f"opponents: {len(opponents)} bots named for {players - 1} other seat(s); "
+                                    f"allowed: 1 to {players - 1} names")
+            known = kind.bots()
+            bad = [n for n in opponents if n not in known]
+            if bad:
+                refused = kind.unavailable()
+                if bad[0] in refused:
+                    raise ApiError(422, f"opponents: bot {bad[0]} cannot play these cards: {refused[bad[0]]}; "
+                                        f"allowed: {', '.join(known)}")
+                raise ApiError(422, f"opponents: unknown bot {_short(bad[0])} for {kind.title}; "
+                                    f"allowed: {', '.join(known)}")
+            rules = getattr(body, "rules", None)
+            rules = rules.model_dump(exclude_none=True) if rules is not None else {}
+            client = client_of(request)
+
+            def run():
+                warm.prepare(kind.id, opponents)
+                managed, token = manager.create(kind.id, client, players, body.seat, opponents, seed=body.seed,
+                                                rules=rules)
+                with managed.lock:
+                    out = manager.view(managed)
+                out["seat_token"] = token
+                return out
+
+            try:
+                return await in_bot_thread(run)
+            except TooManyGames as exc:
+                raise ApiError(429, str(exc), headers={"Retry-After": str(exc.retry_after)}) from None
+            except SetupRefused as exc:
+                raise ApiError(422, str(exc)) from None
+
+        create_game.__annotations__["body"] = Body
+        return create_game
+
+    def bot_act_route(kind: GameKind):
+        low, high = kind.observation_bounds
+        n_actions = kind.num_actions
+        BotActIn = create_model(f"{_camel(kind.id)}BotActIn", __base__=_bot_act_model(low, high, n_actions))
+
+        async def bot_act(name: BotName, body: BotActIn, request: Request) -> dict:  # type: ignore[valid-type]
+            from agents.checkpoint import CheckpointError
+
+            known = kind.all_bots()
+            if name not in known:
+                raise ApiError(404, f"unknown bot {_short(name)} for {kind.title}; allowed: {', '.join(known)}")
+            obs = check_observation(body.observation, low, high)
+            mask = check_mask(body.action_mask, n_actions)
+            wait = budget.take(client_of(request))
+            if wait:
+                raise ApiError(429, f"too many bot decisions from your address: at most {budget.calls} every "
+                                    f"{budget.seconds:g} s (ripmarket serve --bot-calls {budget.calls}); retry in "
+                                    f"{wait} s", headers={"Retry-After": str(wait)})
+            seed = body.seed if body.seed is not None else 0
+            try:
+                a = await in_bot_thread(pool.act, kind.id, name, seed, obs, mask)
+            except CheckpointError as exc:  # a trained bot of other cards (e.g. the first edition's stages)
+                raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
+            if not (0 <= a < n_actions and mask[a]):  # pragma: no cover - agents return legal actions
+                a = int(np.flatnonzero(mask)[0])
+            return {"action": a, "description": kind.describe_action(a)}
+
+        bot_act.__annotations__["body"] = BotActIn
+        return bot_act
+
+    def fixed(fn, game: str):
+        """``fn`` for one game: the route of an older path without ``{game}``."""
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(Game(game), *args, **kwargs)
+
+        sig = __import__("inspect").signature(fn)
+        wrapper.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "game"])
+        wrapper.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != "game"}
+        return wrapper
+
+    def fixed_async(fn, game: str):
+        @functools.wraps(fn)
+        async def wrapper(*args, **kwargs):
+            return await fn(Game(game), *args, **kwargs)
+
+        sig = __import__("inspect").signature(fn)
+        wrapper.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "game"])
+        wrapper.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != "game"}
+        return wrapper
+
+    # The older paths of the default game first: /api/games/{id} must not be read as a game id.
+    old = "the default game's older path, the same as "
+    app.post("/api/games", response_model=GameCreated, status_code=201, responses=errors, tags=["games"],
+             summary=f"Start a game ({old}POST /api/{primary}/games)")(create_route(kinds[primary]))
+    app.get("/api/games/{game_id}", response_model=GameView, responses=errors, tags=["games"],
+            summary=f"The game as your seat sees it ({old}GET /api/{primary}/games/{{game_id}})")(fixed(read_game, primary))
+    app.post("/api/games/{game_id}/actions", response_model=GameView, responses=errors, tags=["games"],
+             summary=f"Take your decision ({old}POST /api/{primary}/games/{{game_id}}/actions)")(
+        fixed_async(act, primary))
+    app.get("/api/games/{game_id}/record", response_class=NdjsonResponse, responses=errors_as_json, tags=["games"],
+            summary=f"The record of a finished game ({old}GET /api/{primary}/games/{{game_id}}/record)")(
+        fixed(record, primary))
+    app.delete("/api/games/{game_id}", status_code=204, responses=errors, tags=["games"],
+               summary=f"End and drop a game ({old}DELETE /api/{primary}/games/{{game_id}})")(fixed(delete_game, primary))
+    app.get("/api/bots", response_model=BotsOut, tags=["bots"],
+            summary=f"The bots you can play against ({old}GET /api/{primary}/bots)")(fixed(bots, primary))
+    app.post("/api/bots/{name}/act", response_model=BotActOut, responses=errors, tags=["bots"],
+             summary=f"One stateless bot decision ({old}POST /api/{primary}/bots/{{name}}/act)")(
+        bot_act_route(kinds[primary]))
+
+    def status_any(game: Game = Game(primary), bots: Annotated[str, Field(max_length=400)] = "") -> dict:
         """``game`` and ``bots`` (comma-separated): what ``ready`` is about."""
-        return warm.status(game, [b for b in bots.split(",") if b][:10])
+        return warm.status(game.value, [b for b in bots.split(",") if b][:10])
 
-    async def bot_act(name: BotName, body) -> dict:
-        from agents.checkpoint import CheckpointError
+    status_any.__annotations__["game"] = Game
+    app.get("/api/status", response_model=StatusOut, tags=["bots"], responses={422: ERRORS[422]},
+            summary="What the server is loading and whether a game is ready (the older path)")(status_any)
 
-        known = registry.names()
-        if name not in known:
-            raise ApiError(404, f"unknown bot {_short(name)}; allowed: {', '.join(known)}")
-        obs = check_observation(body.observation, low, high)
-        mask = check_mask(body.action_mask, num_actions)
-        seed = body.seed if body.seed is not None else 0
-        try:
-            a = await in_bot_thread(pool.act, name, seed, obs, mask)
-        except CheckpointError as exc:  # a trained bot of other cards (e.g. the first edition's stages)
-            raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
-        if not (0 <= a < num_actions and mask[a]):  # pragma: no cover - agents return legal actions
-            a = int(np.flatnonzero(mask)[0])
-        return {"action": a, "description": table.describe(a, cards)}
+    # Every game's routes.
+    for kind in kinds.values():
+        app.post(f"/api/{kind.id}/games", response_model=GameCreated, status_code=201, responses=errors,
+                 tags=["games"], summary=f"Start a game of {kind.title} against the bots")(create_route(kind))
+        app.post(f"/api/{kind.id}/bots/{{name}}/act", response_model=BotActOut, responses=errors, tags=["bots"],
+                 summary=f"One decision of a {kind.title} bot for an observation and action mask "
+                         "(stateless)")(bot_act_route(kind))
+    app.get("/api/{game}/games/{game_id}", response_model=GameView, responses=errors, tags=["games"],
+            summary="The game as your seat sees it")(read_game)
+    app.post("/api/{game}/games/{game_id}/actions", response_model=GameView, responses=errors, tags=["games"],
+             summary="Take your decision; the bots then play until your next one")(act)
+    app.get("/api/{game}/games/{game_id}/record", response_class=NdjsonResponse, responses=errors_as_json,
+            tags=["games"], summary="The game record (JSON lines) of a finished game")(record)
+    app.delete("/api/{game}/games/{game_id}", status_code=204, responses=errors, tags=["games"],
+               summary="End and drop a game (live, finished or expired)")(delete_game)
+    app.get("/api/{game}/bots", response_model=BotsOut, responses={422: ERRORS[422]}, tags=["bots"],
+            summary="The bots you can play against")(bots)
+    app.get("/api/{game}/status", response_model=StatusOut, responses={422: ERRORS[422]}, tags=["bots"],
+            summary="What the server is loading (engines, slow bots) and whether the game is ready")(status)
 
-    bot_act.__annotations__["body"] = BotActIn  # built for this card database, so not a module name
-    app.post("/api/bots/{name}/act", response_model=BotActOut, responses=ERRORS, tags=["bots"],
-             summary="One decision of a bot for an observation and action mask (stateless)")(bot_act)
-
-    # -------------------------------------------------------------- The Rune Market
-    from ripmarket_env.app.server.rune import add_rune_routes
-
-    add_rune_routes(app, ApiError, STATIC, limits, in_bot_thread, clock=clock, errors=ERRORS, store=manager.store,
-                    warmup=warm)
-
-    # -------------------------------------------------------------- Black Market
-    from ripmarket_env.app.server.blackmarket import add_black_market_routes
-
-    add_black_market_routes(app, ApiError, STATIC, limits, in_bot_thread, manager.store, clock=clock,
-                            errors=ERRORS, warmup=warm)
-
-    # -------------------------------------------------------------- page
+    # -------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
     def index():
         return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    @app.get("/{game}", include_in_schema=False)
+    def page(game: str):
+        """A game's own page, ``static/<game>.html``, when it has one (the default game's is ``/``)."""
+        path = STATIC / f"{game}.html"
+        if game not in kinds or not path.is_file():
+            raise ApiError(404, f"no page {_short('/' + game)}; pages: /, "
+                                + ", ".join(f"/{g}" for g in kinds if (STATIC / f"{g}.html").is_file()))
+        return FileResponse(path, media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

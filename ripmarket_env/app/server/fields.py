@@ -2,7 +2,7 @@
 
 ``Int``: an int, or a float with no fractional part (``123.0``); never a bool or a string.
 ``IntIn(low, high)``: the same within bounds that the schema states as ``minimum`` and
-``maximum``. Shared by R.I.P. Market's routes (``app.py``) and The Rune Market's (``rune.py``).
+``maximum``. Used by the request models of every game's routes (``app.py``).
 """
 
 from __future__ import annotations

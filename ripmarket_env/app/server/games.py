@@ -1,13 +1,15 @@
 """The server's games: create, find by id and seat token, act under a per-game lock,
 limits per client and in all, expiry, and a store that outlives the process.
 
-Every live game is a :class:`ripmarket_env.app.play.GameSession` with its own lock, so
-requests for one game run one at a time while different games interleave freely.
+Every live game is a play session of one registered game (``kinds.GameKind.make``) with
+its own lock, so requests for one game run one at a time while different games
+interleave freely. A game is found by its game (the registry id) and its id together:
+one game's id opens nothing in another.
 
 Limits (``Limits``; ``ripmarket serve`` options; docs/SERVER.md):
 
 * at most ``max_games`` live games in all and ``max_games_per_client`` per client (the
-  peer address); past either, creating a game fails with :class:`TooManyGames`, which
+  peer address of the connection), every game counted together; past either, creating a game fails with :class:`TooManyGames`, which
   says when a slot frees up (HTTP 429 with ``Retry-After``);
 * a live game expires when no decision was answered for ``idle_seconds`` or when it is
   ``max_age_seconds`` old, whatever happens: reading a game does not keep it alive;
@@ -28,8 +30,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from ripmarket_env.app.play import GameSession, SetupError
+from ripmarket_env.app.server.kinds import GameKind, SetupRefused, kinds as registered_kinds
 from ripmarket_env.app.server.store import GameRow, Store, token_digest
 
 __all__ = ["BadToken", "GameGone", "GameManager", "Limits", "ManagedGame", "TooManyGames", "UnknownGame"]
@@ -79,7 +82,7 @@ class ManagedGame:
     """A game as the server holds it: ``session`` while it is live, ``row`` always."""
 
     row: GameRow
-    session: GameSession | None = None
+    session: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -104,11 +107,15 @@ def _when(seconds: float) -> str:
 
 
 class GameManager:
+    """The live games of every game in memory (rebuilt from the store on first use after a
+    restart), every game in the store. ``kinds``: the games it seats, by id (default: every
+    registered game with a play session)."""
+
     def __init__(self, limits: Limits | None = None, store: Store | None = None,
-                 session_factory: Callable[..., GameSession] = GameSession, clock: Callable[[], float] = time.time):
+                 kinds: dict[str, GameKind] | None = None, clock: Callable[[], float] = time.time):
         self.limits = limits or Limits()
         self.store = store if store is not None else Store(":memory:")
-        self.session_factory = session_factory
+        self.kinds = kinds if kinds is not None else registered_kinds()
         self.clock = clock
         self._live: dict[str, ManagedGame] = {g.game_id: ManagedGame(g) for g in self.store.live()}
         self._reserved: dict[str, int] = {}
@@ -158,10 +165,11 @@ class GameManager:
         return n
 
     # ------------------------------------------------------------------ create
-    def create(self, client: str, players: int, seat: int, opponents: Sequence[str], seed: int | None = None,
-               rules: dict | None = None) -> tuple[ManagedGame, str]:
-        """A new game (bots play up to your first decision) and its seat token. Raises
-        ``TooManyGames`` or ``ripmarket_env.app.play.SetupError``."""
+    def create(self, game: str, client: str, players: int, seat: int, opponents: Sequence[str],
+               seed: int | None = None, rules: dict | None = None) -> tuple[ManagedGame, str]:
+        """A new game of ``game`` (bots play up to your first decision) and its seat token.
+        Raises ``TooManyGames`` or ``kinds.SetupRefused``."""
+        kind = self.kinds[game]
         self.sweep()
         lim = self.limits
         with self._lock:
@@ -170,36 +178,38 @@ class GameManager:
             if len(mine) + self._reserved.get(client, 0) >= lim.max_games_per_client:
                 wait = min((g.expires_at(lim) for g in mine), default=now + 1) - now
                 raise TooManyGames(
-                    f"you already have {lim.max_games_per_client} live games, the most one client may hold "
-                    f"(ripmarket serve --max-games-per-client {lim.max_games_per_client}); finish or delete one "
-                    f"(DELETE /api/games/{{id}}) or retry in {_when(wait)}, when your oldest idle game expires",
+                    f"you already have {lim.max_games_per_client} live games, the most one player may have at once "
+                    f"(ripmarket serve --max-games-per-client {lim.max_games_per_client}). To start a new game, end "
+                    f"one you are not playing any more (the page's \"End my previous game\" button, or DELETE "
+                    f"/api/<game>/games/<game_id> with its seat token), or retry in {_when(wait)}, when your "
+                    "oldest idle game expires",
                     math.ceil(max(wait, 1)))
             if len(self._live) + sum(self._reserved.values()) >= lim.max_games:
                 wait = min((g.expires_at(lim) for g in self._live.values()), default=now + 1) - now
                 raise TooManyGames(
-                    f"the server already holds its maximum of {lim.max_games} live games "
+                    f"the server is busy: it already holds its maximum of {lim.max_games} live games "
                     f"(ripmarket serve --max-games {lim.max_games}); retry in {_when(wait)}, when the next "
                     f"idle game expires, or sooner if a game ends",
                     math.ceil(max(wait, 1)))
             self._reserved[client] = self._reserved.get(client, 0) + 1
         try:
-            session = self.session_factory(players, seat, opponents, seed=seed, rules=rules)
+            session = kind.make(players, seat, opponents, seed=seed, rules=rules)
             token = secrets.token_urlsafe(24)
             now = self.clock()
             row = GameRow(
-                game_id=secrets.token_urlsafe(12), token_hash=token_digest(token), client=client,
+                game=game, game_id=secrets.token_urlsafe(12), token_hash=token_digest(token), client=client,
                 players=session.players, seat=session.seat, opponents=list(opponents), seed=session.seed,
                 practice=session.practice, rules=dict(rules or {}), steps=session.steps, status="live",
                 created=now, last_action=now)
-            game = ManagedGame(row, session)
+            managed = ManagedGame(row, session)
             with self._lock:
-                while row.game_id in self._live or self.store.get(row.game_id):  # pragma: no cover - 96 bits
+                while row.game_id in self._live or self.store.taken(row.game_id):  # pragma: no cover - 96 bits
                     row.game_id = secrets.token_urlsafe(12)
                 self.store.insert(row)
-                self._live[row.game_id] = game
+                self._live[row.game_id] = managed
             if session.over:  # pragma: no cover - a game cannot end before a person's first decision
-                self._finish(game)
-            return game, token
+                self._finish(managed)
+            return managed, token
         finally:
             with self._lock:
                 self._reserved[client] -= 1
@@ -211,81 +221,96 @@ class GameManager:
         if not isinstance(token, str) or not secrets.compare_digest(token_digest(token), row.token_hash):
             raise BadToken(
                 f"the seat token does not match game {row.game_id!r}; send the seat_token that "
-                "POST /api/games returned in the X-Seat-Token header"
+                f"POST /api/{row.game}/games returned in the X-Seat-Token header"
             )
 
-    def _unknown(self, game_id: str) -> UnknownGame:
+    def _unknown(self, game: str, game_id: str) -> UnknownGame:
         shown = game_id if len(game_id) <= 40 else game_id[:40] + "..."
         return UnknownGame(
-            f"no game with id {shown!r} (games are kept for {_when(self.limits.keep_seconds)} after they end); "
-            "create one with POST /api/games"
+            f"no {self.kinds[game].title} game with id {shown!r} (games are kept for "
+            f"{_when(self.limits.keep_seconds)} after they end); create one with POST /api/{game}/games"
         )
 
-    def open(self, game_id: str, token: str) -> ManagedGame:
-        """The game, if ``token`` is its seat token; a live game comes with its session
-        (rebuilt from the store after a restart). Take ``game.lock`` before using it.
-        Raises ``UnknownGame``, ``GameGone``, ``BadToken``."""
+    def open(self, game: str, game_id: str, token: str) -> ManagedGame:
+        """``game``'s game ``game_id``, if ``token`` is its seat token; a live game comes
+        with its session (rebuilt from the store after a restart). Take ``managed.lock``
+        before using it. Raises ``UnknownGame``, ``GameGone``, ``BadToken``."""
         with self._lock:
-            game = self._live.get(game_id)
-        if game is None:
-            row = self.store.get(game_id)
+            managed = self._live.get(game_id)
+        if managed is not None and managed.row.game != game:
+            managed = None
+        if managed is None:
+            row = self.store.get(game, game_id)
             if row is None:
-                raise self._unknown(game_id)
-            game = ManagedGame(row)
-        self._check(game.row, token)
-        if game.live:
-            with game.lock:
+                raise self._unknown(game, game_id)
+            managed = ManagedGame(row)
+        self._check(managed.row, token)
+        if managed.live:
+            with managed.lock:
                 now = self.clock()
-                reason = self._expired_reason(game, now)
-                if reason is None and game.session is None:
-                    reason = self._restore(game)
+                reason = self._expired_reason(managed, now)
+                if reason is None and managed.session is None:
+                    reason = self._restore(managed)
                 if reason is not None:
                     with self._lock:
-                        self._expire(game, reason, now)
-        if game.row.status == "expired":
-            raise GameGone(f"game {game_id!r} has expired: {game.row.end_reason}; start a new one with POST /api/games")
-        return game
+                        self._expire(managed, reason, now)
+        if managed.row.status == "expired":
+            raise GameGone(f"{self.kinds[game].title} game {game_id!r} has expired: {managed.row.end_reason}; "
+                           f"start a new one with POST /api/{game}/games")
+        if managed.row.error is not None:
+            raise GameGone(f"{self.kinds[game].title} game {game_id!r} could not be brought back from the "
+                           f"server's store: {managed.row.error}; start a new one with POST /api/{game}/games")
+        return managed
 
-    def _restore(self, game: ManagedGame) -> str | None:
-        r = game.row
+    def _restore(self, managed: ManagedGame) -> str | None:
+        r = managed.row
+        if r.error is not None:
+            return r.error
         try:
-            game.session = self.session_factory(r.players, r.seat, r.opponents, seed=r.seed, rules=r.rules or None,
-                                                steps=r.steps, practice=r.practice)
-        except SetupError as exc:
+            managed.session = self.kinds[r.game].make(r.players, r.seat, r.opponents, seed=r.seed,
+                                                      rules=r.rules or None, steps=r.steps, practice=r.practice)
+        except SetupRefused as exc:
             return f"it could not be brought back after a restart ({exc})"
         return None
 
     # ------------------------------------------------------------------ changes
-    def acted(self, game: ManagedGame) -> None:
-        """Under ``game.lock``, after a decision was answered: store it; a finished game
+    def acted(self, managed: ManagedGame) -> None:
+        """Under ``managed.lock``, after a decision was answered: store it; a finished game
         moves from the live games to the finished ones."""
-        game.row.last_action = self.clock()
-        game.row.steps = game.session.steps
-        if game.session.over:
-            self._finish(game)
+        managed.row.last_action = self.clock()
+        managed.row.steps = managed.session.steps
+        if managed.session.over:
+            self._finish(managed)
         else:
-            self.store.save_steps(game.game_id, game.row.steps, game.row.last_action)
+            self.store.save_steps(managed.game_id, managed.row.steps, managed.row.last_action)
 
-    def _finish(self, game: ManagedGame) -> None:
-        s = game.session
-        view = s.view()
-        view["game_id"] = game.game_id
+    def view(self, managed: ManagedGame) -> dict:
+        """Under ``managed.lock``: the seat's view (a finished game's as it was kept)."""
+        if managed.session is None:
+            return dict(managed.row.final_view or {})
+        return self.kinds[managed.row.game].view(managed.session, managed.game_id)
+
+    def _finish(self, managed: ManagedGame) -> None:
+        s = managed.session
+        kind = self.kinds[managed.row.game]
+        view = kind.view(s, managed.game_id)
         now = self.clock()
-        game.row.status, game.row.ended, game.row.end_reason = "over", now, "finished"
-        game.row.record, game.row.final_view = s.record_text(), view
-        self.store.finish(game.game_id, game.row.steps, now, game.row.record, view)
+        managed.row.status, managed.row.ended, managed.row.end_reason = "over", now, "finished"
+        managed.row.record, managed.row.final_view = kind.record(s), view
+        self.store.finish(managed.game_id, managed.row.steps, now, managed.row.record, view)
         with self._lock:
-            self._live.pop(game.game_id, None)
+            self._live.pop(managed.game_id, None)
 
-    def delete(self, game_id: str, token: str) -> None:
+    def delete(self, game: str, game_id: str, token: str) -> None:
+        """Drop a game of any status (live, finished, expired) whose seat token this is."""
         try:
-            game = self.open(game_id, token)
+            managed = self.open(game, game_id, token)
         except GameGone:
-            game = ManagedGame(self.store.get(game_id))
-        with game.lock, self._lock:
+            managed = ManagedGame(self.store.get(game, game_id))
+        with managed.lock, self._lock:
             self._live.pop(game_id, None)
             self.store.delete(game_id)
-            game.session = None
+            managed.session = None
 
     def client_games(self, client: str) -> int:
         with self._lock:

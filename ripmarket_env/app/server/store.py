@@ -1,6 +1,7 @@
 """Where the server keeps its games: one SQLite file (stdlib ``sqlite3``).
 
-One row per game. A live game is stored as what is needed to rebuild it exactly: its
+One table, ``games``, one row per game of any registered game, keyed by the game's id
+(``game``, the registry id) and its ``game_id``. A live game is stored as what is needed to rebuild it exactly: its
 settings, its seed and every seat's actions so far (``GameSession(..., steps=...)``
 re-plays them, no bot is asked again); the row is rewritten after every answered
 decision, in one transaction, before the answer is sent. A finished game keeps its
@@ -24,11 +25,11 @@ from pathlib import Path
 
 __all__ = ["GameRow", "Store", "StoreError", "token_digest"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
+    game        TEXT NOT NULL,          -- the registry id of the game played
     game_id     TEXT PRIMARY KEY,
     token_hash  TEXT NOT NULL,
     client      TEXT NOT NULL,
@@ -37,7 +38,7 @@ CREATE TABLE IF NOT EXISTS games (
     opponents   TEXT NOT NULL,          -- JSON list of bot names
     seed        TEXT NOT NULL,          -- decimal: seeds are wider than SQLite's integers
     practice    INTEGER NOT NULL,
-    rules       TEXT NOT NULL,          -- JSON object (RulesConfig fields given)
+    rules       TEXT NOT NULL,          -- JSON object: the rules config's fields chosen at setup
     steps       TEXT NOT NULL,          -- JSON list: every seat's actions so far
     status      TEXT NOT NULL,          -- live | over | expired
     created     REAL NOT NULL,          -- wall-clock seconds
@@ -48,6 +49,7 @@ CREATE TABLE IF NOT EXISTS games (
     final_view  TEXT                    -- JSON: the seat's view at the end (finished games)
 );
 CREATE INDEX IF NOT EXISTS games_status ON games (status);
+CREATE INDEX IF NOT EXISTS games_game ON games (game, status);
 """
 
 
@@ -61,6 +63,7 @@ def token_digest(token: str) -> str:
 
 @dataclass
 class GameRow:
+    game: str
     game_id: str
     token_hash: str
     client: str
@@ -78,27 +81,55 @@ class GameRow:
     end_reason: str | None = None
     record: str | None = None
     final_view: dict | None = None
+    error: str | None = None  # why the stored row cannot be read, in words
 
 
-_COLUMNS = ("game_id", "token_hash", "client", "players", "seat", "opponents", "seed", "practice", "rules",
+_COLUMNS = ("game", "game_id", "token_hash", "client", "players", "seat", "opponents", "seed", "practice", "rules",
             "steps", "status", "created", "last_action", "ended", "end_reason", "record", "final_view")
 
 
 def _row(r: sqlite3.Row) -> GameRow:
-    return GameRow(
-        game_id=r["game_id"], token_hash=r["token_hash"], client=r["client"], players=r["players"],
-        seat=r["seat"], opponents=json.loads(r["opponents"]), seed=int(r["seed"]), practice=bool(r["practice"]),
-        rules=json.loads(r["rules"]), steps=json.loads(r["steps"]), status=r["status"], created=r["created"],
-        last_action=r["last_action"], ended=r["ended"], end_reason=r["end_reason"], record=r["record"],
-        final_view=json.loads(r["final_view"]) if r["final_view"] is not None else None,
-    )
+    """The row, or one with ``error`` saying which field of it is unreadable (the game then
+    answers 410 with the reason; the other games are not affected)."""
+    try:
+        created, last = float(r["created"]), float(r["last_action"])
+    except (TypeError, ValueError):
+        created = last = 0.0
+    out = GameRow(game=str(r["game"]), game_id=str(r["game_id"]), token_hash=str(r["token_hash"]),
+                  client=str(r["client"]), players=0, seat=0, opponents=[], seed=0, practice=False, rules={},
+                  steps=[], status=str(r["status"]), created=created, last_action=last, ended=r["ended"],
+                  end_reason=r["end_reason"], record=r["record"])
+    try:
+        out.players, out.seat = int(r["players"]), int(r["seat"])
+        out.opponents = json.loads(r["opponents"])
+        out.seed = int(r["seed"])
+        out.practice = bool(r["practice"])
+        out.rules = json.loads(r["rules"])
+        out.steps = json.loads(r["steps"])
+        out.final_view = json.loads(r["final_view"]) if r["final_view"] is not None else None
+        if not (isinstance(out.opponents, list) and all(isinstance(x, str) for x in out.opponents)):
+            raise ValueError("opponents is not a list of bot names")
+        if not (isinstance(out.steps, list) and all(type(x) is int for x in out.steps)):
+            raise ValueError("steps is not a list of integer actions")
+        if not isinstance(out.rules, dict):
+            raise ValueError("rules is not an object")
+        if out.status not in ("live", "over", "expired"):
+            raise ValueError(f"status {out.status[:20]!r} is not live, over or expired")
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        out.error = f"its stored row is unreadable ({exc})"
+    return out
 
 
 class Store:
     """The SQLite file at ``path`` (``":memory:"`` for a store that lives as long as the
     process). Thread-safe: one connection, one lock."""
 
-    def __init__(self, path: str | Path = ":memory:"):
+    def __init__(self, path: str | Path = ":memory:", legacy_game: str | None = None):
+        """``legacy_game``: the game of the rows of a version 1 file (whose ``games`` table
+        held one game's rows, without a ``game`` column): such a file is migrated in place
+        on opening, its rows given this game (without it, a version 1 file is refused).
+        Version 1's other tables (other games' rows of the time) are left as they were,
+        unread."""
         self.path = str(path)
         if self.path != ":memory:":
             try:
@@ -111,8 +142,17 @@ class Store:
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             got = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if got is not None and got[0] == "1" and legacy_game is not None:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT ''")
+                self._db.execute("UPDATE games SET game = ?", (legacy_game,))
+                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+                self._db.execute("COMMIT")
+                got = (str(SCHEMA_VERSION),)
+            if got is None or got[0] == str(SCHEMA_VERSION):
+                self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable game store (SQLite: {exc}); "
                              "give another file with ripmarket serve --db PATH") from None
@@ -136,7 +176,7 @@ class Store:
 
     # ------------------------------------------------------------------ writes
     def insert(self, g: GameRow) -> None:
-        values = (g.game_id, g.token_hash, g.client, g.players, g.seat, json.dumps(g.opponents), str(g.seed),
+        values = (g.game, g.game_id, g.token_hash, g.client, g.players, g.seat, json.dumps(g.opponents), str(g.seed),
                   int(g.practice), json.dumps(g.rules), json.dumps(g.steps), g.status, g.created, g.last_action,
                   g.ended, g.end_reason, g.record, json.dumps(g.final_view) if g.final_view is not None else None)
         self._exec(f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", values)
@@ -162,158 +202,21 @@ class Store:
         return self._exec("DELETE FROM games WHERE status != 'live' AND ended < ?", (before,)).rowcount
 
     # ------------------------------------------------------------------ reads
-    def get(self, game_id: str) -> GameRow | None:
-        r = self._exec("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
+    def get(self, game: str, game_id: str) -> GameRow | None:
+        """The row of ``game``'s game ``game_id`` (None for another game's id). A row that
+        cannot be read comes back with ``error`` naming the field."""
+        r = self._exec("SELECT * FROM games WHERE game = ? AND game_id = ?", (game, game_id)).fetchone()
         return _row(r) if r is not None else None
 
+    def taken(self, game_id: str) -> bool:
+        """Whether any game has this id."""
+        return self._exec("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone() is not None
+
     def live(self) -> list[GameRow]:
-        """The live games, without their (absent) records."""
+        """The live games of every game, oldest first."""
         return [_row(r) for r in self._exec("SELECT * FROM games WHERE status = 'live' ORDER BY created").fetchall()]
 
     def count(self, status: str | None = None) -> int:
         if status is None:
             return self._exec("SELECT COUNT(*) FROM games").fetchone()[0]
         return self._exec("SELECT COUNT(*) FROM games WHERE status = ?", (status,)).fetchone()[0]
-
-
-class KeyedGames:
-    """The games of one more game of the zoo (``game``: ``"black-market"``, ...) in a table
-    of their own in the same file, ``keyed_games``, keyed by (game, game_id). A row is its
-    ``status`` (live | over | expired), when it last changed, and a JSON object the game's
-    routes define (settings, seat-token digest, actions so far, record, final view). The
-    table is made on first use, so a store file of version 1 gains it without a migration."""
-
-    _TABLE = """CREATE TABLE IF NOT EXISTS keyed_games (
-        game TEXT NOT NULL, game_id TEXT NOT NULL, status TEXT NOT NULL, updated REAL NOT NULL,
-        data TEXT NOT NULL, PRIMARY KEY (game, game_id))"""
-
-    def __init__(self, store: Store, game: str):
-        self.store, self.game = store, game
-        store._exec(self._TABLE)
-
-    def put(self, game_id: str, status: str, updated: float, data: dict) -> None:
-        """Insert or replace a game's row, in one transaction."""
-        self.store._exec("INSERT OR REPLACE INTO keyed_games (game, game_id, status, updated, data) "
-                         "VALUES (?, ?, ?, ?, ?)", (self.game, game_id, status, updated, json.dumps(data)))
-
-    def get(self, game_id: str) -> tuple[str, dict] | None:
-        """(status, data) of a game, or None."""
-        r = self.store._exec("SELECT status, data FROM keyed_games WHERE game = ? AND game_id = ?",
-                             (self.game, game_id)).fetchone()
-        return (r["status"], json.loads(r["data"])) if r is not None else None
-
-    def live(self) -> dict[str, dict]:
-        """Every live game's data by id."""
-        rows = self.store._exec("SELECT game_id, data FROM keyed_games WHERE game = ? AND status = 'live' "
-                                "ORDER BY updated", (self.game,)).fetchall()
-        return {r["game_id"]: json.loads(r["data"]) for r in rows}
-
-    def delete(self, game_id: str) -> None:
-        self.store._exec("DELETE FROM keyed_games WHERE game = ? AND game_id = ?", (self.game, game_id))
-
-    def purge(self, before: float) -> int:
-        """Drop this game's finished and expired rows last changed before ``before``."""
-        return self.store._exec("DELETE FROM keyed_games WHERE game = ? AND status != 'live' AND updated < ?",
-                                (self.game, before)).rowcount
-
-
-# ---------------------------------------------------------------------- The Rune Market
-# Its own table, keyed by game id, created beside the R.I.P. Market games on the same file
-# (CREATE TABLE IF NOT EXISTS: a file written before it existed opens as it is). A row is
-# what rebuilds the game exactly: the settings, the seed and every seat's actions so far
-# (``RuneMarketSession(..., steps=...)`` re-plays them; no bot is asked again), rewritten
-# after every answered decision before the answer is sent. Seat tokens: SHA-256 digests.
-_RUNE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rune_games (
-    game_id     TEXT PRIMARY KEY,
-    token_hash  TEXT NOT NULL,
-    client      TEXT NOT NULL,
-    players     INTEGER NOT NULL,
-    seat        INTEGER NOT NULL,
-    opponents   TEXT NOT NULL,          -- JSON list of bot names
-    seed        TEXT NOT NULL,          -- decimal: seeds are wider than SQLite's integers
-    practice    INTEGER NOT NULL,
-    steps       TEXT NOT NULL,          -- JSON list: every seat's actions so far
-    status      TEXT NOT NULL,          -- live | over
-    created     REAL NOT NULL,
-    last_action REAL NOT NULL
-);
-"""
-
-
-@dataclass
-class RuneRow:
-    game_id: str
-    token_hash: str
-    client: str
-    players: int
-    seat: int
-    opponents: list[str]
-    seed: int
-    practice: bool
-    steps: list[int]
-    status: str
-    created: float
-    last_action: float
-    error: str | None = None  # set when the stored row cannot be read (the reason, in words)
-
-
-def _rune_row(r: sqlite3.Row) -> RuneRow:
-    """The row, or one with ``error`` saying which field of it is unreadable."""
-    base = dict(game_id=str(r["game_id"]), token_hash=str(r["token_hash"]), client=str(r["client"]))
-    try:
-        created, last = float(r["created"]), float(r["last_action"])
-    except (TypeError, ValueError):
-        created = last = 0.0
-    out = RuneRow(**base, players=0, seat=0, opponents=[], seed=0, practice=False, steps=[], status="live",
-                  created=created, last_action=last)
-    try:
-        out.players, out.seat = int(r["players"]), int(r["seat"])
-        out.opponents = json.loads(r["opponents"])
-        out.seed = int(r["seed"])
-        out.practice = bool(r["practice"])
-        out.steps = json.loads(r["steps"])
-        out.status = str(r["status"])
-        if not (isinstance(out.opponents, list) and all(isinstance(x, str) for x in out.opponents)):
-            raise ValueError("opponents is not a list of bot names")
-        if not (isinstance(out.steps, list) and all(type(x) is int for x in out.steps)):
-            raise ValueError("steps is not a list of integer actions")
-        if out.status not in ("live", "over"):
-            raise ValueError(f"status {out.status!r} is not live or over")
-    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
-        out.error = f"its stored row is unreadable ({exc})"
-    return out
-
-
-class RuneGames:
-    """The Rune Market's games in a :class:`Store`'s file (the ``rune_games`` table)."""
-
-    def __init__(self, store: Store):
-        self.store = store
-        try:
-            with store._lock:
-                store._db.executescript(_RUNE_SCHEMA)
-        except sqlite3.Error as exc:
-            raise StoreError(f"the game store {store.path} failed: {exc}") from None
-
-    def insert(self, g: RuneRow) -> None:
-        self.store._exec(
-            "INSERT INTO rune_games (game_id, token_hash, client, players, seat, opponents, seed, practice, steps, "
-            "status, created, last_action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (g.game_id, g.token_hash, g.client, g.players, g.seat, json.dumps(g.opponents), str(g.seed),
-             int(g.practice), json.dumps(g.steps), g.status, g.created, g.last_action))
-
-    def save(self, game_id: str, steps: list[int], last_action: float, over: bool) -> None:
-        self.store._exec("UPDATE rune_games SET steps = ?, last_action = ?, status = ? WHERE game_id = ?",
-                         (json.dumps(steps), last_action, "over" if over else "live", game_id))
-
-    def delete(self, game_id: str) -> None:
-        self.store._exec("DELETE FROM rune_games WHERE game_id = ?", (game_id,))
-
-    def get(self, game_id: str) -> RuneRow | None:
-        r = self.store._exec("SELECT * FROM rune_games WHERE game_id = ?", (game_id,)).fetchone()
-        return _rune_row(r) if r is not None else None
-
-    def rows(self) -> list[RuneRow]:
-        """Every stored game, oldest first (unreadable ones with ``error`` set)."""
-        return [_rune_row(r) for r in self.store._exec("SELECT * FROM rune_games ORDER BY created").fetchall()]

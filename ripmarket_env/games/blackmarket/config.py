@@ -57,6 +57,8 @@ class RulesConfig(RulesBase):
     """
 
     error = ConfigError
+    setup_fields = {"mode": {"enum": list(MODES), "description": "teams (a side wins together) or ffa "
+                                                                 "(every player for themselves), BM-1.3, BM-1.4"}}
 
     num_players: int = 4
     mode: str = "teams"

@@ -81,6 +81,33 @@ class RulesConfig(RulesBase):
     """
 
     error = ConfigError
+    setup_fields = {
+        "start_hp": {"type": "integer", "minimum": 1, "maximum": 9,
+                     "description": "1-9; default 3 for 2-3 players, 2 for 4-10"},
+        "market_size": {"type": "integer", "minimum": 1, "maximum": 4,
+                        "description": "1-4; default 3 for 2-6 players, 4 for 7-10"},
+        "ghost_cap": {"type": "integer", "minimum": 1, "maximum": 5,
+                      "description": "1-5; default 2 for 2-6 players, 3 for 7-10"},
+        "tie_rule": {"enum": list(TIE_RULES), "description": "who of the tied lowest takes damage (R-8.2): "
+                                                             "all (default) or earliest"},
+        "epilogue": {"type": "boolean", "description": "2-player haunting epilogue (2 players only)"},
+        "ghost_phase": {"enum": list(GHOST_PHASES), "description": "when the Ghosts act (R-3.3): first (default) "
+                                                                   "or in_turn (first edition)"},
+        "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000,
+                       "description": "1-1000; default 3 x players x start HP"},
+        "reward_mode": {"enum": list(REWARD_MODES), "description": "win (R-11.1) or placement (R-11.2)"},
+        "hand_size": {"type": "integer", "minimum": 1, "maximum": 6, "description": "1-6; default 3"},
+        "no_survivor": {"enum": list(NO_SURVIVOR), "description": "round damage that would leave nobody alive "
+                        "(R-9.2): sudden_death (default) or share_win (first edition)"},
+        "deflect_target": {"enum": list(DEFLECT_TARGETS), "description": "whom a Deflection may name (R-8.3): "
+                           "stronger (default), not_weaker or any (first edition)"},
+        "opening_bonus": {"enum": list(OPENING_BONUS), "description": "who draws one more card at setup (R-1.3): "
+                          "none (default, the first edition too), first_half or first_player"},
+        "token_tie": {"enum": list(TOKEN_TIES), "description": "who of the tied takes the First Player token "
+                      "(R-8.6): latest (default) or earliest (first edition)"},
+        "grace_round": {"type": "boolean", "description": "the first round deals no round damage (R-8.2): "
+                        "true (default) or false (first edition)"},
+    }
 
     num_players: int = 4
     start_hp: int | None = None

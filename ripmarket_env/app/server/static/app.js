@@ -43,9 +43,10 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, token) {
   const opts = { method, headers: {} };
-  if (game && path.startsWith("/api/games/")) opts.headers["X-Seat-Token"] = game.token;
+  if (token) opts.headers["X-Seat-Token"] = token;
+  else if (game && path.startsWith("/api/games/")) opts.headers["X-Seat-Token"] = game.token;
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -186,18 +187,47 @@ async function startGame() {
     const st = await api("POST", "/api/games", body);
     game = { id: st.game_id, token: st.seat_token };
     sessionStorage.setItem(STORE, JSON.stringify(game));
+    rememberGame(game);
     stop();
     window.scrollTo(0, 0);
     await show(st);
   } catch (e) {
     stop();
     showError(e.message);
+    if (e.status === 429 && myGames().length) offerEndGames();
     setStatus("");
   } finally {
     $("start").disabled = false;
     busy = false;
     document.body.classList.remove("busy");
   }
+}
+
+// The games this browser started (localStorage): a refused start (429, too many live
+// games) offers to end them, so a player who lost a tab is not locked out.
+const MINE = "ripmarket-my-games";
+function myGames() {
+  try { return JSON.parse(localStorage.getItem(MINE) || "[]"); } catch (e) { return []; }
+}
+function rememberGame(g) {
+  localStorage.setItem(MINE, JSON.stringify([...myGames().filter((x) => x.id !== g.id), g].slice(-16)));
+}
+function forgetGame(id) {
+  localStorage.setItem(MINE, JSON.stringify(myGames().filter((x) => x.id !== id)));
+}
+function offerEndGames() {
+  const box = $("error");
+  const button = el("button", { type: "button", id: "end-previous", text: "End my previous games and start" });
+  button.addEventListener("click", async () => {
+    for (const g of myGames()) {
+      try {
+        await api("DELETE", `/api/games/${encodeURIComponent(g.id)}`, undefined, g.token);
+      } catch (e) { /* already gone */ }
+      forgetGame(g.id);
+    }
+    startGame();
+  });
+  box.append(" ", button);
 }
 
 function showSetup() {
@@ -709,6 +739,7 @@ async function boot() {
     if (game && document.body.dataset.status !== "over") {
       if (!window.confirm("Leave this game and set up a new one?")) return;
       try { await api("DELETE", gamePath()); } catch (e) { /* already gone */ }
+      forgetGame(game.id);
     }
     showSetup();
   });

@@ -1,5 +1,5 @@
 // Black Market: play against the bots. Plain JavaScript, no build step.
-// Talks to /api/black-market/games (ripmarket_env/app/server/blackmarket.py). The seat token
+// Talks to /api/black-market/games (ripmarket_env/app/server/app.py, the routes every game has). The seat token
 // goes in the X-Seat-Token header (never in a URL); an action names the decision_number it
 // answers. The current game's id and token sit in sessionStorage, so a reload resumes it.
 "use strict";
@@ -154,7 +154,7 @@ async function startGame(ev) {
   ev.preventDefault();
   showError("");
   const opponents = [...$("opponents").querySelectorAll("select")].map((s) => s.value);
-  const body = { players: Number($("players").value), seat: Number($("seat").value), mode: $("mode").value, opponents };
+  const body = { players: Number($("players").value), seat: Number($("seat").value), rules: { mode: $("mode").value }, opponents };
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   $("start").disabled = true;

@@ -227,7 +227,7 @@
   function answer(action) {
     var buttons = $("choices").querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
-    call("POST", "/api/rune/games/" + game.game_id + "/actions", {action: action, decision_number: game.decision_number})
+    call("POST", "/api/rune-market/games/" + game.game_id + "/actions", {action: action, decision_number: game.decision_number})
       .then(show)
       .catch(function (e) { $("error").textContent = e.message; buttons.forEach(function (b) { b.disabled = false; }); });
   }
@@ -239,11 +239,13 @@
     wait.hidden = false;
     wait.textContent = "Dealing the cards\u2026";
     $("start").disabled = true;
-    var opponents = $("opponents").value.split(",");
+    var players = +$("players").value;
+    // one name per other seat at most (the server refuses more); a shorter list is repeated
+    var opponents = $("opponents").value.split(",").slice(0, Math.max(players - 1, 1));
     var polling = true, t0 = performance.now();
-    (function poll() {  // what the server is loading meanwhile (GET /api/status?game=rune-market)
+    (function poll() {  // what the server is loading meanwhile (GET /api/rune-market/status)
       if (!polling) return;
-      fetch("/api/status?game=rune-market&bots=" + encodeURIComponent(opponents.join(",")))
+      fetch("/api/rune-market/status?bots=" + encodeURIComponent(opponents.join(",")))
         .then(function (r) { return r.json(); })
         .then(function (st) {
           if (!polling) return;
@@ -253,7 +255,7 @@
         })
         .catch(function () { /* the game's own answer reports any failure */ });
     })();
-    call("POST", "/api/rune/games", {players: +$("players").value, seat: +$("seat").value, opponents: opponents})
+    call("POST", "/api/rune-market/games", {players: players, seat: +$("seat").value, opponents: opponents})
       .then(function (v) { polling = false; token = v.seat_token; show(v); })
       .catch(function (e) {
         polling = false; wait.hidden = true; $("start").disabled = false; $("error").textContent = e.message;
