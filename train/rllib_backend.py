@@ -129,7 +129,7 @@ def make_env(env_ctx) -> Any:
 
 # ----------------------------------------------------------------------------- config
 MODULE = "default_policy"
-ENV_NAME = "ripmarket-league-vector-env"
+ENV_NAME = "league-vector-env"
 
 
 def model_config(cfg: TrainConfig) -> dict[str, Any]:
