@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -88,10 +89,11 @@ def ray_head(tmp_path_factory):
         yield env, temp
     finally:
         _stop_group(proc)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _run(env, *args) -> subprocess.CompletedProcess:
-    r = subprocess.run([str(BIN / "ripmarket"), *args], env=env, cwd=ROOT, capture_output=True, text=True,
+    r = subprocess.run([str(BIN / "ripmarket"), *args], env={**env, "COLUMNS": "400"}, cwd=ROOT, capture_output=True, text=True,
                        timeout=RUN_TIMEOUT)
     assert r.returncode == 0, f"ripmarket {' '.join(args)}: {r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r
@@ -107,7 +109,7 @@ def test_cluster_recipe_train_tournament_evaluate(ray_head, tmp_path):
     config = tmp_path / "cluster.yaml"
     config.write_text(yaml.safe_dump(d), encoding="utf-8")
     r = _run(env, "train", str(config), "--out", str(tmp_path), "--ray", "auto")
-    assert "(rllib):" in r.stdout
+    assert "(rllib):" in r.stdout + r.stderr
     (ckpt,) = (tmp_path / "checkpoints").glob("*/latest.zip")
     # The run used the head: its env runner was an actor there (the head's worker logs name it).
     logs = list((temp / "session_latest" / "logs").glob("worker-*"))
