@@ -39,6 +39,11 @@ def test_config_backend_is_checked():
         config_from_dict({"backend": "rllib", "rllib": {"workers": 2}})
     with pytest.raises(ConfigError, match=r"'rllib.num_env_runners': -1"):
         config_from_dict({"rllib": {"num_env_runners": -1}})
+    with pytest.raises(ConfigError, match=r"'rllib.num_envs_per_env_runner': 4; allowed: 1 \(each env runner steps "
+                                          r"n_envs games in one engine batch: raise n_envs\)"):
+        config_from_dict({"backend": "rllib", "rllib": {"num_envs_per_env_runner": 4}})
+    # Configs and checkpoints of before the batched env (num_envs_per_env_runner: 1) still read.
+    assert config_from_dict({"rllib": {"num_envs_per_env_runner": 1}}).rllib.num_envs_per_env_runner == 1
 
 
 def test_cli_refuses_resume_with_rllib(tmp_path):
