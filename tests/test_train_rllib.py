@@ -110,6 +110,10 @@ def test_league_env_resets_on_the_next_step():
                 break
     assert ended_seen >= 6
     assert not np.array_equal(before, obs["observations"])
+    # The hold is the rllib env's alone: the SB3 league batch still refuses -1 as illegal.
+    env.batch.holds = False
+    with pytest.raises(IllegalActionError):
+        env.batch.step(np.full(6, -1))
 
 
 # ----------------------------------------------------------------------------- weights
