@@ -38,6 +38,7 @@ path), ``init_from`` and ``ripmarket export`` read it like any other. TensorBoar
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,9 @@ def runner_seed(seed: int, worker_index: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(worker_index), 0x5A11]).generate_state(1)[0] >> 1)
 
 
+@functools.cache
 def league_vector_env_class():
-    """``LeagueVectorEnv`` (made on first use: gymnasium's ``VectorEnv``)."""
+    """``LeagueVectorEnv`` (made once, on first use: gymnasium's ``VectorEnv``)."""
     import gymnasium
     from gymnasium import spaces
     from gymnasium.vector import AutoresetMode
