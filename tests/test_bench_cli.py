@@ -235,7 +235,12 @@ def test_bench_train_suite_measures_a_config(tmp_path):
     assert r["steps"] == 2 * per and r["n_envs"] == cfg.n_envs and r["arch"] == "seat"
     split = r["env_us_per_step"] + r["policy_us_per_step"] + r["update_us_per_step"]
     assert r["training_steps_per_s"] > 0 and split == pytest.approx(1e6 / r["training_steps_per_s"], rel=1e-6)
+    assert r["env_runners"] is None  # sb3: no env runners
+    rllib = smoke.parent / "rllib_ppo_4p.yaml"
+    assert bench_config(rllib, 2, "rllib", 2).rllib.num_env_runners == 2
+    assert bench_config(rllib, 2, "rllib").rllib.num_env_runners == 0  # the config's
     for bad, msg in ((["--rollouts", "0"], "--rollouts 0 is not allowed"),
+                     (["--env-runners", "-1"], "--env-runners -1 is not allowed; give 0 to 1024"),
                      (["--config", str(tmp_path / "none.yaml")], "config file not found")):
         res = runner.invoke(app, ["bench", "--suite", "train", "--config", str(smoke), *bad])
         assert res.exit_code != 0 and msg in res.output

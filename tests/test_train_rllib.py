@@ -1,7 +1,7 @@
 """``ripmarket train`` with ``backend: rllib`` (train/rllib_backend.py): config checks, the
-league's policy mapping, the learner's weights mapped onto the project's checkpoint
-format, and a few RLlib iterations on a local Ray instance whose checkpoint plays as a zoo
-agent."""
+league vector env's next-step auto-reset, the learner's weights mapped onto the project's
+checkpoint format, snapshots on the env runners, and RLlib runs of every game on a local
+Ray instance whose checkpoints play as zoo agents."""
 
 from __future__ import annotations
 
@@ -39,6 +39,11 @@ def test_config_backend_is_checked():
         config_from_dict({"backend": "rllib", "rllib": {"workers": 2}})
     with pytest.raises(ConfigError, match=r"'rllib.num_env_runners': -1"):
         config_from_dict({"rllib": {"num_env_runners": -1}})
+    with pytest.raises(ConfigError, match=r"'rllib.num_envs_per_env_runner': 4; allowed: 1 \(each env runner steps "
+                                          r"n_envs games in one engine batch: raise n_envs\)"):
+        config_from_dict({"backend": "rllib", "rllib": {"num_envs_per_env_runner": 4}})
+    # Configs and checkpoints of before the batched env (num_envs_per_env_runner: 1) still read.
+    assert config_from_dict({"rllib": {"num_envs_per_env_runner": 1}}).rllib.num_envs_per_env_runner == 1
 
 
 def test_cli_refuses_resume_with_rllib(tmp_path):
@@ -51,29 +56,64 @@ def test_cli_refuses_resume_with_rllib(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
-# ----------------------------------------------------------------------------- mapping
-def test_policy_mapping_one_learner_seat_and_the_mix():
-    from train.rllib_backend import LATEST, LEARNER, make_policy_mapping, module_ids
+# ----------------------------------------------------------------------------- the env
+def _league_env(cfg, seed=4):
+    from train.rllib_backend import league_vector_env_class
 
-    cfg = tiny(league={"mix": {"self": 0.5, "zoo": 0.25, "random": 0.25}, "zoo": ["greedy-bc", "shark-bc"],
-                       "pool_size": 3, "latest_share": 0.5, "snapshot_every": 40})
-    fn, ids = make_policy_mapping(cfg), module_ids(cfg)
-    assert ids == {"self": [LATEST, "snap_0", "snap_1"], "zoo": ["zoo_greedy-bc", "zoo_shark-bc"], "random": ["zoo_random"]}
-    seats = [f"player_{i}" for i in range(cfg.num_players)]
-    kinds = {k: 0 for k in ids}
-    learner_seats = []
-    for e in range(3000):
-        got = [fn(a, f"episode-{e}") for a in seats]
-        assert got == [fn(a, f"episode-{e}") for a in seats]  # the same on every call (and runner)
-        assert got.count(LEARNER) == 1
-        learner_seats.append(got.index(LEARNER))
-        for m in got:
-            if m != LEARNER:
-                kinds[next(k for k, v in ids.items() if m in v)] += 1
-    n = sum(kinds.values())
-    assert kinds["self"] / n == pytest.approx(0.5, abs=0.03)
-    assert kinds["zoo"] / n == pytest.approx(0.25, abs=0.03) and kinds["random"] / n == pytest.approx(0.25, abs=0.03)
-    assert np.bincount(learner_seats, minlength=4).min() > 600  # every seat is the learner's about 1/4 of the time
+    return league_vector_env_class()(cfg, seed)
+
+
+def test_league_env_resets_on_the_next_step():
+    """RLlib's env runner reads Gymnasium's next-step auto-reset: the step that ends a game
+    returns its last observation (R-11: its final reward, terminated); the next step ignores
+    that game's action and returns the first decision of the game the batch dealt, with
+    reward 0; every other game steps as usual. Illegal actions still raise."""
+    from ripmarket_env.core.engine import IllegalActionError
+
+    env = _league_env(tiny(n_envs=6))
+    assert env.metadata["autoreset_mode"].value == "NextStep"
+    obs, _ = env.reset()
+    assert obs["observations"].shape == (6, env.batch.obs_size) and obs["action_mask"].dtype == np.int8
+    rng = np.random.default_rng(0)
+
+    def legal(o):
+        keys = rng.random(o["action_mask"].shape)
+        keys[o["action_mask"] == 0] = -1
+        return keys.argmax(1)
+
+    bad = legal(obs)
+    bad[0] = int(np.flatnonzero(obs["action_mask"][0] == 0)[0])
+    before = obs["observations"].copy()
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+    ended_seen = 0
+    for _ in range(400):
+        obs, rew, term, trunc, _ = env.step(legal(obs))
+        assert not trunc.any()
+        assert np.all(rew[~term] == 0)
+        if term.any():
+            ended = np.flatnonzero(term)
+            assert np.all(obs["action_mask"][ended] == 1)  # a last observation: nothing to decide
+            waiting = env.batch.obs[ended].copy()  # the new deals, held for one step
+            episodes = env.batch.episode[ended].copy()
+            garbage = np.zeros(6, np.int64)  # any action: the held games ignore theirs
+            acts = legal(obs)
+            acts[ended] = garbage[ended]
+            nxt, rew2, term2, _, _ = env.step(acts)
+            assert np.all(rew2[ended] == 0) and not term2[ended].any()
+            np.testing.assert_array_equal(nxt["observations"][ended], waiting)
+            np.testing.assert_array_equal(env.batch.episode[ended], episodes)
+            assert nxt["action_mask"][ended].any(axis=1).all()
+            obs = nxt
+            ended_seen += len(ended)
+            if ended_seen >= 6:
+                break
+    assert ended_seen >= 6
+    assert not np.array_equal(before, obs["observations"])
+    # The hold is the rllib env's alone: the SB3 league batch still refuses -1 as illegal.
+    env.batch.holds = False
+    with pytest.raises(IllegalActionError):
+        env.batch.step(np.full(6, -1))
 
 
 # ----------------------------------------------------------------------------- weights
@@ -118,29 +158,32 @@ def test_learner_weights_map_onto_the_checkpoint_policy(tmp_path):
 
 
 # ----------------------------------------------------------------------------- a run
-def test_snapshots_survive_the_weight_sync(local_ray):
-    """A snapshot stays in its frozen module on the env runner through the next
-    iterations' weight syncs (which carry the trained learner only); the older one moves on."""
-    from train.rllib_backend import LATEST, Snapshots, _learner_state, ppo_config
+def test_snapshots_reach_every_runners_league(local_ray):
+    """The pool starts with the initial weights; a snapshot taken after an update is frozen
+    into the env runner's league as a policy playing the learner's actions, and stays put
+    through the next iterations."""
+    import torch
 
-    algo = ppo_config(tiny()).build_algo()
+    from train.rllib_backend import Snapshots, _learner_state, ppo_config, sb3_policy
+
+    cfg = tiny()
+    algo = ppo_config(cfg).build_algo()
     try:
-        def runner(module_id):
-            return {k: np.asarray(v) for k, v in algo.env_runner.module[module_id].get_state().items()}
-
-        def same(a, b):
-            return all(np.allclose(a[k], b[k]) for k in a)
-
-        snaps = Snapshots(algo, tiny())
+        league = algo.env_runner.env.unwrapped.league
+        snaps = Snapshots(algo, cfg)
         first = _learner_state(algo)
-        snaps.take(first)
+        snaps.take(first, 0)
+        assert len(league.snap_ids) == 1
         algo.train()
         second = _learner_state(algo)
-        assert not same(first, second)  # the learner trained
-        snaps.take(second)
+        assert not all(np.allclose(first[k], second[k]) for k in first)  # the learner trained
+        snaps.take(second, 64)
         algo.train()
-        assert same(runner(LATEST), second) and same(runner("snap_0"), first) and same(runner("snap_1"), first)
-        assert not same(_learner_state(algo), second)
+        assert len(league.snap_ids) == 2 and league.snap_steps == [0, 64]
+        frozen = league.agents[league.snap_ids[1]].policy
+        want = sb3_policy(cfg, second)
+        for (k, v), w in zip(frozen.state_dict().items(), want.state_dict().values()):
+            torch.testing.assert_close(v, w, msg=k)
     finally:
         algo.stop()
 
@@ -191,28 +234,35 @@ def test_rllib_training_run_checkpoint_plays_as_a_zoo_agent(local_ray, tmp_path)
     assert result["games"] == 4
 
 
-def test_rllib_trains_another_game(local_ray, tmp_path):
-    """``backend: rllib`` builds its env, zoo modules, checkpoint and final evaluation from
-    the config's game: a few iterations of The Rune Market against its heuristics write a
-    checkpoint of that game, which plays it legally as an agent."""
+@pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
+def test_rllib_trains_every_game_from_its_smoke_config(local_ray, tmp_path, game):
+    """Each game's ``configs/<game>/smoke.yaml`` with ``backend: rllib`` (a tmp copy: the MLP,
+    no warm start, a few hundred steps): the league of the game's heuristics, snapshots and
+    the random agent in the env, a checkpoint of that game that loads as an agent and plays
+    whole games legally (the engine raises IllegalActionError on any illegal move)."""
+    import yaml
+
     from agents.checkpoint import read_metadata
     from agents.policy import load_agent
     from eval import arena
     from ripmarket_env.games import get
     from train.rllib_backend import train
 
-    cfg = config_from_dict({"game": "rune-market", "backend": "rllib", "num_players": 3, "total_timesteps": 64,
-                            "n_envs": 1, "n_steps": 32, "batch_size": 32, "n_epochs": 1, "seed": 3,
-                            "policy": {"arch": "mlp", "net_arch": [16]}, "progress": False,
-                            "league": {"mix": {"self": 0.3, "zoo": 0.5, "random": 0.2}, "snapshot_every": 32,
-                                       "pool_size": 2},
-                            "checkpoint_every": 0, "final_eval_games": 2, "eval_every": 0})
-    assert cfg.league.zoo == ["rm-banker", "rm-raider", "rm-bandit"]
+    d = yaml.safe_load((ROOT / "configs" / game / "smoke.yaml").read_text(encoding="utf-8"))
+    d.update(backend="rllib", total_timesteps=256, n_envs=8, n_steps=16, batch_size=64, checkpoint_every=128,
+             final_eval_games=2, policy={"arch": "mlp", "net_arch": [32]})
+    d.pop("pretrain", None)
+    d["league"].update(snapshot_every=128, pool_size=2)
+    config = tmp_path / "smoke.yaml"
+    config.write_text(yaml.safe_dump(d), encoding="utf-8")
+    cfg = load_config(config)
     summary = train(cfg, tmp_path)
+    assert summary["steps"] >= 256 and summary["snapshots"] >= 2
     meta = read_metadata(summary["checkpoint"])
-    assert meta["game"] == "rune-market" and meta["backend"] == "rllib" and meta["training_steps"] >= 64
+    assert meta["game"] == game and meta["backend"] == "rllib" and meta["training_steps"] >= 256
     assert summary["final_eval"]["games"] == 2 and summary["final_eval"]["zoo"] == cfg.league.eval_zoo
-    spec = get("rune-market")
+    spec = get(game)
     bot = load_agent(summary["checkpoint"], seed=0)
-    res = arena.play(spec, spec.make_rules(3), [1, 2], np.zeros((2, 3), np.int64), [bot])
+    P = cfg.num_players
+    res = arena.play(spec, spec.make_rules(P, cfg.rules or None), [1, 2, 3], np.zeros((3, P), np.int64), [bot])
     assert res.engine.terminated.all()

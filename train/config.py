@@ -159,9 +159,11 @@ class RLlibConfig:
 
     num_env_runners: int = 0
     """Ray actors sampling games (0: the driver samples, one process; each runner is a
-    Ray task with a CPU of its own, on any node of the cluster)."""
+    Ray actor with a CPU of its own, on any node of the cluster, stepping ``n_envs`` games
+    in one engine batch against its own copy of the league)."""
     num_envs_per_env_runner: int = 1
-    """AEC games each env runner steps side by side."""
+    """1: each env runner steps its ``n_envs`` games as one vector env (kept so that configs
+    and checkpoints written before the batched env read as before)."""
     num_learners: int = 0
     """Ray actors running the PPO update (0: in the driver)."""
 
@@ -178,8 +180,8 @@ class TrainConfig:
     ``spec.make_rules``; empty: the rulebook's."""
     backend: str = "sb3"
     """Trainer: "sb3" (MaskablePPO on the batched vector env, ``train.selfplay``) or
-    "rllib" (RLlib's multi-agent PPO, new API stack, over the AEC env through
-    ``ripmarket_env.rllib_env()``; ``train.rllib_backend``). Both read the same PPO keys,
+    "rllib" (RLlib's PPO, new API stack, on the same batched league env;
+    ``train.rllib_backend``). Both read the same PPO keys,
     ``policy.net_arch`` and ``league``; rllib needs ``policy.arch: mlp`` and takes neither
     ``init_from``, ``pretrain``, ``league.refresh_every`` nor ``league.zoo_init``."""
     exp_name: str = "ppo"
@@ -349,7 +351,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _check_keys(rll, RLlibConfig, "rllib.")
     for k in ("num_env_runners", "num_learners"):
         _int(rll, k, 0, 1024, where="rllib.")
-    _int(rll, "num_envs_per_env_runner", 1, 1024, where="rllib.")
+    if rll.get("num_envs_per_env_runner", 1) != 1:
+        raise _bad("rllib.num_envs_per_env_runner", rll["num_envs_per_env_runner"],
+                   "1 (each env runner steps n_envs games in one engine batch: raise n_envs)")
     _choice(data, "backend", BACKENDS)
     policy = check_policy(pol, ConfigError)
     _check_keys(lea, LeagueConfig, "league.")

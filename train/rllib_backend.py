@@ -1,33 +1,32 @@
-"""``ripmarket train CONFIG`` with ``backend: rllib``: RLlib's multi-agent PPO (new API
-stack) over the AEC env through ``ripmarket_env.rllib_env()`` (the adapter of
-``ripmarket_env/envs/rllib.py``), with a league of frozen
-snapshots and zoo opponents placed by RLlib's policy mapping (docs/TRAINING.md, RLlib
-backend).
+"""``ripmarket train CONFIG`` with ``backend: rllib``: RLlib's PPO (new API stack) on the
+game's batched engine, with the training league inside the env, as backend sb3 runs it
+(docs/TRAINING.md, RLlib backend).
 
-Modules (RLlib's ``MultiRLModule``):
+Env: ``LeagueVectorEnv``, a Gymnasium ``VectorEnv`` over the league batch of
+``train.selfplay.make_league_vec_env``: ``n_envs`` games of the config's game in one
+engine batch per env runner, the learner in one seat per game (drawn per episode), every
+other seat played by the league in batch (frozen snapshots of the learner, the game's zoo
+from ``agents.game_agents``, the random agent; compiled when all are random). RLlib sees a
+single-agent vector env (``gym_env_vectorize_mode="vector_entry_point"``: the env creator
+returns the whole batch) with observations ``{"observations", "action_mask"}``, the keys
+of its action-masking module. RLlib's env runner expects Gymnasium's next-step
+auto-reset: the step that ends a game returns its last observation and ``terminated``;
+the batch has dealt the next game already, and the next step holds it (its action is -1:
+the engine skips the game) and returns its first observation.
 
-* ``learner``: RLlib's action-masking PPO module (``ActionMaskingTorchRLModule``: the
-  default MLP, ``policy.net_arch`` hidden layers with tanh, separate actor and critic
-  networks, illegal logits masked), the only module trained (``policies_to_train``);
-* ``snap_latest`` and ``snap_0 .. snap_{pool_size-2}``: frozen copies of the learner.
-  Every ``league.snapshot_every`` learner steps the learner's weights go into
-  ``snap_latest`` and the weights it held move to the next ``snap_i`` (round robin), on the
-  learner group and on every env runner; before the first snapshot they all hold the
-  initial weights;
-* ``zoo_<name>`` for each agent of ``league.zoo`` and ``zoo_random``: ``ZooModule``
-  wraps a zoo agent (``agents.make``), returns its actions, never trains.
+Module: RLlib's ``ActionMaskingTorchRLModule`` (the default MLP, ``policy.net_arch``
+hidden layers with tanh, separate actor and critic networks, illegal logits masked).
 
-The policy mapping, per episode (a hash of the episode id and the seed, so a remote env
-runner maps the same): one seat, drawn uniformly, is the learner's; every other seat
-draws its kind from ``league.mix`` (self / zoo / random), a self seat is ``snap_latest``
-with chance ``league.latest_share`` and else uniform over the pool, a zoo seat uniform
-over ``league.zoo``.
+League: every env runner builds its own ``League`` from the config (zoo agents by name,
+seeded per runner). Every ``league.snapshot_every`` learner steps the driver sends the
+learner's weights to every runner, which freezes them as an SB3 policy (``sb3_policy``,
+the same layers) into its pool; the pool starts with the initial weights.
 
-Batches: each iteration samples about ``n_envs * n_steps`` learner decisions
-(``train_batch_size_per_learner = n_envs * n_steps * num_players`` env steps: the learner
-holds one seat of ``num_players`` and the AEC env advances one decision per step), cut
-into minibatches of ``batch_size`` for ``n_epochs`` epochs, with the config's learning
-rate, gamma, GAE lambda, clip range, entropy and value coefficients and gradient clip.
+Batches: each iteration samples ``n_envs * n_steps`` learner decisions over all runners
+(``train_batch_size_per_learner``; with ``num_env_runners`` runners of ``n_envs`` games
+each, every runner samples ``n_steps / num_env_runners`` steps per game), cut into
+minibatches of ``batch_size`` for ``n_epochs`` epochs, with the config's learning rate,
+gamma, GAE lambda, clip range, entropy and value coefficients and gradient clip.
 
 Checkpoints: ``<out>/checkpoints/<run_name>/latest.zip`` every ``checkpoint_every`` learner
 steps and at the end, in the project's checkpoint format: the learner's weights mapped
@@ -39,90 +38,102 @@ path), ``init_from`` and ``ripmarket export`` read it like any other. TensorBoar
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from train.config import TrainConfig, rules_fields
-
-LEARNER = "learner"
-LATEST = "snap_latest"
+from train.config import TrainConfig, config_from_dict
 
 
-# ----------------------------------------------------------------------------- league
-def module_ids(cfg: TrainConfig) -> dict[str, list[str]]:
-    """The module ids of each league kind that the mix can draw."""
-    lc = cfg.league
-    return {
-        "self": [LATEST] + [f"snap_{i}" for i in range(lc.pool_size - 1)] if lc.mix.get("self", 0) > 0 else [],
-        "zoo": [f"zoo_{z}" for z in lc.zoo] if lc.mix.get("zoo", 0) > 0 else [],
-        "random": ["zoo_random"] if lc.mix.get("random", 0) > 0 else [],
-    }
+# ----------------------------------------------------------------------------- the env
+def runner_seed(seed: int, worker_index: int) -> int:
+    """The base seed of env runner ``worker_index``'s deals and league draws (0: the driver's)."""
+    return int(np.random.SeedSequence([int(seed), int(worker_index), 0x5A11]).generate_state(1)[0] >> 1)
 
 
-def _u64(*parts) -> int:
-    return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode()).digest()[:8], "little")
+@functools.cache
+def league_vector_env_class():
+    """``LeagueVectorEnv`` (made once, on first use: gymnasium's ``VectorEnv``)."""
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.vector.utils import batch_space
 
+    from train.selfplay import League, make_league_vec_env
 
-def make_policy_mapping(cfg: TrainConfig):
-    """``policy_mapping_fn(agent_id, episode)`` for the league (module docstring)."""
-    P, seed, lc = cfg.num_players, cfg.seed, cfg.league
-    ids = module_ids(cfg)
-    kinds = [k for k in ("self", "zoo", "random") if ids[k]]
-    weights = np.array([lc.mix[k] for k in kinds], dtype=np.float64)
-    cum = np.cumsum(weights / weights.sum())
+    class LeagueVectorEnv(gymnasium.vector.VectorEnv):
+        """The config's league batch as a next-step auto-reset Gymnasium ``VectorEnv`` (module
+        docstring). ``add_snapshot(state, steps)`` freezes learner weights into its league."""
 
-    def policy_mapping_fn(agent_id, episode, **kwargs) -> str:
-        eid = getattr(episode, "id_", episode)
-        seat = int(str(agent_id).rsplit("_", 1)[1])
-        if seat == _u64(seed, eid) % P:
-            return LEARNER
-        u = (_u64(seed, eid, seat) >> 11) / float(1 << 53)
-        kind = kinds[int(np.searchsorted(cum, u, side="right").clip(0, len(kinds) - 1))]
-        pool = ids[kind]
-        v = _u64(seed, eid, seat, "pick")
-        if kind == "self" and (v >> 11) / float(1 << 53) < lc.latest_share:
-            return LATEST
-        return pool[_u64(seed, eid, seat, "which") % len(pool)]
+        metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    return policy_mapping_fn
+        def __init__(self, cfg: TrainConfig, seed: int):
+            self.cfg, self.seed_base = cfg, int(seed)
+            self.league = League(cfg, seed=self.seed_base)
+            self.batch = make_league_vec_env(cfg, self.league, self.seed_base).batch
+            self.batch.holds = True
+            b = self.batch
+            self.num_envs = b.num_envs
+            self.single_observation_space = spaces.Dict({
+                "observations": b.observation_space,
+                "action_mask": spaces.Box(0, 1, (b.num_actions,), np.int8)})
+            self.single_action_space = spaces.Discrete(b.num_actions)
+            self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+            self.action_space = batch_space(self.single_action_space, self.num_envs)
+            self._held = np.zeros(self.num_envs, bool)
+            self._false = np.zeros(self.num_envs, bool)
 
+        def _out(self, obs, masks):
+            return {"observations": obs, "action_mask": masks.astype(np.int8)}
 
-def _zoo_module_class():
-    from ray.rllib.core.rl_module.rl_module import RLModule
+        def reset(self, *, seed=None, options=None):
+            """Deal every game from the runner's base seed (RLlib's ``seed`` is the same on
+            every runner, so the runner's own seed, ``runner_seed``, is kept)."""
+            self._held[:] = False
+            obs = self.batch.reset(self.seed_base)
+            return self._out(obs.copy(), self.batch.masks), {}
 
-    class ZooModule(RLModule):
-        """A zoo agent as a frozen RLlib module: its ``act_batch`` on the masked observations."""
+        def step(self, actions):
+            a = np.asarray(actions, dtype=np.int64).reshape(-1).copy()
+            held = self._held
+            a[held] = -1  # the new deal of a game that ended last step waits for this step
+            obs, rewards, dones, ended, terminal = self.batch.step(a)
+            obs = obs.copy()  # the batch's ring buffers are reused; RLlib keeps views
+            masks = self.batch.masks.astype(np.int8)
+            rewards = np.where(held, 0.0, rewards).astype(np.float32)
+            if ended.size:
+                obs[ended] = terminal
+                masks[ended] = 1
+            self._held = dones.copy()
+            return {"observations": obs, "action_mask": masks}, rewards, dones.copy(), self._false.copy(), {}
 
-        def setup(self):
-            import agents
+        def add_snapshot(self, state: dict, steps: int) -> None:
+            self.league.add_snapshot(sb3_policy(self.cfg, state), steps)
 
-            self.agent = agents.make_seeded(self.model_config["agent"], int(self.model_config.get("seed", 0)),
-                                            game=self.model_config["game"])
-
-        def _forward(self, batch, **kwargs):
-            o = batch["obs"]
-            obs = np.asarray(_numpy(o["observations"]), dtype=np.float32)
-            mask = np.asarray(_numpy(o["action_mask"]))
-            return {"actions": np.asarray(self.agent.act_batch(obs, mask), dtype=np.int64)}
-
-        def _forward_train(self, *args, **kwargs):
-            raise NotImplementedError("zoo modules are frozen (not in policies_to_train)")
-
-        def compile(self, *args, **kwargs):
+        def close_extras(self, **kwargs):
             pass
 
-    return ZooModule
+    return LeagueVectorEnv
 
 
-def _numpy(x):
-    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+def make_env(env_ctx) -> Any:
+    """RLlib's env creator (``gym_env_vectorize_mode="vector_entry_point"``): the league
+    vector env of ``env_ctx["train_config"]`` for env runner ``env_ctx.worker_index``."""
+    cfg = config_from_dict(env_ctx["train_config"])
+    n = env_ctx.get("num_envs", cfg.n_envs)
+    if n != cfg.n_envs:  # pragma: no cover - ppo_config sets num_envs_per_env_runner = n_envs
+        raise ValueError(f"the league env of this config has n_envs = {cfg.n_envs} games, RLlib asked for {n}")
+    return league_vector_env_class()(cfg, runner_seed(cfg.seed, getattr(env_ctx, "worker_index", 0)))
 
 
 # ----------------------------------------------------------------------------- config
+MODULE = "default_policy"
+ENV_NAME = "league-vector-env"
+
+
 def model_config(cfg: TrainConfig) -> dict[str, Any]:
     return {"fcnet_hiddens": list(cfg.policy.net_arch), "fcnet_activation": "tanh", "vf_share_layers": False,
             "head_fcnet_hiddens": []}
@@ -131,37 +142,31 @@ def model_config(cfg: TrainConfig) -> dict[str, Any]:
 def ppo_config(cfg: TrainConfig):
     """The ``PPOConfig`` of a training config (module docstring)."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from ripmarket_env.envs.rllib import multi_agent_env_class
-    from ripmarket_env.games import get
+    from ray.tune.registry import register_env
 
-    ids = module_ids(cfg)
-    net = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config(cfg))
-    specs = {LEARNER: net, **{m: net for m in ids["self"]}}
-    Zoo = _zoo_module_class()
-    for k, name in enumerate(list(cfg.league.zoo) * bool(ids["zoo"]) + ["random"] * bool(ids["random"])):
-        specs[f"zoo_{name}"] = RLModuleSpec(module_class=Zoo, model_config={"agent": name, "seed": cfg.seed + k,
-                                                                             "game": cfg.game})
+    register_env(ENV_NAME, make_env)  # Ray's registry: every runner, on any node, finds it
     rows = cfg.n_envs * cfg.n_steps
     r = cfg.rllib
-    lr = cfg.learning_rate if not cfg.anneal_lr else [[0, cfg.learning_rate], [cfg.total_timesteps * cfg.num_players, 0.0]]
+    lr = cfg.learning_rate if not cfg.anneal_lr else [[0, cfg.learning_rate], [cfg.total_timesteps, 0.0]]
     return (
         PPOConfig()
-        .environment(multi_agent_env_class(get(cfg.game)),
-                     env_config={"rules": rules_fields(get(cfg.game), cfg.rules, cfg.num_players, cfg.reward_mode)})
-        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner,
-                     rollout_fragment_length="auto")
+        .environment(ENV_NAME, env_config={"train_config": cfg.to_dict()})
+        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=cfg.n_envs,
+                     gym_env_vectorize_mode="vector_entry_point", rollout_fragment_length="auto")
         .learners(num_learners=r.num_learners)
-        .training(train_batch_size_per_learner=rows * cfg.num_players, minibatch_size=cfg.batch_size,
+        .training(train_batch_size_per_learner=rows, minibatch_size=cfg.batch_size,
                   num_epochs=cfg.n_epochs, lr=lr, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_range,
                   entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm)
-        .multi_agent(policies=set(specs), policy_mapping_fn=make_policy_mapping(cfg), policies_to_train=[LEARNER])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config(cfg)))
         .debugging(seed=cfg.seed)
     )
+
+
+def _numpy(x):
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
 # ----------------------------------------------------------------------------- weights
@@ -202,34 +207,31 @@ def save_checkpoint(cfg: TrainConfig, module_state: dict, path: Path, steps: int
 
 # ----------------------------------------------------------------------------- the run
 class Snapshots:
-    """The frozen pool: ``take(state)`` moves ``snap_latest``'s weights to the next pool slot
-    and puts ``state`` into ``snap_latest``, on the learner group and every env runner."""
+    """The frozen pool on the env runners: ``take(state, steps)`` freezes the learner's
+    weights into every runner's league (its ring of ``league.pool_size`` snapshots)."""
 
     def __init__(self, algo, cfg: TrainConfig):
-        self.algo, self.slots = algo, module_ids(cfg)["self"]
+        self.algo = algo
+        self.active = cfg.league.mix.get("self", 0) > 0
+        self.pool_size = cfg.league.pool_size
         self.count = 0
-        self.latest = None
 
-    def _set(self, module_id: str, state) -> None:
-        self.algo.learner_group.foreach_learner(lambda learner: learner.module[module_id].set_state(state))
-        self.algo.env_runner_group.foreach_env_runner(lambda runner: runner.module[module_id].set_state(state))
-
-    def take(self, state) -> None:
-        if not self.slots:
+    def take(self, state: dict, steps: int) -> None:
+        if not self.active:
             return
-        older = self.slots[1:]
-        if self.latest is None:  # the first: every slot starts with it
-            for m in older:
-                self._set(m, state)
-        elif older:
-            self._set(older[(self.count - 1) % len(older)], self.latest)
-        self._set(LATEST, state)
-        self.latest = state
+
+        def add(runner):
+            env = getattr(runner, "env", None)
+            if env is not None:  # the driver's runner has no env when remote runners sample
+                env.unwrapped.add_snapshot(state, steps)
+
+        self.algo.env_runner_group.foreach_env_runner(add)
         self.count += 1
 
 
 def _learner_state(algo) -> dict:
-    return {k: np.asarray(_numpy(v)) for k, v in algo.get_module(LEARNER).get_state().items()}
+    """The learner's full weights (actor and critic), from the learner group."""
+    return {k: np.asarray(_numpy(v)) for k, v in algo.learner_group.get_weights([MODULE])[MODULE].items()}
 
 
 def train(cfg: TrainConfig, out: str | Path = ".", console=None, ray_address: str | None = None) -> dict[str, Any]:
@@ -257,7 +259,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, ray_address: st
     algo = ppo_config(cfg).build_algo()
     t_build = time.perf_counter() - t0
     snaps = Snapshots(algo, cfg)
-    snaps.take(_learner_state(algo))  # the pool starts with the initial policy
+    snaps.take(_learner_state(algo), 0)  # the pool starts with the initial policy
     steps = iters = 0
     next_snap, next_ckpt = cfg.league.snapshot_every, cfg.checkpoint_every or None
     t_train = 0.0
@@ -271,17 +273,17 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, ray_address: st
                 dt = time.perf_counter() - t
                 t_train += dt
                 iters += 1
-                er, lr_ = result.get("env_runners", {}), result.get("learners", {}).get(LEARNER, {})
-                n = int(er.get("num_module_steps_sampled", {}).get(LEARNER, 0))
+                er, lr_ = result.get("env_runners", {}), result.get("learners", {}).get(MODULE, {})
+                n = int(er.get("num_env_steps_sampled", 0))
                 steps += n
                 progress.advance(min(n, max(0, cfg.total_timesteps - (steps - n))))
-                ret = er.get("module_episode_returns_mean", {}).get(LEARNER)
+                ret = er.get("episode_return_mean")
                 row = {"iteration": iters, "steps": steps, "seconds": dt, "learner_steps_per_s": n / dt if dt else 0.0,
                        "episodic_return": None if ret is None else float(ret)}
                 history.append(row)
                 writer.add_scalar("charts/SPS", row["learner_steps_per_s"], steps)
                 writer.add_scalar("charts/iteration_s", dt, steps)
-                writer.add_scalar("charts/pool_size", min(snaps.count, len(snaps.slots)), steps)
+                writer.add_scalar("charts/pool_size", min(snaps.count, snaps.pool_size), steps)
                 if ret is not None:
                     writer.add_scalar("charts/episodic_return", float(ret), steps)
                 for key, tag in (("policy_loss", "policy_loss"), ("vf_loss", "value_loss"), ("entropy", "entropy"),
@@ -289,7 +291,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, ray_address: st
                     if key in lr_:
                         writer.add_scalar(f"losses/{tag}", float(lr_[key]), steps)
                 if steps >= next_snap:
-                    snaps.take(_learner_state(algo))
+                    snaps.take(_learner_state(algo), steps)
                     next_snap = steps + cfg.league.snapshot_every
                 if next_ckpt is not None and steps >= next_ckpt:
                     save_checkpoint(cfg, _learner_state(algo), latest, steps)

@@ -215,9 +215,24 @@ def _league_batch_class(spec):
     class LearnerBatch(_GameBatch):
         """The game's batch (``spec``) with the zoo's name resolution and fused network opponents."""
 
+        holds = False
+        """True: an action -1 leaves its game where it is for this step (the engine skips
+        it; ``train.rllib_backend``'s next-step auto-reset holds a finished game's new deal
+        this way); the other actions are checked as always."""
+
         def __init__(self, *args, **kwargs):
             super().__init__(*args, spec=spec, agent_resolver=functools.partial(agents.make, game=spec.id),
                              decide=act_grouped, **kwargs)
+
+        def check_actions(self, actions) -> np.ndarray:
+            a = self._action_array(actions)
+            held = a == -1
+            if not (self.holds and held.any()):
+                return super().check_actions(a)
+            probe = a.copy()
+            probe[held] = self.masks[held].argmax(1)  # a legal action: only the others are checked
+            super().check_actions(probe)
+            return a
 
     class LeagueBatch(LearnerBatch):
         """A ``LearnerBatch`` whose opponents are drawn per episode and seat from a ``League``;

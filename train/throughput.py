@@ -21,9 +21,10 @@ from typing import Any
 from train.config import config_from_dict, load_config
 
 
-def bench_config(config: str | Path, rollouts: int, backend: str | None = None):
+def bench_config(config: str | Path, rollouts: int, backend: str | None = None, env_runners: int | None = None):
     """The training config of ``config`` trimmed for a throughput measurement of ``rollouts``
-    rollouts (see the module docstring); ``backend`` overrides the config's."""
+    rollouts (see the module docstring); ``backend`` overrides the config's, ``env_runners``
+    its ``rllib.num_env_runners``."""
     cfg = load_config(config)
     per = cfg.n_envs * cfg.n_steps
     d = cfg.to_dict()
@@ -32,15 +33,18 @@ def bench_config(config: str | Path, rollouts: int, backend: str | None = None):
     d.update(total_timesteps=per * rollouts, eval_every=0, checkpoint_every=0, final_eval_games=0, init_from="")
     d["pretrain"]["games"] = 0
     d["league"].update(refresh_every=0, snapshot_every=per)
+    if env_runners is not None:
+        d["rllib"]["num_env_runners"] = env_runners
     return config_from_dict(d)
 
 
-def train_bench(config: str | Path, rollouts: int = 12, console=None, backend: str | None = None) -> dict[str, Any]:
+def train_bench(config: str | Path, rollouts: int = 12, console=None, backend: str | None = None,
+                env_runners: int | None = None) -> dict[str, Any]:
     """Run ``bench_config(config, rollouts, backend)`` in a temporary folder; the figures as
     a dict. Backend rllib: a rollout is one RLlib iteration (``n_envs * n_steps`` learner
     decisions), the figure learner steps per second of ``algo.train()`` (the Ray and
     algorithm setup left out), without the env / policy / update split."""
-    cfg = bench_config(config, rollouts, backend)
+    cfg = bench_config(config, rollouts, backend, env_runners)
     t = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ripmarket-bench-") as tmp:
         if cfg.backend == "rllib":
@@ -58,6 +62,7 @@ def train_bench(config: str | Path, rollouts: int = 12, console=None, backend: s
         "config": str(config), "backend": cfg.backend, "num_players": cfg.num_players, "arch": cfg.policy.arch,
         "n_envs": cfg.n_envs, "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs,
         "league_mix": dict(cfg.league.mix), "pool_size": cfg.league.pool_size, "rollouts": rollouts,
+        "env_runners": cfg.rllib.num_env_runners if cfg.backend == "rllib" else None,
         "steps": steps, "training_steps_per_s": s["training_steps_per_s"],
         "env_us_per_step": split["env"], "policy_us_per_step": split["policy"],
         "update_us_per_step": split["update"], "wall_s": time.perf_counter() - t,

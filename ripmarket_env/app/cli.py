@@ -493,6 +493,7 @@ def bench(
     ),
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
+    env_runners: Optional[int] = typer.Option(None, "--env-runners", metavar="N", help="Train suite, backend rllib: rllib.num_env_runners instead of the config's (0: the driver samples)."),
     agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search, at a table they play, e.g. ppo-lookahead,ppo,greedy,search,search-ppo at 6 players for R.I.P. Market)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
@@ -511,7 +512,7 @@ def bench(
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
     if suite == "train":
-        _bench_train(config, rollouts, as_json, out, backend)
+        _bench_train(config, rollouts, as_json, out, backend, env_runners)
         return
     from ripmarket_env.games import get, ids
 
@@ -627,10 +628,13 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
     _suite_report("bot", result, render_rich, as_json, out, err)
 
 
-def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None) -> None:
+def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path], backend: Optional[str] = None,
+                 env_runners: Optional[int] = None) -> None:
     """``bench --suite train``: ``train.throughput.train_bench`` on ``config``."""
     if rollouts < 1:
         fail(f"--rollouts {rollouts} is not allowed; give at least 1")
+    if env_runners is not None and not 0 <= env_runners <= 1024:
+        fail(f"--env-runners {env_runners} is not allowed; give 0 to 1024")
     if backend is not None and backend not in ("sb3", "rllib"):
         fail(f"--backend {backend!r} is not allowed; allowed: sb3, rllib")
     try:
@@ -642,7 +646,7 @@ def _bench_train(config: Path, rollouts: int, as_json: bool, out: Optional[Path]
 
     err = Console(stderr=True)
     try:
-        result = train_bench(config, rollouts, console=err, backend=backend)
+        result = train_bench(config, rollouts, console=err, backend=backend, env_runners=env_runners)
     except ConfigError as exc:
         fail(str(exc))
     _suite_report("train", result, render_rich, as_json, out, err)
