@@ -35,16 +35,17 @@ class SetupRefused(ValueError):
 
 @functools.lru_cache(maxsize=None)
 def session_classes() -> dict[str, type]:
-    """The play session class of every game that has one, by game id: a ``SeatSession``
-    subclass defined in a ``ripmarket_env.app.play*`` module, that module naming its game
-    in ``GAME`` (a module without one plays the agents' default game)."""
+    """The web session class of every game that has one, by game id: a ``SeatSession``
+    subclass defined in a ``ripmarket_env.app.play*`` or ``web_session`` module, that module
+    naming its game in ``GAME`` (a module without one plays the agents' default game). The
+    generic ``TableSession`` (``app/session.py``) is the terminal game's and is not one."""
     import agents
     from ripmarket_env import app as app_pkg
     from ripmarket_env.app.seat_session import SeatSession
 
     out: dict[str, type] = {}
     for info in pkgutil.iter_modules(app_pkg.__path__):
-        if not info.name.startswith("play"):
+        if not (info.name.startswith("play") or info.name == "web_session"):
             continue
         mod = importlib.import_module(f"{app_pkg.__name__}.{info.name}")
         game = getattr(mod, "GAME", agents.base.DEFAULT_GAME)
