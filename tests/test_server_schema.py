@@ -16,25 +16,34 @@ from ripmarket_env.app.server.app import LOOPBACK_HOSTS
 
 # Limits high enough that POST /api/{game}/games and the bot endpoints reach the game logic
 # instead of the 429 of a full server or a spent bot budget; "testserver" is the Host header
-# of the in-process client. The schema holds every game's routes.
+# of the in-process client. The schema holds every game's routes. Games expire and are
+# dropped within seconds: schemathesis starts thousands of them (every schema branch of every
+# game's setup), and a game seated with lookahead bots holds a few MB while it lives.
 app = create_app(max_games=10_000, max_games_per_client=10_000, bot_calls=10**9,
+                 idle_seconds=2.0, max_age_seconds=2.0, keep_seconds=2.0,
                  allowed_hosts=(*LOOPBACK_HOSTS, "testserver"))
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 ALL_CHECKS = list(CHECKS.get_all())
 
 
 def test_every_game_has_every_route():
-    from ripmarket_env.games import ids
+    from ripmarket_env.app.server.kinds import kinds
+    from ripmarket_env.games import get, ids
 
+    served = list(kinds())
+    # every packaged game is served; a game without a web session of its own (the tests' toy
+    # game) is not yet: the page and its routes need one (docs/SERVER.md)
+    assert [g for g in ids() if get(g).engine_class.__module__.startswith("ripmarket_env.games.")] == \
+        [g for g in served if g in ids()]
     paths = schema.raw_schema["paths"]
-    for game in ids():
+    for game in served:
         assert f"/api/{game}/games" in paths and f"/api/{game}/bots/{{name}}/act" in paths
     for path in ("/api/{game}/games/{game_id}", "/api/{game}/games/{game_id}/actions",
                  "/api/{game}/games/{game_id}/record", "/api/{game}/bots", "/api/{game}/status"):
         params = [p for op in paths[path].values() for p in op.get("parameters", []) if p["name"] == "game"]
         assert params and all(p["schema"]["$ref"] if "$ref" in p["schema"] else True for p in params)
     enum = next(v for k, v in schema.raw_schema["components"]["schemas"].items() if k == "Game")["enum"]
-    assert enum == list(ids())
+    assert enum == served
 
 
 def test_every_check_is_run():

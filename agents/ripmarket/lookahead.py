@@ -191,11 +191,7 @@ class LookaheadAgent(BaseAgent):
         if self.compiled:
             key = (id(net), kind)
             if key not in self._mlps:
-                parts = getattr(net, "sparse_parts" if kind == "logits" else "value_parts", lambda: None)()
-                try:
-                    self._mlps[key] = (net, FrozenMLP(parts[0], parts[1]) if parts else None)
-                except ValueError:  # layers it does not take: torch
-                    self._mlps[key] = (net, None)
+                self._mlps[key] = (net, _frozen(net, kind))
             mlp = self._mlps[key][1]
         if kind == "logits":
             return mlp(obs) if mlp is not None else net.logits(obs)
@@ -276,5 +272,25 @@ def _register() -> None:
 
 
 _register()
+
+#: FrozenMLPs shared by every lookahead of a process, by the torch module they were read from
+#: (the zoo's cached policies live as long as the process): a game of the web page seats up
+#: to nine lookaheads, which would otherwise each hold their own copy of the same weights.
+_FROZEN: dict = {}
+
+
+def _frozen(net, kind: str):
+    """``net``'s network (``kind``: "logits" or "values") as a FrozenMLP, or None where its
+    layers are not ones FrozenMLP takes (torch then plays it)."""
+    owner = getattr(net, "policy", net)
+    key = (id(owner), kind)
+    if key not in _FROZEN:
+        parts = getattr(net, "sparse_parts" if kind == "logits" else "value_parts", lambda: None)()
+        try:
+            _FROZEN[key] = (owner, FrozenMLP(parts[0], parts[1]) if parts else None)
+        except ValueError:  # layers it does not take: torch
+            _FROZEN[key] = (owner, None)
+    return _FROZEN[key][1]
+
 
 __all__ = ["DEFAULT_ZOO", "LookaheadAgent", "OPPONENT_MODELS", "SAMPLES"]
