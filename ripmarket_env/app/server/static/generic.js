@@ -108,6 +108,8 @@
 
   function render(v) {
     view = v;
+    document.body.dataset.gameId = v.game_id;
+    document.body.dataset.decision = v.decision_number;
     const t = v.table || {};
     document.title = `${t.title || game} - play against the bots`;
     $("title").textContent = t.title || game;
