@@ -85,7 +85,7 @@ def test_play_the_toy_game_on_the_generic_page(server_url, size):  # noqa: F811
             seats = page.locator("#seats .gseat")
             assert seats.count() == 3 and page.locator("#seats .gseat.you").count() == 1
             assert "toy-" in seats.nth(1).inner_text()  # the bots are named, with their level
-            assert page.locator("#choices button .num").first.inner_text() == "1"  # key 1 takes it
+            assert page.locator("#choices button .key").first.inner_text() == "1"  # key 1 takes it
             assert re.search(r"play a [1-8]$", page.locator("#choices button").first.inner_text())  # TOY-2
 
             # Two decisions, then a reload: the same game at the same decision.

@@ -151,7 +151,7 @@
       if (c.zone && c.zone !== "hand") card.append(el("span", "zone-tag", c.zone));
       hand.append(card);
     }
-    if (!(t.hand || []).length) hand.append(el("span", "muted", "no cards"));
+    $("hand-panel").hidden = !(t.hand || []).length;  // a game that describes no hand shows none
 
     const moves = $("moves");
     moves.replaceChildren();
@@ -165,10 +165,10 @@
     choices.replaceChildren();
     const mine = v.your_turn ? (t.choices || []) : [];
     mine.forEach((c, i) => {
-      const b = el("button", "choice");
+      const b = el("button", "gchoice");
       b.type = "button";
       b.dataset.action = c.action;
-      b.append(el("span", "num", i < 9 ? String(i + 1) : ""), document.createTextNode(c.text));
+      b.append(el("span", "key", i < 9 ? String(i + 1) : ""), document.createTextNode(c.text));
       b.addEventListener("click", () => act(c.action));
       choices.append(b);
     });
