@@ -563,7 +563,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     ``bot_calls`` per ``bot_seconds``: each client's budget of stateless bot decisions;
     ``warm_up`` loads the engines and the slow bots in the background at once
     (``ripmarket serve`` does); ``kinds``: the games served (default: every registered
-    game with a play session)."""
+    game: its own web session, else the generic TableSession)."""
     from ripmarket_env.app.server.warmup import Warmup
 
     kinds = dict(kinds if kinds is not None else registered_kinds())
