@@ -122,3 +122,36 @@ def test_play_the_toy_game_on_the_generic_page(server_url, size):  # noqa: F811
             assert not problems, problems
         finally:
             browser.close()
+
+
+def test_the_page_draws_public_cards_and_your_hand_with_their_texts(server_url):  # noqa: F811
+    """The toy game describes no cards; a description that has them (a market, a hand with
+    counts and texts, seat flags) is drawn from the table description alone."""
+    require_chromium()
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    def with_cards(route):
+        response = route.fetch()
+        view = response.json()
+        view["table"]["table"] = [{"name": "Market", "cards": [{"slot": 1, "text": "Sword: +2 attack"}]}]
+        view["table"]["hand"] = [{"name": "Potion", "count": 2, "text": "heal 3 HP", "zone": "hand"}]
+        view["table"]["seats"][0]["flags"] = ["first player"]
+        route.fulfill(response=response, body=json.dumps(view))
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_context(viewport=SIZES["phone"]).new_page()
+            page.route("**/api/toy/games", with_cards)
+            page.goto(server_url + "/toy")
+            assert _settled(page) == "your_turn"
+            assert page.locator("#zones .zone h2").inner_text() == "Market"
+            assert page.locator("#zones .gcard").inner_text() == "1. Sword: +2 attack"
+            assert page.locator("#hand-panel").is_visible()
+            assert page.locator("#hand .gcard").inner_text().replace("\n", "") == "2xPotion: heal 3 HP"
+            assert "first player" in page.locator("#seats .gseat").first.inner_text()
+            page.evaluate("sessionStorage.clear()")
+        finally:
+            browser.close()
