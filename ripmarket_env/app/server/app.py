@@ -92,6 +92,14 @@ class ApiError(Exception):
         self.headers = headers
 
 
+def _choice_pair(c) -> tuple[int, str]:
+    """``(action, text)`` of a session's choice: an object (a web session's ``Choice``) or
+    a dict (the generic ``TableSession``'s)."""
+    if isinstance(c, dict):
+        return int(c["action"]), str(c["text"])
+    return int(c.action), str(c.text)
+
+
 def _short(x: Any) -> str:
     """``repr(x)``, cut to ``MAX_ECHO`` characters: an error never echoes a whole input."""
     text = repr(x)
@@ -555,7 +563,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     ``bot_calls`` per ``bot_seconds``: each client's budget of stateless bot decisions;
     ``warm_up`` loads the engines and the slow bots in the background at once
     (``ripmarket serve`` does); ``kinds``: the games served (default: every registered
-    game with a play session)."""
+    game: its own web session, else the generic TableSession)."""
     from ripmarket_env.app.server.warmup import Warmup
 
     kinds = dict(kinds if kinds is not None else registered_kinds())
@@ -646,7 +654,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                                         "The game was not changed.")
                 with kernel_lock():
                     legal = s.legal_actions() if s.your_turn else []
-                    choices = {c.action: c.text for c in s.choices()} if s.your_turn else {}
+                    choices = dict(map(_choice_pair, s.choices())) if s.your_turn else {}
                     allowed = "; ".join(f"{a} ({t})" for a, t in choices.items()) or ", ".join(map(str, legal))
                     if not 0 <= body.action < kind.num_actions:
                         raise ApiError(422, f"action {body.action} is out of range (actions are 0 to "
@@ -859,12 +867,13 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     @app.get("/{game}", include_in_schema=False)
     def page(game: str):
-        """A game's own page, ``static/<game>.html``, when it has one (the default game's is ``/``)."""
-        path = STATIC / f"{game}.html"
-        if game not in kinds or not path.is_file():
-            raise ApiError(404, f"no page {_short('/' + game)}; pages: /, "
-                                + ", ".join(f"/{g}" for g in kinds if (STATIC / f"{g}.html").is_file()))
-        return FileResponse(path, media_type="text/html")
+        """A game's own page, ``static/<game>.html``, when it has one (the default game's is
+        ``/``); else the generic page, ``static/generic.html``, which draws any game from its
+        table description."""
+        if game not in kinds:
+            raise ApiError(404, f"no page {_short('/' + game)}; pages: /, " + ", ".join(f"/{g}" for g in kinds))
+        path = STATIC / ("index.html" if game == primary else f"{game}.html")
+        return FileResponse(path if path.is_file() else STATIC / "generic.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

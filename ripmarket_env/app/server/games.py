@@ -109,7 +109,7 @@ def _when(seconds: float) -> str:
 class GameManager:
     """The live games of every game in memory (rebuilt from the store on first use after a
     restart), every game in the store. ``kinds``: the games it seats, by id (default: every
-    registered game with a play session)."""
+    registered game: its own web session, else the generic TableSession)."""
 
     def __init__(self, limits: Limits | None = None, store: Store | None = None,
                  kinds: dict[str, GameKind] | None = None, clock: Callable[[], float] = time.time):

@@ -11,7 +11,9 @@ What a kind gives the routes:
   fragments the game states; none for a game that states none), checked by the rules
   config itself before a session is made;
 * ``make``: a play session (the session class of the game, found among the app's
-  ``play*`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses);
+  ``play*`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
+  a game without one gets the generic ``TableSession`` of ``app/session.py``, which draws
+  any game from its table description);
 * ``view``: the seat's view (the session's own ``view()``, else the game's
   ``spec.extras["seat_view"]`` hook, else the generic fields every session has);
 * ``record``: the game record (JSON lines).
@@ -250,14 +252,23 @@ def generic_view(s) -> dict:
     }
 
 
+def table_session_class(game: str):
+    """The generic ``TableSession`` (``app/session.py``) bound to ``game``: the play session
+    of a game without a web session of its own (its view is the game's table description)."""
+    from ripmarket_env.app.session import TableSession
+
+    return functools.partial(TableSession, game)
+
+
 @functools.lru_cache(maxsize=None)
 def kinds() -> dict[str, GameKind]:
-    """Every registered game that has a play session, by id, in the registry's order."""
+    """Every registered game, by id, in the registry's order: its own web session, else the
+    generic ``TableSession``."""
     import importlib as _il
 
     registry = _il.import_module("ripmarket_env.games").registry()
     sessions = session_classes()
-    return {gid: GameKind(spec, sessions[gid]) for gid, spec in registry.items() if gid in sessions}
+    return {gid: GameKind(spec, sessions.get(gid) or table_session_class(gid)) for gid, spec in registry.items()}
 
 
 def default_game() -> str:
