@@ -34,7 +34,6 @@ against the fair share 1/players).
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
+
 from agents.base import DEFAULT_GAME
-from ripmarket_env.core.stats import rate
+from ripmarket_env.core.stats import ci_text as _ci, pct as _pct, rate, two_proportion_p  # noqa: F401
 from eval.tournament import run_tournament, validate
 
 DEFAULT_GAMES = 240
@@ -242,17 +242,6 @@ def _clean(x):
     return x
 
 
-def _pct(r) -> str:
-    return "—" if r is None else f"{100 * r:.1f}%"
-
-
-def _ci(r: dict) -> str:
-    if r["rate"] is None:
-        return "—"
-    lo, hi = r["ci"]
-    return f"{100 * r['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-
-
 def sections(f: dict[str, Any]) -> list[str]:
     """The generic figures of one player count as Markdown lines (a game's ``markdown`` hook
     receives this renderer to place them in its report)."""
@@ -382,16 +371,6 @@ def load_result(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
-    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
-    if n1 <= 0 or n2 <= 0:
-        return None
-    pool = (k1 + k2) / (n1 + n2)
-    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 1.0
-    z = (k1 / n1 - k2 / n2) / se
-    return math.erfc(abs(z) / math.sqrt(2))
 
 
 def _change(a: dict, b: dict) -> dict[str, Any]:

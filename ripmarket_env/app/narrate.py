@@ -4,25 +4,15 @@ web page's session, ``ripmarket_env.app.play.GameSession``)."""
 
 from __future__ import annotations
 
+import agents
+
 from ripmarket_env.games.ripmarket.story import round_story, rule_card, rule_text, standings  # noqa: F401
 
 __all__ = ["BOT_LEVELS", "bot_level", "round_story", "rule_card", "rule_text", "standings"]
 
-#: A plain-language difficulty for every bot of the zoo, from the 4- and 6-player
-#: leaderboards of docs/ZOO.md (random < greedy < shark < survivor/trickster/hoarder < search).
-BOT_LEVELS = {
-    "random": "Beginner: random moves",
-    "greedy": "Easy",
-    "shark": "Medium",
-    "survivor": "Medium",
-    "trickster": "Medium",
-    "hoarder": "Medium",
-    "search": "Hard: thinks ahead",
-    "ppo-6p": "Hard: trained by self-play at 6 players",
-    "ppo": "Hard: trained by self-play for every table size (2-10 players)",
-    "search-ppo": "Hard: thinks ahead about the moves the trained bot likes",
-    "ppo-lookahead": "Hardest: the trained bot for every table size (2-10 players), checking its best moves one turn ahead",
-}
+#: A plain-language difficulty for every bot of the game, from its agents' profile
+#: (``agents.register_game``: the 4- and 6-player leaderboards of docs/ZOO.md).
+BOT_LEVELS = agents.game_agents(agents.base.DEFAULT_GAME).levels
 
 
 def bot_level(name: str) -> str:

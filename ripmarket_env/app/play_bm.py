@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+import agents
+
 from ripmarket_env.app.seat_session import GameOverError, NotYourTurnError, SeatSession, game_seed, kernel_lock, seat_controllers
 from ripmarket_env.envs.record import Recorder
 
@@ -34,15 +36,7 @@ MODES = ("teams", "ffa")
 
 #: A plain-language difficulty for every Black Market bot (docs/games/black-market/LEADERBOARD.md
 #: and the trained bots' match figures in the game's README).
-BOT_LEVELS = {
-    "random": "Beginner: random moves",
-    "bm-rusher": "Easy: buys at once",
-    "bm-builder": "Medium: builds on special cards",
-    "bm-denier": "Medium: blocks what you could buy",
-    "bm-search": "Hard: thinks ahead",
-    "bm-ppo-2p": "Hard: trained (2 players)",
-    "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
-}
+BOT_LEVELS = agents.game_agents(GAME).levels  # the game's agents' profile (agents/blackmarket)
 COLOURS = ("red", "black", "dual")
 HAND_KINDS = ("Red", "Black", "Flip")
 END_WORDS = {0: "reached the target", 1: "the map and the Point deck ran out", 2: "the turn limit was reached"}

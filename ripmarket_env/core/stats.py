@@ -29,3 +29,28 @@ def rate(k: float, n: float) -> dict:
     lo, hi = wilson_interval(k, n)
     k = int(k) if float(k).is_integer() else round(float(k), 6)
     return {"wins": k, "n": int(n), "rate": (k / n) if n else None, "ci": [lo, hi]}
+
+
+def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
+    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
+    if n1 <= 0 or n2 <= 0:
+        return None
+    pool = (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+    if se == 0:
+        return 1.0
+    z = (k1 / n1 - k2 / n2) / se
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def pct(r) -> str:
+    """A rate as a percentage for a report ("—" for none)."""
+    return "—" if r is None else f"{100 * r:.1f}%"
+
+
+def ci_text(r: dict) -> str:
+    """A ``rate`` dict as "rate% [lo, hi]" for a report ("—" without data)."""
+    if r["rate"] is None:
+        return "—"
+    lo, hi = r["ci"]
+    return f"{100 * r['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"

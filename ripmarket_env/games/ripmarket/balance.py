@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ripmarket_env.core.stats import rate as _rate
+
+from ripmarket_env.core.stats import ci_text as _ci, pct as _pct, rate as _rate, two_proportion_p  # noqa: F401
 from ripmarket_env.games.ripmarket.balance_targets import targets_markdown
 from ripmarket_env.games.ripmarket.events import GameLog
 from ripmarket_env.games.ripmarket.state import PH_ACQUIRE
@@ -139,16 +140,6 @@ MIN_SAMPLE = 30
 ALPHA = 0.05
 
 
-def two_proportion_p(k1: float, n1: float, k2: float, n2: float) -> float | None:
-    """Two-sided p-value of the pooled two-proportion z-test (None without data on a side)."""
-    if n1 <= 0 or n2 <= 0:
-        return None
-    pool = (k1 + k2) / (n1 + n2)
-    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 1.0
-    z = (k1 / n1 - k2 / n2) / se
-    return math.erfc(abs(z) / math.sqrt(2))
 
 
 def _compare(k1, n1, k2, n2) -> dict[str, Any]:
@@ -374,17 +365,6 @@ def figures(games: Sequence[dict], players: int, context: dict[str, Any]) -> dic
 
 
 # ----------------------------------------------------------------------------- output
-def _pct(r) -> str:
-    return "—" if r is None else f"{100 * r:.1f}%"
-
-
-def _ci(rate: dict) -> str:
-    if rate["rate"] is None:
-        return "—"
-    lo, hi = rate["ci"]
-    return f"{100 * rate['rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-
-
 def _delta(x) -> str:
     return "—" if x is None else f"{100 * x:+.1f} pts"
 
