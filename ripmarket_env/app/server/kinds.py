@@ -11,7 +11,7 @@ What a kind gives the routes:
   fragments the game states; none for a game that states none), checked by the rules
   config itself before a session is made;
 * ``make``: a play session (the session class of the game, found among the app's
-  ``play*`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
+  ``play*`` and ``web_session`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
   a game without one gets the generic ``TableSession`` of ``app/session.py``, which draws
   any game from its table description);
 * ``view``: the seat's view (the session's own ``view()``, else the game's
