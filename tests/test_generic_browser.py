@@ -87,6 +87,10 @@ def test_play_the_toy_game_on_the_generic_page(server_url, size):  # noqa: F811
             assert "toy-" in seats.nth(1).inner_text()  # the bots are named, with their level
             assert page.locator("#choices button .key").first.inner_text() == "1"  # key 1 takes it
             assert re.search(r"play a [1-8]$", page.locator("#choices button").first.inner_text())  # TOY-2
+            # The game's page plugin (GameSpec.web, tests/toy_web/table.js) drew its own parts.
+            assert page.locator("#seats .gseat .toy-pips").nth(2).inner_text() == "ooo"
+            assert page.locator("#choices button .toy-big").first.inner_text() in "12345678"
+            assert page.locator("#toy-banner").inner_text() == "Pairs for 3"
 
             # Two decisions, then a reload: the same game at the same decision.
             play(page, size, stop_after=2)

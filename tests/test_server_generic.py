@@ -104,3 +104,19 @@ def test_the_generic_page_serves_a_game_without_its_own(client):
     assert client.get("/ripmarket").text == client.get("/").text  # the default game's page is /
     r = client.get("/no-such-game")
     assert r.status_code == 404 and "/toy" in r.json()["detail"]
+
+
+def test_a_games_page_plugin_is_served_from_its_spec(client):
+    """GameSpec.web: the toy game's plugin file is served at /plugins/toy.js; a game without
+    one gets an empty script (the generic drawing alone); an unknown game is a 404."""
+    import ripmarket_env.games as G
+
+    r = client.get("/plugins/toy.js")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+    assert 'RipmarketTable.register("toy"' in r.text
+    plain = next((g for g in G.ids() if not G.get(g).web), None)
+    if plain is not None:
+        r = client.get(f"/plugins/{plain}.js")
+        assert r.status_code == 200 and "register" not in r.text
+    r = client.get("/plugins/no-such-game.js")
+    assert r.status_code == 404 and "toy" in r.json()["detail"]

@@ -18,6 +18,8 @@ The file uses the core's public helpers only, as a game package would.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -156,6 +158,7 @@ SPEC = simple_spec(
     max_decisions=lambda rules: DECK,
     event_text=_event_text, event_kinds={EV_PLAY: "play", EV_DRAW: "draw", EV_OVER: "game_over"},
     seat_fields=("score", "hand_n"), hidden=("hand", "deck"), hidden_counts=("hand",),
+    web=str(Path(__file__).with_name("toy_web") / "table.js"),
 )
 Engine: type[CoreEngine] = SPEC.engine_class
 

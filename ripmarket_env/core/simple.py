@@ -101,7 +101,8 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
                 event_text: Callable, event_kinds: dict, min_players: int, max_players: int,
                 default_players: int, seat_fields: Sequence[str] = (), hidden: Sequence[str] = (),
                 hidden_counts: Sequence[str] = (), pile: tuple[str, str] = ("deck", "deck_n"),
-                check: Callable | None = None, extras: dict | None = None, doc: str = "") -> GameSpec:
+                check: Callable | None = None, extras: dict | None = None, doc: str = "",
+                web: str | None = None) -> GameSpec:
     """The ``GameSpec`` of a small game (see the module docstring).
 
     ``global_pieces``/``seat_pieces``: ``(name, size, doc)`` of the observation, in the
@@ -112,7 +113,8 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
     that, with the draw pile ``pile`` (its array and count fields), are redealt for the
     hidden-information check. ``check(engine, g, prev) -> list[str]``: the game's own
     invariants, after the core's. ``event_text(code, seat, a, b, viewer)``: an event's
-    words for ``viewer`` (a seat, ``None`` for the public, ``"god"``)."""
+    words for ``viewer`` (a seat, ``None`` for the public, ``"god"``). ``web``: the path of
+    the game's page plugin (``GameSpec.web``), if it has one."""
     ids = tuple(range(num_actions))
     phases = tuple(phase_names)
 
@@ -223,7 +225,7 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
         observation_bounds=lambda engine: (np.zeros(layout.size, np.float32), np.ones(layout.size, np.float32)),
         action_names=lambda engine: [action_name(a) for a in ids], max_decisions=max_decisions,
         render_text=render_text, render_rgb=render_rgb, check_invariants=check_game,
-        records=_records(f"{game_id}-{Rules.__name__}-1"), doc=doc, extras=dict(extras or {}),
+        records=_records(f"{game_id}-{Rules.__name__}-1"), doc=doc, extras=dict(extras or {}), web=web,
         scramble_hidden=scramble_hidden)
     Rules.spec = Engine.spec = spec
     return spec

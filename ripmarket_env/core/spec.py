@@ -139,6 +139,12 @@ class GameSpec:
     ``viewer`` (``label(q)`` names a seat), revealing nothing the seat may not know.
     ``None``: one line per event, its ``text_for(viewer)`` (``core.table.event_lines``)."""
 
+    web: str | None = None
+    """The path of the game's client-side table plugin (a JavaScript file, by convention
+    ``games/<pkg>/web/table.js``): the generic web page loads it and calls its hooks where
+    the game's table truly differs from the generic drawing (``docs/SERVER.md``, "A game's
+    page"). ``None``: the generic page draws the table description alone."""
+
     def tell(self, engine, events, viewer: int, label) -> list[dict]:
         """The story lines of ``events`` for ``viewer``: the ``story`` hook, or one per event."""
         from ripmarket_env.core.table import event_lines
@@ -279,14 +285,17 @@ def game_hooks(package: str, package_file: str) -> dict:
     ``render_text``/``render_rgb`` from ``<package>.render``, ``check_invariants`` (its
     ``check_game``) and ``scramble_hidden`` from ``<package>.invariants``, both loaded on
     first use; ``table`` (its ``describe``) from ``<package>.table`` when the package has a
-    ``table.py``, ``story`` likewise from ``<package>.story``; ``action_names`` from the engine's ``describe_action``; ``doc``, the
+    ``table.py``, ``story`` likewise from ``<package>.story``; ``web``, the page plugin
+    ``web/table.js`` beside ``package_file`` when there is one; ``action_names`` from the engine's ``describe_action``; ``doc``, the
     ``README.md`` beside ``package_file`` (empty if there is none)."""
     from pathlib import Path
 
     readme = Path(package_file).with_name("README.md")
     table = Path(package_file).with_name("table.py").is_file()
     story = Path(package_file).with_name("story.py").is_file()
+    web = Path(package_file).with_name("web") / "table.js"
     return {
+        "web": str(web) if web.is_file() else None,
         "story": lazy_hook(f"{package}.story", "story") if story else None,
         "table": lazy_hook(f"{package}.table", "describe") if table else None,
         "render_text": lazy_hook(f"{package}.render", "render_text"),

@@ -20,7 +20,8 @@ The description (every key always present; the hook fills what its game has)::
      "hand": [{"name": str, "count": int, "text": str, "zone": str}],  # the viewer's own cards
      "choices": [{"action": a, "text": str}],  # the viewer's legal decisions (empty unless it decides)
      "standings": None | [{"seat", "name", "place", "winner", "how"}],  # when over, best place first
-     "end": str}               # how the game ended ("" while it goes on)
+     "end": str,               # how the game ended ("" while it goes on)
+     "extra": {}}              # the game's own public data for its page plugin (GameSpec.web)
 
 It must reveal nothing ``viewer`` may not see: ``spec.scramble_hidden`` of the other seats
 leaves every seat's description unchanged (``tests/test_table.py``, for every game).
@@ -106,7 +107,7 @@ def base(spec, engine, g: int, viewer) -> dict:
         "phase": "game_over" if done else (phases[ph] if 0 <= ph < len(phases) else str(ph)),
         "prompt": "", "seats": [], "table": [], "info": [], "hand": [],
         "choices": [{"action": int(a), "text": str(names[a])} for a in engine.legal_actions(g)] if names else [],
-        "standings": None, "end": "",
+        "standings": None, "end": "", "extra": {},
     }
 
 

@@ -875,5 +875,17 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         path = STATIC / ("index.html" if game == primary else f"{game}.html")
         return FileResponse(path if path.is_file() else STATIC / "generic.html", media_type="text/html")
 
+    @app.get("/plugins/{game}.js", include_in_schema=False)
+    def plugin(game: str):
+        """A game's client-side table plugin (``GameSpec.web``, ``games/<pkg>/web/table.js``),
+        which the generic page loads; an empty script for a game that draws with the generic
+        page alone."""
+        if game not in kinds:
+            raise ApiError(404, f"no game {_short(game)}; games: " + ", ".join(kinds))
+        web = kinds[game].spec.web
+        if web and Path(web).is_file():
+            return FileResponse(web, media_type="text/javascript")
+        return Response("// this game draws with the generic page alone\n", media_type="text/javascript")
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

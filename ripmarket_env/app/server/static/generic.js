@@ -2,6 +2,19 @@
 // description (ripmarket_env/core/table.py) that GET /api/{game}/games/{id} returns under
 // "table". The game id is the page's path (/toy); the seat token is kept in sessionStorage
 // (per tab), so a reload resumes the same game.
+//
+// A game's own drawing: its plugin (GameSpec.web, games/<pkg>/web/table.js, served at
+// /plugins/{game}.js and loaded before the first draw) registers hooks with
+//   RipmarketTable.register(gameId, {seat(box, seat, view), zone(panel, zone, view),
+//     card(el, card, view, where), choice(button, choice, view), move(li, line, view),
+//     render(root, view), css: "..."})
+// Each hook is called after the generic page has drawn that piece and may add to it or
+// redraw it; `where` is "table" or "hand"; `render` runs last with the page's root. A hook
+// that throws is logged and the generic drawing stays.
+window.RipmarketTable = window.RipmarketTable || {
+  plugins: {},
+  register(gameId, hooks) { this.plugins[gameId] = hooks || {}; },
+};
 (() => {
   "use strict";
   const game = decodeURIComponent(location.pathname.split("/").filter(Boolean)[0] || "");
@@ -10,6 +23,27 @@
   const $ = (id) => document.getElementById(id);
   let view = null;
   let busy = false;
+
+  function plugin() { return window.RipmarketTable.plugins[game] || {}; }
+
+  function hook(name, ...args) {
+    const fn = plugin()[name];
+    if (typeof fn !== "function") return;
+    try { fn(...args); } catch (e) { console.error(`the ${game} table plugin's ${name} hook failed`, e); }
+  }
+
+  function loadPlugin() {
+    return new Promise((done) => {
+      const s = document.createElement("script");
+      s.src = `/plugins/${encodeURIComponent(game)}.js`;
+      s.onload = s.onerror = () => {
+        const css = plugin().css;
+        if (css) { const st = document.createElement("style"); st.textContent = css; document.head.append(st); }
+        done();
+      };
+      document.head.append(s);
+    });
+  }
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -124,6 +158,7 @@
       for (const [k, val] of Object.entries(s.counters || {})) counters.append(el("span", "", `${k}: ${val}`));
       box.append(counters);
       if ((s.flags || []).length) box.append(el("div", "flags", s.flags.join(", ")));
+      hook("seat", box, s, v);
       seats.append(box);
     }
 
@@ -133,9 +168,14 @@
       const p = el("div", "panel zone");
       p.append(el("h2", "", z.name));
       const cards = el("div", "cards");
-      for (const c of z.cards || []) cards.append(el("span", "gcard", (c.slot !== null && c.slot !== undefined ? `${c.slot}. ` : "") + c.text));
+      for (const c of z.cards || []) {
+        const card = el("span", "gcard", (c.slot !== null && c.slot !== undefined ? `${c.slot}. ` : "") + c.text);
+        hook("card", card, c, v, "table");
+        cards.append(card);
+      }
       if (!(z.cards || []).length) cards.append(el("span", "muted", "none"));
       p.append(cards);
+      hook("zone", p, z, v);
       zones.append(p);
     }
 
@@ -149,6 +189,7 @@
       if (c.count > 1) card.append(el("span", "count", `${c.count}x`));
       card.append(document.createTextNode(c.name + (c.text && c.text !== c.name ? `: ${c.text}` : "")));
       if (c.zone && c.zone !== "hand") card.append(el("span", "zone-tag", c.zone));
+      hook("card", card, c, v, "hand");
       hand.append(card);
     }
     $("hand-panel").hidden = !(t.hand || []).length;  // a game that describes no hand shows none
@@ -157,6 +198,7 @@
     moves.replaceChildren();
     for (const m of v.recent || []) {
       const li = el("li", m.seat === v.seat ? "mine" : "", `${m.who}: ${m.text}`);
+      hook("move", li, m, v);
       moves.append(li);
     }
     if (!(v.recent || []).length) moves.append(el("li", "muted", "nothing yet"));
@@ -170,6 +212,7 @@
       b.dataset.action = c.action;
       b.append(el("span", "key", i < 9 ? String(i + 1) : ""), document.createTextNode(c.text));
       b.addEventListener("click", () => act(c.action));
+      hook("choice", b, c, v);
       choices.append(b);
     });
     $("prompt").textContent = v.over ? "" : (v.your_turn ? (t.prompt || "Your decision") + " (keys 1-9)" : "The bots are playing...");
@@ -192,6 +235,7 @@
     setStatus(v.over ? "over" : (v.your_turn ? "your_turn" : "waiting"),
               [v.over ? "Game over" : (v.your_turn ? "Your decision" : "Bots to play"), turn,
                v.practice ? "practice" : ""].filter(Boolean).join(" - "));
+    hook("render", $("game"), v);
   }
 
   document.addEventListener("keydown", (e) => {
@@ -202,5 +246,5 @@
   });
   $("rematch").addEventListener("click", newGame);
   $("new-game").addEventListener("click", newGame);
-  resume();
+  loadPlugin().then(resume);
 })();
