@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, seed_test
 
 import agents
 import ripmarket_env
-from ripmarket_env.app.black_market_env import BlackMarketEnv, BlackMarketVecEnv
+from ripmarket_env.black_market_env import BlackMarketEnv, BlackMarketVecEnv
 from ripmarket_env.core.engine import raw_rows
 from ripmarket_env.games.blackmarket import Engine, RulesConfig
 from ripmarket_env.games.blackmarket.invariants import check_game

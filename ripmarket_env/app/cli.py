@@ -1199,10 +1199,10 @@ app.command("distill")(distill)
 
 def export(
     agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
-    game: str = typer.Option("ripmarket", "--game", metavar="GAME", help="The agent's game (ripmarket, black-market, rune-market)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The agent's game: {_GAMES_HELP}."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the export (default: AGENT.safetensors in the current directory)."),
     force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
-    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.safetensors, agents/blackmarket/checkpoints/*.safetensors)."),
+    shipped: bool = typer.Option(False, "--shipped", help="Write every shipped export again, beside its checkpoint (agents/checkpoints/*.safetensors)."),
     check: bool = typer.Option(False, "--check", help="Exit 1 if a shipped export is missing or was made from another checkpoint."),
 ) -> None:
     """Export a trained agent as a safetensors policy (weights and a JSON header; agents.export.load_export rebuilds it in torch): any trainer plays it, and every env takes the file as an opponent."""

@@ -67,6 +67,7 @@ from ripmarket_env.app.seat_session import GameOverError, NotYourTurnError, kern
 from ripmarket_env.app.server.games import BadToken, GameGone, GameManager, Limits, TooManyGames, UnknownGame
 from ripmarket_env.app.server.kinds import GameKind, SetupRefused, default_game, kinds as registered_kinds
 from ripmarket_env.app.server.store import Store
+from ripmarket_env.core import DISTRIBUTION
 from ripmarket_env.core.engine import IllegalActionError
 
 STATIC = Path(__file__).parent / "static"
@@ -542,7 +543,7 @@ def default_db_path() -> Path:
     """Where ``ripmarket serve`` keeps its games by default: ``$XDG_DATA_HOME/ripmarket/
     server.sqlite3`` (``~/.local/share/ripmarket/server.sqlite3``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "ripmarket" / "server.sqlite3"
+    return Path(base) / DISTRIBUTION / "server.sqlite3"
 
 
 def client_of(request: Request) -> str:
@@ -584,7 +585,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=bot_limiter)
 
     titles = ", ".join(k.title for k in kinds.values())
-    app = FastAPI(title="ripmarket", version="3", summary=f"Play {titles} against the bots.", description=__doc__)
+    app = FastAPI(title=DISTRIBUTION, version="3", summary=f"Play {titles} against the bots.", description=__doc__)
     app.state.games = manager
     app.state.warmup = warm
     app.state.bots = pool
