@@ -9,7 +9,6 @@ from agents.ripmarket import search  # noqa: F401  (registers the determinized M
 from agents.ripmarket import lookahead  # noqa: F401  (registers ppo-lookahead: the bot checked one turn ahead)
 from agents.blackmarket import heuristics as _bm_heuristics  # noqa: F401  (Black Market: bm-rusher, bm-denier, bm-builder)
 from agents.blackmarket import search as _bm_search  # noqa: F401  (Black Market: bm-search)
-from agents.blackmarket import policy as _bm_policy  # noqa: F401  (Black Market: shipped checkpoints, bm-ppo-*)
 from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The Rune Market: rm-banker, rm-raider, rm-bandit)
 from agents.runemarket import search as _rm_search  # noqa: F401  (The Rune Market: rm-search)
 

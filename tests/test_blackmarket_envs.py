@@ -213,38 +213,51 @@ def test_terminal_play_whole_game(tmp_path):
     assert eng.terminated[0]
 
 
-def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
-    """The shipped bm-ppo-2p plays legal moves; a checkpoint of another game, a missing
-    metadata file and a corrupt file are refused with CheckpointError."""
+def _rewritten(ship, dst, replace=None, meta=None, drop=()):
+    """A copy of checkpoint ``ship`` at ``dst`` with members replaced, its metadata
+    (``ripmarket.json``) replaced by ``meta``, or members dropped."""
     import json
-    import shutil
+    import zipfile
 
-    from agents.blackmarket.policy import CHECKPOINTS, load_agent
-    from agents.checkpoint import CheckpointError
+    from agents.checkpoint import META_NAME
 
-    ship = CHECKPOINTS / "bm-ppo-2p.zip"
+    replace = dict(replace or {})
+    if meta is not None:
+        replace[META_NAME] = json.dumps(meta)
+    with zipfile.ZipFile(ship) as src, zipfile.ZipFile(dst, "w") as out:
+        for info in src.infolist():
+            if info.filename not in drop:
+                out.writestr(info.filename, replace.get(info.filename, src.read(info.filename)))
+    return dst
+
+
+def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
+    """The shipped bm-ppo-2p (agents/checkpoints/, the zoo's one checkpoint convention: the
+    metadata inside the zip) plays legal moves; a checkpoint of another game, of another
+    observation size, without metadata or corrupt is refused with CheckpointError."""
+    from agents.checkpoint import META_NAME, CheckpointError, read_metadata
+    from agents.policy import CHECKPOINT_DIR, load_agent
+
+    ship = CHECKPOINT_DIR / "bm-ppo-2p.zip"
     if not ship.is_file():
-        pytest.fail("the shipped checkpoint agents/blackmarket/checkpoints/bm-ppo-2p.zip is missing")
+        pytest.fail("the shipped checkpoint agents/checkpoints/bm-ppo-2p.zip is missing")
+    meta = read_metadata(ship)
+    assert meta["game"] == "black-market" and meta["num_players"] == [2]
     bot = agents.make("bm-ppo-2p", game="black-market")
     r = match(bot, agents.make("random", seed=3), games=4, num_players=2, seed=1)
     assert r["win_rate"] >= 0.5
-    foreign = tmp_path / "x.zip"
-    shutil.copy(ship, foreign)
-    meta = json.loads(ship.with_suffix(".json").read_text())
-    foreign.with_suffix(".json").write_text(json.dumps({**meta, "game": "ripmarket"}))
-    with pytest.raises(CheckpointError, match="game 'ripmarket'"):
+    foreign = _rewritten(ship, tmp_path / "x.zip", meta={**meta, "game": "ripmarket"})
+    with pytest.raises(CheckpointError, match="card"):  # checked against R.I.P. Market's cards: refused
         load_agent(foreign)
-    foreign.with_suffix(".json").write_text(json.dumps({**meta, "obs_size": 10}))
-    with pytest.raises(CheckpointError, match="observations of 10"):
-        load_agent(foreign)
-    lone = tmp_path / "lone.zip"
-    shutil.copy(ship, lone)
-    with pytest.raises(CheckpointError, match="no readable metadata"):
+    small = _rewritten(ship, tmp_path / "small.zip", meta={**meta, "obs_size": 10})
+    with pytest.raises(CheckpointError, match="obs_size 10"):
+        load_agent(small)
+    lone = _rewritten(ship, tmp_path / "lone.zip", drop=(META_NAME,))
+    with pytest.raises(CheckpointError, match=f"no {META_NAME} inside"):
         load_agent(lone)
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
-    bad.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+    with pytest.raises(CheckpointError, match="not a"):
         load_agent(bad)
 
 
@@ -266,34 +279,26 @@ def test_black_market_checkpoints_never_run_code(tmp_path):
     never runs; a metadata ``net_arch`` that is not a list of widths is refused by name."""
     import json
     import pickle
-    import zipfile
 
-    from agents.blackmarket.policy import CHECKPOINTS, load_agent
-    from agents.checkpoint import CheckpointError
+    from agents.checkpoint import CheckpointError, read_metadata
+    from agents.policy import CHECKPOINT_DIR, load_agent
 
-    ship = CHECKPOINTS / "bm-ppo-2p.zip"
-    meta = json.loads(ship.with_suffix(".json").read_text())
+    ship = CHECKPOINT_DIR / "bm-ppo-2p.zip"
+    meta = read_metadata(ship)
     marker = tmp_path / "ran"
 
-    def rewrite(name, replace):
-        dst = tmp_path / name
-        with zipfile.ZipFile(ship) as src, zipfile.ZipFile(dst, "w") as out:
-            for info in src.infolist():
-                out.writestr(info.filename, replace.get(info.filename, src.read(info.filename)))
-        dst.with_suffix(".json").write_text(json.dumps(meta))
-        return dst
-
-    evil_data = rewrite("data.zip", {"data": json.dumps({"policy_class": {":serialized:": pickle.dumps(
+    evil_data = _rewritten(ship, tmp_path / "data.zip", {"data": json.dumps({"policy_class": {":serialized:": pickle.dumps(
         _Marker(marker)).hex()}})})
     bot = load_agent(evil_data)
     obs = np.zeros((1, meta["obs_size"]), np.float32)
     mask = np.zeros((1, meta["num_actions"]), bool)
     mask[0, 48] = True
     assert bot.act_batch(obs, mask).tolist() == [48]
-    evil_weights = rewrite("weights.zip", {"policy.pth": pickle.dumps(_Marker(marker))})
+    evil_weights = _rewritten(ship, tmp_path / "weights.zip", {"policy.pth": pickle.dumps(_Marker(marker))})
     with pytest.raises(CheckpointError, match="policy weights do not load"):
         load_agent(evil_weights)
     assert not marker.exists()
-    evil_data.with_suffix(".json").write_text(json.dumps({**meta, "config": {**meta["config"], "net_arch": "big"}}))
+    policy = {**meta["config"]["policy"], "net_arch": "big"}
+    bad_arch = _rewritten(ship, tmp_path / "arch.zip", meta={**meta, "config": {**meta["config"], "policy": policy}})
     with pytest.raises(CheckpointError, match="net_arch"):
-        load_agent(evil_data)
+        load_agent(bad_arch)

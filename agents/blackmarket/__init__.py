@@ -20,6 +20,4 @@ register_game(
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
     bench_bots=("bm-ppo-2p", "bm-builder", "bm-search"),
     bench_players=2,
-    # its checkpoints: a zip of the policy with a .json beside it (train/blackmarket_ppo.py)
-    checkpoint_loader="agents.blackmarket.policy:load_agent",
 )
