@@ -180,8 +180,9 @@ def test_start_tapped_at_once_starts_a_game(page_server):  # noqa: F811
             assert held, "the page did not ask for its set-up"
             held[0].continue_()
             page.unroute("**/api/toy/bots")
-            start.tap()  # waits until it is enabled
-            assert start.inner_text() == "Start game" or settled(page) == "your_turn"
+            page.wait_for_function("!document.getElementById('start').disabled")
+            assert start.inner_text() == "Start game"
+            start.tap()
             assert settled(page) == "your_turn"
             assert not page.problems, page.problems
         finally:
@@ -319,6 +320,11 @@ def test_the_page_draws_public_cards_and_your_hand_with_their_texts(page_server,
                                                    {"slot": 3, "text": "Lantern: see a hidden card"}]}]
         t["hand"] = [{"name": "Potion", "count": 2, "text": "heal 3 HP", "zone": "hand"}]
         t["seats"][0]["flags"] = ["first player"]
+        # a crowded table (ten seats, yours near the end): your seat stays in view
+        t["seats"] += [{**t["seats"][-1], "seat": q, "name": f"player {q}", "deciding": False}
+                       for q in range(len(t["seats"]), 10)]
+        for s in t["seats"]:
+            s["you"] = s["seat"] == 8
         t["choices"][0]["refs"] = [{"zone": "Market", "slot": 2}, {"zone": "hand", "slot": 0}]
 
     with sync_playwright() as p:
@@ -331,6 +337,8 @@ def test_the_page_draws_public_cards_and_your_hand_with_their_texts(page_server,
             assert page.locator("#hand-panel").is_visible()
             assert page.locator("#hand .gcard").inner_text().replace("\n", "") == "2xPotion: heal 3 HP"
             assert "first player" in page.locator("#seats .gseat").first.inner_text()
+            assert page.locator("#seats .gseat").count() == 10
+            assert page.locator("#seats .gseat.you").get_attribute("data-seat") == "8"
             refs = page.locator("#choices button").first.locator(".ref")
             assert refs.all_inner_texts() == ["Market 2Shield: block 2 damage", "handPotion: heal 3 HP"] or \
                 [t.replace("\n", " ") for t in refs.all_inner_texts()] == \

@@ -564,7 +564,7 @@ window.RipmarketTable = window.RipmarketTable || {
     end.hidden = !v.over;
     if (v.over && v.result) {
       const r = v.result;
-      $("endline").textContent = (r.you_won ? "You won!" : "You lost.") + (r.end ? ` ${r.end}` : "");
+      $("endline").textContent = (r.you_won ? "You won!" : "You lost.") + (r.end ? ` ${r.end[0].toUpperCase()}${r.end.slice(1)}` : "");
       const rows = $("standings");
       rows.replaceChildren();
       for (const s of r.standings || []) {
