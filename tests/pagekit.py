@@ -2,7 +2,8 @@
 sizes, and the moves of a person at the page (open a game, wait for it to settle, decide,
 check that what a decision needs is in view). Every game is played on the same page
 (``static/generic.html`` + the game's plugin), so every game's browser test is written with
-these helpers and only asserts what its own table shows.
+these helpers and only asserts what its own table shows. ``open_game`` starts a game the
+way a person does, through the page's set-up screen; ``end_game`` ends it ("New game").
 
 Without Chromium a browser test fails and says how to install it (it is not skipped).
 """
@@ -156,15 +157,18 @@ def uncovered(page, selector: str, where: str) -> None:
 
 
 def check_layout(page, where: str) -> None:
-    """At a decision: nothing scrolls sideways; your choices (the box and the first of them),
-    your seat and your hand (when the game shows one) are inside the window, with nothing
-    over them; a choices box that scrolls says how many choices are out of its view."""
+    """At a decision: nothing scrolls sideways; your choices (the box and the first of them,
+    with the table cards it names), your seat and your hand (when the game shows one) are
+    inside the window, with nothing over them; a choices box that scrolls says how many
+    choices are out of its view."""
     width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{where}: the page is {width} px wide in a {inner} px window"
     assert page.locator("#choices button").count() >= 1, f"{where}: no choices shown on your turn"
     in_view(page, "#choices", where)
     in_view(page, "#choices button", where, first=True)
     in_view(page, "#seats .gseat.you", where)
+    if page.locator("#choices button").first.locator(".ref").count():  # the cards the first choice names
+        in_view(page, "#choices button >> nth=0 >> .ref", where, first=True)
     for selector in ("#choices button", "#seats .gseat.you"):
         uncovered(page, selector, where)
     if page.locator("#hand-panel").is_visible():
