@@ -340,7 +340,9 @@ window.RipmarketTable = window.RipmarketTable || {
     if (busy) return;
     setBusy(true);
     try { await endSaved(); } finally { setBusy(false); }
-    startGame(load(SETTINGS) || {});
+    const settings = load(SETTINGS) || {};
+    if (options) buildSetup(settings);  // the form a refused rematch goes back to
+    startGame(settings);
   }
 
   async function resume() {
