@@ -2,15 +2,16 @@
 sizes, and the moves of a person at the page (open a game, wait for it to settle, decide,
 check that what a decision needs is in view). Every game is played on the same page
 (``static/generic.html`` + the game's plugin), so every game's browser test is written with
-these helpers and only asserts what its own table shows.
+these helpers and only asserts what its own table shows. ``open_game`` starts a game the
+way a person does, through the page's set-up screen; ``end_game`` ends it ("New game").
 
 Without Chromium a browser test fails and says how to install it (it is not skipped).
 """
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import socket
 import threading
 import time
@@ -91,26 +92,49 @@ def stored(page, game: str) -> dict | None:
 
 def open_game(page, base: str, game: str, players: int | None = None, seat: int = 0,
               opponents: list[str] | None = None, rules: dict | None = None, seed: int | None = None) -> str:
-    """Open ``game``'s page and start a game with these settings (the game's defaults for
-    what is not given); the page's status once settled."""
+    """Open ``game``'s page and start a game with these settings through its set-up screen
+    (the game's defaults for what is not given: the default line-up, the rulebook); the
+    page's status once settled. With no setting given, a game this tab already plays
+    resumes. ``opponents``: a bot per other seat in seat order (a shorter list is repeated);
+    ``rules``: the game's setup variants by name."""
     page.goto(f"{base}/{game}")
     status = settled(page)
-    body = {k: v for k, v in {"players": players, "seat": seat, "opponents": opponents, "rules": rules,
-                              "seed": seed}.items() if v is not None}
-    if body == {"seat": 0} and status != "setup":
-        return status
-    made = page.evaluate("""async ([url, game, body, old]) => {
-        if (old && old.id) await fetch(`${url}/api/${game}/games/${old.id}`,
-                                       {method: 'DELETE', headers: {'X-Seat-Token': old.token}});
-        const r = await fetch(`${url}/api/${game}/games`, {method: 'POST',
-            headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
-        return [r.status, await r.json()];
-    }""", [base, game, body, stored(page, game)])
-    assert made[0] == 201, f"could not start {game} with {json.dumps(body)}: {made[1]}"
-    page.evaluate(f"sessionStorage.setItem('ripmarket.generic.{game}', "
-                  f"JSON.stringify({{id: {json.dumps(made[1]['game_id'])}, token: {json.dumps(made[1]['seat_token'])}}}))")
-    page.reload()
-    return settled(page)
+    given = players is not None or seat != 0 or opponents or rules or seed is not None
+    if status != "setup":
+        if not given:
+            return status
+        page.locator("#new-game").click()  # ends this tab's game, back to the set-up screen
+        status = settled(page)
+    assert status == "setup", f"{game}: the set-up screen did not show ({status}): {page.locator('#error').inner_text()}"
+    if players is not None:
+        page.locator("#players").select_option(str(players))
+    page.locator("#seat").select_option(str(seat))
+    if opponents:
+        selects = page.locator("#opponents select")
+        for k in range(selects.count()):
+            selects.nth(k).select_option(opponents[k % len(opponents)])
+    for name, value in (rules or {}).items():
+        control = page.locator(f"#setup [data-rule='{name}']")
+        assert control.count() == 1, f"{game}: the set-up screen offers no rule variant {name!r}"
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(text)
+        else:
+            control.fill(text)
+    if seed is not None:
+        page.locator("#seed").fill(str(seed))
+    page.locator("#start").click()
+    status = settled(page)
+    assert status != "setup", f"{game}: the game did not start: {page.locator('#error').inner_text()}"
+    return status
+
+
+def end_game(page) -> None:
+    """End this tab's game the way a person does ("New game": DELETE, back to the set-up
+    screen), so the server's per-client limit is not used up by a test's earlier games."""
+    if page.locator("#new-game").is_visible() and not page.locator("#new-game").is_disabled():
+        page.locator("#new-game").click()
+        assert settled(page) == "setup"
 
 
 def in_view(page, selector: str, where: str, first: bool = False) -> None:
@@ -123,16 +147,39 @@ def in_view(page, selector: str, where: str, first: bool = False) -> None:
     assert box["y"] >= -0.5 and box["y"] + box["height"] <= height + 0.5, f"{where}: {selector} is outside the window {box}"
 
 
+def uncovered(page, selector: str, where: str) -> None:
+    """Nothing (a banner, a toast, another panel) lies over the middle of ``selector``'s
+    first match: the element found there is it or inside it."""
+    hit = page.locator(selector).first.evaluate("""e => { const r = e.getBoundingClientRect();
+        const at = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 12));
+        return at === null ? 'nothing' : (e.contains(at) ? '' : (at.id || at.className || at.tagName)); }""")
+    assert not hit, f"{where}: {selector} is covered by {hit}"
+
+
 def check_layout(page, where: str) -> None:
-    """At a decision: nothing scrolls sideways, and your choices (the first of them at least),
-    your seat and your hand (when the game shows one) are inside the window."""
+    """At a decision: nothing scrolls sideways; your choices (the box and the first of them,
+    with the table cards it names), your seat and your hand (when the game shows one) are
+    inside the window, with nothing over them; a choices box that scrolls says how many
+    choices are out of its view."""
     width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{where}: the page is {width} px wide in a {inner} px window"
     assert page.locator("#choices button").count() >= 1, f"{where}: no choices shown on your turn"
+    in_view(page, "#choices", where)
     in_view(page, "#choices button", where, first=True)
     in_view(page, "#seats .gseat.you", where)
+    if page.locator("#choices button").first.locator(".ref").count():  # the cards the first choice names
+        in_view(page, "#choices button >> nth=0 >> .ref", where, first=True)
+    for selector in ("#choices button", "#seats .gseat.you"):
+        uncovered(page, selector, where)
     if page.locator("#hand-panel").is_visible():
         in_view(page, "#hand-panel", where)
+    hidden = page.evaluate("""() => { const box = document.getElementById('choices'), r = box.getBoundingClientRect();
+        return [...box.querySelectorAll('button')].filter(b => { const q = b.getBoundingClientRect();
+            return q.bottom > r.bottom + 1 || q.top < r.top - 1; }).length; }""")
+    if hidden:
+        cue = page.locator("#choices-more")
+        assert cue.is_visible() and sum(map(int, re.findall(r"\d+", cue.inner_text()))) == hidden, \
+            f"{where}: {hidden} choices are out of the choices box's view with no cue"
 
 
 def decide(page, k: int, how: str) -> None:

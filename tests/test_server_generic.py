@@ -120,3 +120,29 @@ def test_a_games_page_plugin_is_served_from_its_spec(client):
         assert r.status_code == 200 and "register" not in r.text
     r = client.get("/plugins/no-such-game.js")
     assert r.status_code == 404 and "toy" in r.json()["detail"]
+
+
+def test_bots_gives_what_a_set_up_screen_needs(client):
+    """GET /api/{game}/bots names, for every game, what the generic page's set-up screen
+    offers: the player counts and the default one, the default bot of every other seat per
+    count, the rule variants with the values each count allows and their defaults; every
+    default is a value the rules accept at that count."""
+    from ripmarket_env.games import get, ids
+
+    toy = client.get("/api/toy/bots").json()
+    assert toy["title"] == "Pairs" and toy["player_counts"] == [2, 3, 4] and toy["default_players"] == 3
+    assert toy["lineups"] == {"2": ["toy-high"], "3": ["toy-high", "toy-low"], "4": ["toy-high", "toy-low", "toy-high"]}
+    assert toy["setup_fields"] == {} and toy["setup_values"] == {"2": {}, "3": {}, "4": {}}
+    for game in ids():
+        info = client.get(f"/api/{game}/bots").json()
+        spec = get(game)
+        assert info["default_players"] in info["player_counts"]
+        offered = {b["name"] for b in info["bots"]}
+        for p in info["player_counts"]:
+            lineup = info["lineups"][str(p)]
+            assert len(lineup) == p - 1 and set(lineup) <= offered
+            defaults = info["setup_defaults"][str(p)]
+            assert set(defaults) == set(info["setup_fields"])
+            assert set(info["setup_values"][str(p)]) <= set(info["setup_fields"])
+            given = {k: v for k, v in defaults.items() if v is not None}
+            spec.make_rules(p, **given)  # the defaults are the rules' own: accepted as given

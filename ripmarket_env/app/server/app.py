@@ -23,7 +23,9 @@ game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
 * ``DELETE /api/{game}/games/{id}`` — end and drop a game (live, finished or expired).
 * ``GET /api/{game}/bots`` — the bots that can sit at the game's tables (with a plain
   difficulty label), the registered ones that cannot (``unavailable``, with the reason),
-  the default line-up, the observation size and the number of actions.
+  the default line-up, the observation size and the number of actions; and what a set-up
+  screen offers: the player counts, the default line-up per count, the rule variants
+  (``setup_fields``) with the values each count allows and the rules' defaults.
 * ``GET /api/{game}/status`` — whether the game's engine and slow bots are loaded, and
   what is loading now.
 * ``POST /api/{game}/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot
@@ -272,6 +274,7 @@ class UnavailableBot(BaseModel):
 
 class BotsOut(BaseModel):
     game: str = Field(description="The game these bots play.")
+    title: str = Field("", description="The game's title.")
     bots: list[BotInfo] = Field(description="The bots that can play the cards in play: the names a game may seat.")
     unavailable: list[UnavailableBot] = Field(default_factory=list, description=(
         "Registered bots that cannot play the cards in play (e.g. the first edition's ppo-6p stages), "
@@ -281,6 +284,19 @@ class BotsOut(BaseModel):
         "or its heuristics in turn)."))
     observation_size: int
     num_actions: int
+    player_counts: list[int] = Field(description="The player counts the game's rules accept.")
+    default_players: int = Field(description="The player count of a game set up without naming one.")
+    lineups: dict[str, list[str]] = Field(description=(
+        "Per player count (a string key), the default bot of every other seat in seat order: what "
+        "`opponents` is when a create body names none."))
+    setup_fields: dict[str, dict] = Field(description=(
+        "The rule variants a create body's `rules` may set: JSON Schema fragments (`enum`, or `type` "
+        "integer with `minimum`/`maximum`, or boolean) with a `description`."))
+    setup_values: dict[str, dict[str, list]] = Field(description=(
+        "Per player count, the variants that do not accept every value of their fragment there, "
+        "with the values they do accept."))
+    setup_defaults: dict[str, dict[str, Any]] = Field(description=(
+        "Per player count, the value every variant has when `rules` leaves it out."))
 
 
 class BotActOut(BaseModel):
@@ -700,12 +716,19 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         refused = kind.unavailable()
         return {
             "game": kind.id,
+            "title": kind.title,
             "bots": [{"name": n, "description": kind.describe_bot(n), "level": kind.level(n)} for n in kind.bots()],
             "unavailable": [{"name": n, "description": kind.describe_bot(n), "reason": why}
                             for n, why in refused.items()],
             "default_opponents": kind.default_opponents(),
             "observation_size": int(kind.observation_bounds[0].size),
             "num_actions": kind.num_actions,
+            "player_counts": kind.player_counts,
+            "default_players": int(kind.spec.default_players),
+            "lineups": {str(p): kind.default_opponents(p) for p in kind.player_counts},
+            "setup_fields": kind.setup_fields,
+            "setup_values": {str(p): v for p, v in kind.setup_values.items()},
+            "setup_defaults": {str(p): v for p, v in kind.setup_defaults.items()},
         }
 
     def status(game: GameParam, bots: Annotated[str, Field(max_length=400)] = "") -> dict:

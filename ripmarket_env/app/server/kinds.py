@@ -135,6 +135,16 @@ class GameKind:
             out[p] = limited
         return out
 
+    @functools.cached_property
+    def setup_defaults(self) -> dict[int, dict[str, Any]]:
+        """Per player count, the value each setup field takes when a game leaves it out
+        (the rules config's own default at that count; None when it has none)."""
+        out: dict[int, dict[str, Any]] = {}
+        for p in self.player_counts:
+            cfg = self.spec.make_rules(p)
+            out[p] = {name: _plain(getattr(cfg, name, None)) for name in self.setup_fields}
+        return out
+
     def _accepts(self, players: int, rules: dict, engine: bool) -> bool:
         try:
             r = self.spec.make_rules(players, **rules)
@@ -235,6 +245,11 @@ class GameKind:
         if hasattr(session, "record_text"):
             return session.record_text()
         return session.recorder.dumps()
+
+
+def _plain(x):
+    """``x`` as JSON has it (numpy scalars as Python numbers)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 def generic_view(s) -> dict:
