@@ -147,7 +147,7 @@ def test_hidden_hands_and_heists_per_seat():
         v, gid, h = _new(c, players=4, mode="ffa", seat=0, seed=seed,
                          opponents=["bm-builder", "bm-denier", "bm-rusher"])
         t = v["table"]
-        assert {x["name"] for x in t["hand"]} <= {"Red Hand Card", "Black Hand Card", "Flip Hand Card"}
+        assert {x["name"] for x in t["hand"]} <= {"Red", "Black", "Flip"}
         assert sum(x["count"] for x in t["hand"]) == int(t["seats"][0]["counters"]["hand"].split()[0])
         assert all(set(s["counters"]) == {"points", "hand", "owns"} for s in t["seats"])  # others by size only
         v, seen = _play_out(c, gid, h, v, seed)

@@ -7,7 +7,8 @@ what one seat may see (BM-7), in the words the terminal and the web page show.
   points, effect), face-up or face-down and the side it faces; a card never seen stays
   unnamed (BM-5.2);
 * info: the mode and target, the sides' points, the turn, the dice and the decks;
-* hand: the viewer's own Hand Cards by kind, with what they pay for (BM-7.1);
+* hand: the viewer's own Hand Cards by kind (Red, Black, Flip), with what they pay for
+  (BM-7.1);
 * choices: every legal action in words; a choice that names a slot or a die names the
   map card of that slot ("Buy slot 3: Red 2 (2 pt) with Red"; a die acts on the slot of
   its number, BM-4.1) and carries ``refs: [{"zone": "Map", "slot": k}]``;
@@ -66,6 +67,14 @@ def slot_text(engine, r, k: int, viewer) -> str:
     c = engine.cards.point[d]
     effect = c.text or (effect_text(c) if c.primitive else "")
     return f"{c.name} ({c.colour}, {c.points} pt), {face}" + (f". {effect}" if effect else "")
+
+
+def hand_text(rules, kind: str) -> str:
+    """What a Hand Card of ``kind`` pays for under ``rules``, in short (BM-4.2 - BM-4.4)."""
+    if kind == "Flip":
+        return "pays a flip or rotation"
+    pair = "two pay a flip or rotation" + (" if you hold no Flip" if rules.pair_flip == "no_flip_card" else "")
+    return f"three buy a {kind} or Dual card; {pair}"
 
 
 def choice(engine, g: int, a: int) -> dict:
@@ -170,7 +179,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     d["info"].append(f"Point deck {count(int(r['pdeck_n']), 'card')} · Hand deck {count(int(r['hdeck_n']), 'card')} · "
                      f"Hand discard {count(int(sum(int(x) for x in r['hdisc'])), 'card')}")
     if viewer is not None:
-        d["hand"] = [{"name": f"{k} Hand Card", "count": int(r["hand"][viewer, i]), "text": db.hand[i].text, "zone": "hand"}
+        d["hand"] = [{"name": k, "count": int(r["hand"][viewer, i]), "text": hand_text(rules, k), "zone": "hand"}
                      for i, k in enumerate(KIND_NAMES) if int(r["hand"][viewer, i])]
     if d["choices"]:
         d["choices"] = [choice(engine, g, c["action"]) for c in d["choices"]]
