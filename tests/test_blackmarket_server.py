@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from ripmarket_env.app.server import create_app
 
-DRAW = re.compile(r"player (\d) (?:draws|is dealt) a (?:Red|Black|Flip) card")
+DRAW = re.compile(r"player (\d) draws a (?:Red|Black|Flip) card")
 HEIST = re.compile(r"player (\d) takes (\d) cards? from player (\d)(: [A-Za-z, ]+)?")
 SLOT = re.compile(r"slot (\d): ")
 
@@ -150,6 +150,10 @@ def test_hidden_hands_and_heists_per_seat():
         assert {x["name"] for x in t["hand"]} <= {"Red", "Black", "Flip"}
         assert sum(x["count"] for x in t["hand"]) == int(t["seats"][0]["counters"]["hand"].split()[0])
         assert all(set(s["counters"]) == {"points", "hand", "owns"} for s in t["seats"])  # others by size only
+        deals = [line for line in _texts(v) if " is dealt " in line]  # BM-3.3: one line per seat, kinds to its own
+        assert [line.split(":")[0] for line in deals] == [f"player {q} is dealt 6 cards" for q in range(4)]
+        assert re.fullmatch(r"player 0 is dealt 6 cards: \d (Red|Black|Flip)(, \d (Red|Black|Flip))*", deals[0])
+        assert all(":" not in line for line in deals[1:])
         v, seen = _play_out(c, gid, h, v, seed)
         draws = [int(m.group(1)) for line in seen for m in DRAW.finditer(line)]
         assert draws and set(draws) == {0}
