@@ -127,9 +127,9 @@ def test_a_whole_game_over_http(players, mode, seat):
         assert {q % 2 for q in res["winners"]} == {side} and set(res["winners"]) == set(range(side, players, 2))
         assert all(r["how"].startswith(f"side {'AB'[r['seat'] % 2]}, ") for r in rows)
         assert sum(p for q, p in points.items() if q % 2 == side) >= target
-        assert res["end"].startswith(f"side {'AB'[side]} wins")
+        assert res["end"].startswith(f"Side {'AB'[side]} wins")
     else:  # BM-1.4: a player's own points
-        assert max(points.values()) >= target and res["end"].startswith(f"player {res['winners'][0]} wins")
+        assert max(points.values()) >= target and res["end"].startswith(f"Player {res['winners'][0]} wins")
     r = c.get(f"/api/black-market/games/{gid}/record", headers=h)
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
     head = json.loads(r.text.splitlines()[0])

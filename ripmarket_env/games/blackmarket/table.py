@@ -207,7 +207,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
         if reason == 0:
             what = f"{'a side' if rules.teams and rules.team_target != 'any_player' else 'a player'} reached " \
                    f"{rules.target_points} points"
-        d["end"] = f"{who}: {what}" + (f" (side A {a} pt, side B {b} pt)" if rules.teams else "")
+        d["end"] = f"{who[:1].upper()}{who[1:]}: {what}" + (f" (side A {a} pt, side B {b} pt)" if rules.teams else "")
 
         def how(q):
             side = f"side {SIDES[q % 2]}, " if rules.teams else ""
