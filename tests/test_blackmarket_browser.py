@@ -1,148 +1,126 @@
-"""Black Market's web page in a real browser (Debian's Chromium, Playwright): pick the game
-on the main page's set-up, then play a whole game against the bots to the end screen, at
-1440x900 with the mouse and keys and at 390x844 by touch, checking at every decision that
-nothing scrolls sideways and that your hand and your choices are inside the window. Fails
-(not skipped) without Chromium, like tests/test_browser.py."""
+"""Black Market on the one web page (static/generic.html + the game's plugin
+games/blackmarket/web/table.js) in a real browser (Debian's Chromium, Playwright, the shared
+tests/pagekit.py): whole games to the end screen at 390x844 by touch and at 1440x900 by
+mouse and keys. At every decision nothing scrolls sideways, your seat, hand and choices are
+in view (``pagekit.check_layout``), every choice that acts on a map slot names that slot's
+card as the Map shows it (BM-4.1: a die acts on the slot of its number), your own seat is
+never "their turn", and hand sizes read "1 card"/"N cards". A reload resumes the game, the
+end screen shows every seat's place, side and points, and the rematch starts another game.
+Fails (not skipped) without Chromium."""
 
 from __future__ import annotations
 
-import random
+import re
 
 import pytest
 
-from tests.test_browser import ARGS, CHROMIUM, SIZES, check_card_tip, check_layout, require_chromium, server_url  # noqa: F401
+from tests.pagekit import check_layout, decide, open_game, page_server, play, settled, stored, browser_page  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
-# Watches the banner over the board: every bot move it showed, one at a time.
-WATCH_BANNER = """
-window.__moves = [];
-document.addEventListener('DOMContentLoaded', () => {
-  new MutationObserver(() => {
-    const b = document.getElementById('banner');
-    if (b && !b.hidden && b.textContent) window.__moves.push(b.textContent);
-  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['hidden']});
-});
-"""
+GAME = "black-market"
+SLOT = re.compile(r"slot (\d): (.+?) \(")
 
 
-def _settled(page) -> str:
-    page.wait_for_function("['your_turn', 'over'].includes(document.body.dataset.status)"
-                           " && !document.body.classList.contains('busy')", timeout=120_000)
-    return page.evaluate("document.body.dataset.status")
+def _view(page, base: str) -> dict:
+    """The game the page shows, as the server gives it to this seat (a GET changes nothing)."""
+    return page.evaluate("""async ([url, g]) => (await fetch(`${url}/api/black-market/games/${g.id}`,
+                              {headers: {'X-Seat-Token': g.token}})).json()""", [base, stored(page, GAME)])
 
 
-def _play(browser, server_url: str, size: str, players: int, mode: str, seed: int) -> None:  # noqa: F811
-    phone = size == "phone"
-    context = browser.new_context(viewport=SIZES[size], has_touch=phone, is_mobile=phone)
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.add_init_script(WATCH_BANNER)
-    page.add_init_script("localStorage.setItem('blackmarket.speed', '60')")  # bot moves one at a time, quickly
-
-    # While the engine is not loaded yet, the set-up says what is loading.
-    page.route("**/api/black-market/status*", lambda route: route.fulfill(
-        json={"ready": False, "stage": "Compiling the Black Market engine"}))
-    page.goto(server_url + "/")
-    (page.tap if phone else page.click)("#pick-bm")  # the game is chosen on the set-up page
-    page.wait_for_selector("#opponents select", state="attached")
-    page.select_option("#players", str(players))
-    page.select_option("#mode", mode)
-    page.select_option("#seat", "1")
-    selects = page.locator("#opponents select")
-    assert selects.count() == players - 1
-    assert "(Medium: blocks what you could buy)" in selects.first.inner_text()  # bots with a difficulty
-    page.fill("#seed", str(seed))
-    page.evaluate("window.__stages = []; new MutationObserver(() => window.__stages.push("
-                  "document.getElementById('loading-text').textContent)).observe("
-                  "document.getElementById('loading-text'), {childList: true})")
-    # The new game's POST is held until the page has shown the stage: otherwise, when the
-    # engine is already compiled in this server, the game can be ready before the status
-    # answer arrives, and the page rightly never shows a loading stage.
-    held = []
-    page.route("**/api/black-market/games", lambda route: held.append(route)
-               if route.request.method == "POST" else route.continue_())
-    (page.tap if phone else page.click)("#start")
-    page.wait_for_function("window.__stages.some(t => t.includes('Compiling the Black Market engine'))",
-                           timeout=120_000)
-    page.unroute("**/api/black-market/status*")
-    for _ in range(600):  # the POST reaches the route handler during Playwright's dispatch
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert len(held) == 1, f"expected the one new-game request to be held, got {len(held)}"
-    held[0].continue_()
-    page.unroute("**/api/black-market/games")
-    status = _settled(page)
-    assert page.locator("#loading").is_hidden()
-
-    rng = random.Random(seed)
-    decisions = keys = tips = 0
-    while status != "over":
-        assert decisions < 400, "the game did not end within 400 decisions"
-        check_layout(page, f"{size}, decision {decisions}")
-        # The map: six slots, each a card (or an empty slot) with the side it faces.
-        assert page.locator("#map .bm-slot").count() == 6
-        assert page.locator("#map .bm-card").count() == 6
-        # The dice (two, or three with Third Die) and every seat with hand size and points.
-        assert page.locator("#dice .die").count() >= 1
-        seats = page.locator(".bm-seat")
-        assert seats.count() == players and page.locator(".bm-seat.you").count() == 1
-        for q in range(players):
-            seat = page.locator(f".bm-seat[data-seat='{q}']")
-            assert "pt" in seat.inner_text() and "in hand" in seat.inner_text()
-            if q != 1:  # seats named by their bot, with a difficulty label
-                assert seat.locator(".level").count() == 1
-        assert page.locator("#hand .bm-hand-card").count() == 3
-        # Card text on hover (mouse) or tap (touch): a map card or a card in hand.
-        if tips < 4:
-            cards = page.locator("#map .bm-card.has-tip, #hand .bm-hand-card").all()
-            card = rng.choice(cards)
-            check_card_tip(page, card, phone, f"{size}, decision {decisions}, after showing a card")
-            tips += 1
-        choices = page.locator("#choices button.choice")
-        n = choices.count()
-        assert n >= 2  # BM-12.3: a decision with one option is taken by the engine
-        before = page.evaluate("document.body.dataset.decision")
-        if not phone and n <= 9 and rng.random() < 0.5:  # the keys 1-9 choose
-            page.keyboard.press(str(rng.randrange(n) + 1))
-            keys += 1
-        elif phone:
-            choices.nth(rng.randrange(n)).tap()
+def check_table(page, where: str, base: str) -> None:
+    """``check_layout``, then what Black Market's table must show at each decision."""
+    check_layout(page, where)
+    v = _view(page, base)
+    assert int(page.evaluate("document.body.dataset.decision")) == v["decision_number"]
+    players = v["players"]
+    # The Map: six slots, each drawn with its colour by the plugin; the dice above it.
+    cards = page.locator("#zones .zone .gcard")
+    assert page.locator("#zones .zone h2").first.inner_text() == "Map" and cards.count() == 6, where
+    shown = {k + 1: cards.nth(k).inner_text() for k in range(6)}
+    assert all(shown[k].startswith(f"{k}. ") for k in shown), shown
+    assert page.locator("#zones .bm-card").count() == 6
+    dice = page.locator("#zones .bm-die")
+    assert dice.count() >= 2 and page.locator("#zones .bm-dice .who").inner_text() == "your dice", where
+    # Every seat: side, points, hand size in words; yours is never "their turn".
+    assert page.locator("#seats .gseat").count() == players
+    for q in range(players):
+        text = page.locator(f"#seats .gseat[data-seat='{q}']").inner_text()
+        assert f"side {'AB'[q % 2]}" in text and "points:" in text, (where, text)
+        assert re.search(r"hand: (1 card|\d+ cards)\b", text) and not re.search(r"\b1 cards", text), (where, text)
+    you = page.locator("#seats .gseat.you").inner_text()
+    assert "their turn" not in you and "rolls the dice" not in you and "your dice" in you, (where, you)
+    # Every choice that acts on a slot or a die names the slot's card, as the Map shows it,
+    # in its own text (so it reads right where the Map is out of view), and refers to it.
+    buttons = page.locator("#choices button")
+    assert buttons.count() == len(v["table"]["choices"]) >= 2  # BM-12.3: one option is not asked
+    for k, ch in enumerate(v["table"]["choices"]):
+        text = buttons.nth(k).inner_text()
+        assert ch["text"] in text, (where, text)
+        named = SLOT.search(text)
+        if ch.get("refs"):
+            slot = ch["refs"][0]["slot"]
+            assert named and int(named.group(1)) == slot, (where, text)
+            card = named.group(2)
+            assert shown[slot].startswith(f"{slot}. {card}") or \
+                (card == "an unseen card" and shown[slot].startswith(f"{slot}. unseen card")), (where, text, shown[slot])
         else:
-            choices.nth(rng.randrange(n)).click()
-        decisions += 1
-        page.wait_for_function("(b) => document.body.dataset.decision !== b", arg=before, timeout=120_000)
-        status = _settled(page)
-
-    # The end screen: who won, standings of every seat with points, the record to download.
-    result = page.locator("#result")
-    assert result.is_visible()
-    text = result.inner_text()
-    assert "Game over after" in text and ("wins" in text or "loses" in text or "You finish" in text)
-    assert page.locator("#result .standings tbody tr").count() == players
-    assert page.locator("#result a[download]").count() == 1
-    assert page.locator("#choices button.choice").count() == 0
-    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
-    assert decisions >= 3 and tips >= 3
-    if not phone:
-        assert keys >= 1
-    moves = page.evaluate("window.__moves")
-    assert len(moves) >= 3 and all(": " in m for m in moves), "the bots' moves were not shown one at a time"
-    assert not problems, problems
-    context.close()
+            assert not named, (where, text)
 
 
-@pytest.mark.parametrize("size,players,mode,seed", [("desktop", 4, "teams", 5), ("phone", 6, "ffa", 8)])
-def test_play_a_whole_black_market_game(server_url, size, players, mode, seed):  # noqa: F811
-    require_chromium()
+def _end_screen(page, size: str, players: int) -> None:
+    assert settled(page) == "over"
+    assert page.locator("#end").is_visible() and page.locator("#choices button").count() == 0
+    assert page.locator("#endline").inner_text().startswith(("You won", "You lost"))
+    rows = page.locator("#standings tr")
+    assert rows.count() == players
+    texts = [rows.nth(k).inner_text() for k in range(players)]
+    assert re.match(r"1st", texts[0]) and sum("you" in t.split("\t")[1] for t in texts) == 1, texts
+    assert all(re.search(r"\d+ points?: (won|lost)", t) for t in texts), texts
+    width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{size}, end screen: the page scrolls sideways"
+
+
+@pytest.mark.parametrize("size,players,mode,seat,seed", [("phone", 4, "teams", 1, 5), ("desktop", 6, "ffa", 0, 8)])
+def test_play_whole_black_market_games_on_the_one_page(page_server, size, players, mode, seat, seed):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
+    phone = size == "phone"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser, page = browser_page(p, size)
         try:
-            _play(browser, server_url, size, players, mode, seed)
+            status = open_game(page, page_server, GAME, players=players, seat=seat, rules={"mode": mode}, seed=seed,
+                               opponents=["bm-builder", "bm-denier", "bm-rusher"][: players - 1])
+            assert status == "your_turn" and page.locator("#title").inner_text() == "Black Market"
+            flags = [page.locator(f"#seats .gseat[data-seat='{q}'] .flags").inner_text() for q in range(players)]
+            mates = [q for q in range(players) if "your teammate" in flags[q]]
+            assert mates == ([q for q in range(players) if q != seat and q % 2 == seat % 2] if mode == "teams" else [])
+
+            def check(pg, where):
+                check_table(pg, where, page_server)
+
+            # Two decisions, then a reload: the same game at the same decision.
+            play(page, size, stop_after=2, check=check)
+            first = stored(page, GAME)
+            decision = page.evaluate("document.body.dataset.decision")
+            page.reload()
+            assert settled(page) == "your_turn"
+            assert stored(page, GAME) == first and page.evaluate("document.body.dataset.gameId") == first["id"]
+            assert page.evaluate("document.body.dataset.decision") == decision
+            assert page.locator("#moves li").count() >= 1
+
+            # On to the end screen, with the standings.
+            n = play(page, size, check=check)
+            assert n >= 3
+            _end_screen(page, size, players)
+
+            # The rematch starts another game.
+            rematch = page.locator("#rematch")
+            rematch.scroll_into_view_if_needed()
+            rematch.tap() if phone else rematch.click()
+            page.wait_for_function(f"document.body.dataset.gameId !== '{first['id']}'")
+            assert settled(page) in ("your_turn", "over") and page.locator("#end").is_hidden()
+            assert stored(page, GAME)["id"] != first["id"]
+            assert not page.problems, page.problems
         finally:
             browser.close()

@@ -473,7 +473,7 @@ def test_bm_6_8_heist_and_7_3_only_thief_and_victim_learn():
         assert re.search(r"(Black|Flip), (Black|Flip)", heist.text_for(v))
     for v in (1, 2, None):
         assert "Black" not in heist.text_for(v) and "Flip" not in heist.text_for(v)
-        assert "2 card(s)" in heist.text_for(v)
+        assert "2 cards" in heist.text_for(v)
     # never past the hand limit; needs room
     eng = table(2)
     setup(eng, hands={0: (4, 3, 2), 1: (2, 2, 0)}, owned={0: ["Heist"]}, dice=(2, 5))

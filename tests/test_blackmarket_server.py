@@ -1,7 +1,10 @@
-"""Black Market on the web server (``/api/black-market/games``, the routes every game has; loopback test client): whole
-games over HTTP in both modes, what each seat may see (BM-7), bad requests answered with
-one-line errors that leave the game as it was, the server's limits, and games that outlive
-a restart of the server (the SQLite store)."""
+"""Black Market on the web server (``/api/black-market/games``, the routes every game has; loopback test
+client), played through the one session of every game (``app/session.py`` ``TableSession``)
+and drawn from the game's table description (``games/blackmarket/table.py``): whole games
+over HTTP in both modes, what each seat may see (BM-7), every choice naming the map card of
+the slot it acts on (BM-4.1), bad requests answered with one-line errors that leave the game
+as it was, the server's limits, games that outlive a restart of the server (the SQLite
+store), and the terminal game's end screen."""
 
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ from fastapi.testclient import TestClient
 
 from ripmarket_env.app.server import create_app
 
-DRAW = re.compile(r"player (\d) (?:draws|is dealt) a (?:Red|Black|Flip) card")
-HEIST = re.compile(r"player (\d) takes (\d) card\(s\) from player (\d)(: [A-Za-z, ]+)?")
+DRAW = re.compile(r"player (\d) draws a (?:Red|Black|Flip) card")
+HEIST = re.compile(r"player (\d) takes (\d) cards? from player (\d)(: [A-Za-z, ]+)?")
+SLOT = re.compile(r"slot (\d): ")
 
 
 class Clock:
@@ -40,8 +44,12 @@ def _new(c, **body):
     return v, v["game_id"], {"X-Seat-Token": v["seat_token"]}
 
 
+def _choices(v) -> list[dict]:
+    return v["table"]["choices"]
+
+
 def _answer(c, gid, h, v, rng):
-    ch = rng.choice(v["choices"])
+    ch = rng.choice(_choices(v))
     r = c.post(f"/api/black-market/games/{gid}/actions", headers=h,
                json={"action": ch["action"], "decision_number": v["decision_number"]})
     assert r.status_code == 200, r.text
@@ -49,17 +57,44 @@ def _answer(c, gid, h, v, rng):
 
 
 def _texts(v) -> list[str]:
-    return [t for m in v["recent"] for t in m["events"]]
+    return [m["text"] for m in v["recent"]]
+
+
+def check_choices_name_their_cards(t: dict) -> None:
+    """BM-4.1: a die acts on the map slot of its number; every choice that names a slot or a
+    die names that slot's card as the Map shows it, and refers to that slot (``refs``)."""
+    (zone,) = t["table"]
+    assert zone["name"] == "Map" and [c["slot"] for c in zone["cards"]] == [1, 2, 3, 4, 5, 6]  # BM-2.1
+    shown = {c["slot"]: c["text"] for c in zone["cards"]}
+    for ch in t["choices"]:
+        named = SLOT.search(ch["text"])
+        if re.match(r"(Flip|Rotate|Buy|Draw|Set the die|The die)", ch["text"]):
+            assert named, ch["text"]
+        if not named:
+            assert "refs" not in ch, ch
+            continue
+        k = int(named.group(1))
+        assert ch["refs"] == [{"zone": "Map", "slot": k}], ch
+        card = ch["text"][named.end():].split(" (")[0]  # "Red 2" of "slot 3: Red 2 (2 pt) ..."
+        assert shown[k].startswith(card) or (card == "an unseen card" and shown[k].startswith("unseen card")), \
+            (ch["text"], shown[k])
+        if "die showing" in ch["text"]:
+            assert f"die showing {k} " in ch["text"]
 
 
 def _play_out(c, gid, h, v, seed):
-    """Random choices to the end; every event text the seat was shown."""
+    """Random choices to the end; every story line the seat was shown."""
     rng = random.Random(seed)
     seen = _texts(v)
     while not v["over"]:
-        assert v["your_turn"] and len(v["choices"]) >= 2  # BM-12.3: one option is taken by the engine
-        assert [c_["number"] for c_ in v["choices"]] == list(range(1, len(v["choices"]) + 1))
-        assert v["prompt"]
+        t = v["table"]
+        assert v["your_turn"] and len(t["choices"]) >= 2  # BM-12.3: one option is taken by the engine
+        assert t["prompt"] and t["actor"] == v["seat"]
+        check_choices_name_their_cards(t)
+        you = [s for s in t["seats"] if s["you"]]
+        assert [s["seat"] for s in you] == [v["seat"]] and you[0]["deciding"]
+        assert not any("their turn" in f or "rolls the dice" in f for f in you[0]["flags"])  # your own seat
+        assert all(re.fullmatch(r"1 card|\d+ cards", s["counters"]["hand"]) for s in t["seats"])
         v = _answer(c, gid, h, v, rng)
         seen += _texts(v)
     return v, seen
@@ -69,20 +104,32 @@ def _play_out(c, gid, h, v, seed):
 def test_a_whole_game_over_http(players, mode, seat):
     c = _client()
     v, gid, h = _new(c, players=players, mode=mode, seat=seat, seed=3)
-    assert v["players"] == players and v["mode"] == mode and v["seat"] == seat and v["practice"] is True
-    assert len(v["map"]) == 6 and all(m["faces"] in "AB" for m in v["map"])  # BM-2.1: six slots
-    assert [s["side"] for s in v["seats"]] == ["AB"[q % 2] for q in range(players)]  # BM-1.2
-    assert all(s["level"] for s in v["seats"] if not s["is_you"])  # every bot has a difficulty label
+    t = v["table"]
+    assert v["players"] == players and v["rules"]["mode"] == mode and v["seat"] == seat and v["practice"] is True
+    assert all("faces side" in x["text"] for x in t["table"][0]["cards"])  # BM-2.1: six slots, each facing a side
+    assert [s["flags"][0] for s in t["seats"]] == [f"side {'AB'[q % 2]}" for q in range(players)]  # BM-1.2
+    mates = [s["seat"] for s in t["seats"] if "your teammate" in s["flags"]]
+    assert mates == ([q for q in range(players) if q != seat and q % 2 == seat % 2] if mode == "teams" else [])
+    assert all(v["levels"][q] for q in range(players) if q != seat)  # every bot has a difficulty label
+    assert v["controllers"][seat] == "you" and v["levels"][seat] == ""
     assert "seat_token" not in c.get(f"/api/black-market/games/{gid}", headers=h).json()
     assert c.get(f"/api/black-market/games/{gid}/record", headers=h).status_code == 409  # not before the end
     v, _ = _play_out(c, gid, h, v, 3)
-    res = v["result"]
-    assert res["winners"] and len(res["standings"]) == players and v["choices"] == []
-    if mode == "teams":  # BM-1.3: a side wins together
-        assert {q % 2 for q in res["winners"]} == {res["winners"][0] % 2}
-        assert max(res["sides"].values()) >= v["target"]
+    res, t = v["result"], v["table"]
+    assert res["winners"] and len(res["standings"]) == players and t["choices"] == []
+    rows = res["standings"]
+    assert [r["place"] for r in rows] == sorted(r["place"] for r in rows) and rows[0]["winner"]
+    assert {r["name"] for r in rows} == {"you"} | {f"player {q} ({v['controllers'][q]})" for q in range(players) if q != seat}
+    points = {r["seat"]: int(re.search(r"(\d+) points?: (won|lost)$", r["how"]).group(1)) for r in rows}
+    target = v["rules"]["target_points"]
+    if mode == "teams":  # BM-1.3: a side wins together, on its players' total
+        side = res["winners"][0] % 2
+        assert {q % 2 for q in res["winners"]} == {side} and set(res["winners"]) == set(range(side, players, 2))
+        assert all(r["how"].startswith(f"side {'AB'[r['seat'] % 2]}, ") for r in rows)
+        assert sum(p for q, p in points.items() if q % 2 == side) >= target
+        assert res["end"].startswith(f"Side {'AB'[side]} wins")
     else:  # BM-1.4: a player's own points
-        assert max(s["points"] for s in res["standings"]) >= v["target"]
+        assert max(points.values()) >= target and res["end"].startswith(f"Player {res['winners'][0]} wins")
     r = c.get(f"/api/black-market/games/{gid}/record", headers=h)
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
     head = json.loads(r.text.splitlines()[0])
@@ -99,16 +146,23 @@ def test_hidden_hands_and_heists_per_seat():
     for seed, you_in_heist in ((0, False), (13, True)):
         v, gid, h = _new(c, players=4, mode="ffa", seat=0, seed=seed,
                          opponents=["bm-builder", "bm-denier", "bm-rusher"])
-        assert set(v["hand"]) == {"red", "black", "flip"}  # your hand by kind; others by size only
-        assert all("hand" not in s for s in v["seats"]) and all("hand_count" in s for s in v["seats"])
+        t = v["table"]
+        assert {x["name"] for x in t["hand"]} <= {"Red", "Black", "Flip"}
+        assert sum(x["count"] for x in t["hand"]) == int(t["seats"][0]["counters"]["hand"].split()[0])
+        assert all(set(s["counters"]) == {"points", "hand", "owns"} for s in t["seats"])  # others by size only
+        deals = [line for line in _texts(v) if " is dealt " in line]  # BM-3.3: one line per seat, kinds to its own
+        assert [line.split(":")[0] for line in deals] == [f"player {q} is dealt 6 cards" for q in range(4)]
+        assert re.fullmatch(r"player 0 is dealt 6 cards: \d (Red|Black|Flip)(, \d (Red|Black|Flip))*", deals[0])
+        assert all(":" not in line for line in deals[1:])
         v, seen = _play_out(c, gid, h, v, seed)
-        draws = [int(m.group(1)) for t in seen for m in DRAW.finditer(t)]
+        draws = [int(m.group(1)) for line in seen for m in DRAW.finditer(line)]
         assert draws and set(draws) == {0}
-        heists = [m for t in seen for m in HEIST.finditer(t)]
+        heists = [m for line in seen for m in HEIST.finditer(line)]
         assert heists, f"seed {seed}: no Heist was played"
         for m in heists:
             thief, victim, named = int(m.group(1)), int(m.group(3)), m.group(4)
             assert (named is not None) == (0 in (thief, victim))
+            assert ("takes 1 card from" in m.group(0)) == (m.group(2) == "1")  # counts in words
         assert any(0 in (int(m.group(1)), int(m.group(3))) for m in heists) == you_in_heist
         c.delete(f"/api/black-market/games/{gid}", headers=h)
 
@@ -118,13 +172,13 @@ def test_bad_requests_change_nothing():
     v, gid, h = _new(c, players=4, seat=2, seed=5)
     url = f"/api/black-market/games/{gid}"
     before = c.get(url, headers=h).json()
-    legal = {ch["action"] for ch in v["choices"]}
+    legal = {ch["action"] for ch in _choices(v)}
     bad = next(a for a in range(69) if a not in legal)
     for body, code, needle in (
         ({"action": bad, "decision_number": v["decision_number"]}, 409, "not legal now"),  # BM-12.4
         ({"action": 99_999, "decision_number": v["decision_number"]}, 422, "action"),
         ({"action": 69, "decision_number": v["decision_number"]}, 422, "out of range (actions are 0 to 68)"),
-        ({"action": v["choices"][0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
+        ({"action": _choices(v)[0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
         ({"action": "x", "decision_number": 0}, 422, "action"),
         ({"action": True, "decision_number": 0}, 422, "boolean"),
         ({"action": 1, "decision_number": 0, "more": 1}, 422, "unknown field"),
@@ -161,8 +215,10 @@ def test_bad_requests_change_nothing():
     assert comp["BlackMarketRules"]["properties"]["mode"]["anyOf"][0]["enum"] == ["teams", "ffa"]
     assert "bm-denier" in schema["properties"]["opponents"]["items"]["enum"]
     assert [b["properties"]["seat"]["maximum"] for b in schema["oneOf"]] == [1, 3, 5]
-    assert "Black Market" in c.get("/black-market").text
-    assert 'href="/black-market"' in c.get("/").text  # the game is picked at set-up
+    page = c.get("/black-market").text  # the one page of every game, with the game's plugin
+    assert "/static/generic.js" in page
+    plugin = c.get("/plugins/black-market.js")
+    assert plugin.status_code == 200 and 'RipmarketTable.register("black-market"' in plugin.text
     bots = c.get("/api/black-market/bots").json()["bots"]
     assert {b["name"] for b in bots} >= {"random", "bm-rusher", "bm-denier", "bm-builder"}
     assert all(b["level"] and b["level"] != "Unrated" for b in bots)
@@ -200,7 +256,7 @@ def test_a_restart_keeps_live_and_finished_games(tmp_path):
     again = c2.get(f"/api/black-market/games/{gid}", headers=h)
     assert again.status_code == 200, again.text
     w = again.json()
-    for key in ("decision_number", "choices", "map", "hand", "seats", "dice", "sides", "prompt"):
+    for key in ("decision_number", "table", "recent", "controllers", "levels", "rules", "your_turn"):
         assert w[key] == v[key], key
     assert c2.get(f"/api/black-market/games/{gid}", headers={"X-Seat-Token": "x"}).status_code == 403
     w, _ = _play_out(c2, gid, h, w, 12)
@@ -216,18 +272,21 @@ def test_a_restart_keeps_live_and_finished_games(tmp_path):
 def test_session_replays_its_steps_and_refuses_bad_ones():
     """The session the server stores: ``steps`` rebuild a game exactly (no bot asked again);
     a step that is not legal is refused naming it; an illegal action changes nothing (BM-12.4)."""
-    from ripmarket_env.app.play_bm import BlackMarketSession, NotYourTurnError, SetupError
+    from ripmarket_env.app.session import NotYourTurnError, SetupError, TableSession
     from ripmarket_env.core.engine import IllegalActionError
 
-    s = BlackMarketSession(6, 3, "teams", ["bm-denier", "random"], seed=21)
+    def session(**kw):
+        return TableSession("black-market", 6, 3, ["bm-denier", "random"], seed=21, rules={"mode": "teams"}, **kw)
+
+    s = session()
     assert s.controllers == ["bm-denier", "random", "bm-denier", "you", "random", "bm-denier"]
     rng = random.Random(21)
     for _ in range(3):
-        s.act(rng.choice(s.choices()).action)
-    again = BlackMarketSession(6, 3, "teams", ["bm-denier", "random"], seed=21, steps=s.steps)
+        s.act(rng.choice(s.choices())["action"])
+    again = session(steps=s.steps)
     assert again.view() == s.view() and again.steps == s.steps
     with pytest.raises(SetupError, match=r"steps\[1\]=999 is not a legal action"):
-        BlackMarketSession(6, 3, "teams", ["bm-denier"], seed=21, steps=[s.steps[0], 999])
+        session(steps=[s.steps[0], 999])
     before = s.view()
     illegal = next(a for a in range(69) if a not in s.legal_actions())
     with pytest.raises(IllegalActionError):
@@ -236,3 +295,28 @@ def test_session_replays_its_steps_and_refuses_bad_ones():
     s.seat = (s.seat + 1) % 6  # another seat decides now
     with pytest.raises(NotYourTurnError):
         s.act(s.legal_actions()[0])
+
+
+def test_the_terminal_game_ends_with_the_standings():
+    """``ripmarket play --game black-market`` (the same TableSession): every choice naming a
+    slot names its card, and the end screen gives each seat's place, side and points,
+    not a bare reward."""
+    import io
+
+    from rich.console import Console
+
+    from ripmarket_env.app.play import play_terminal
+
+    buf = io.StringIO()
+    con = Console(file=buf, width=100, color_system=None)
+    answers = iter(["1"] * 2000)
+    s = play_terminal("black-market", 4, 0, ["bm-rusher"], seed=9, rules={"mode": "teams"},
+                      input_fn=lambda prompt: next(answers), console=con)
+    assert s.over
+    text = buf.getvalue()
+    assert re.search(r"\d\) (Flip|Rotate|Buy) slot \d: ", text) and "GAME OVER" in text
+    end = text[text.index("GAME OVER"):]
+    assert "Standings" in end and "reward" not in end
+    for row in s.result()["standings"]:
+        assert re.search(rf"{re.escape(row['place_text'])}.*{re.escape(row['name'])}.*side {'AB'[row['seat'] % 2]}, \d+ point", end)
+    assert not re.search(r"\b1 cards", text) and "card(s)" not in text

@@ -15,7 +15,7 @@ from ripmarket_env.games import registry
 
 GAMES = sorted(registry())
 KEYS = {"game", "title", "players", "viewer", "turn", "turn_word", "over", "actor", "phase", "prompt", "seats",
-        "table", "info", "hand", "choices", "standings", "end"}
+        "table", "info", "hand", "choices", "standings", "end", "extra"}
 
 
 def _positions(spec, seed, stops=(0, 3, 9, 25, 60, 140)):
@@ -72,6 +72,9 @@ def test_description_is_plain_data_with_every_key(game):
                 if not d["over"] and v == actor:  # the decider's choices are its legal actions, in words
                     assert [c["action"] for c in d["choices"]] == eng.legal_actions(0)
                     assert all(c["text"] for c in d["choices"]) and d["prompt"]
+                    slots = {(z["name"], c["slot"]) for z in d["table"] for c in z["cards"]}
+                    for c in d["choices"]:  # a choice's refs point at cards of the table
+                        assert all((ref["zone"], ref["slot"]) in slots for ref in c.get("refs", []))
                 else:
                     assert d["choices"] == []
             if d["over"]:

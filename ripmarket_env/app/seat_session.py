@@ -8,8 +8,8 @@ decision begin. ``SeatSession`` then gives the game's state as the session reads
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
 Used by the session of every game (``session.TableSession``: the terminal game) and the web
-page's sessions (``play_bm``, ``play_rune`` and ``web_session.GameSession``, which keeps its
-own ``act``, ``run_bots`` and ``phase``).
+page's sessions of the games that still have their own (``play_rune`` and
+``web_session.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``).
 """
 
 from __future__ import annotations

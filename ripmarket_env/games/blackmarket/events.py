@@ -50,6 +50,11 @@ def seat_name(q: int) -> str:
     return f"player {q}"
 
 
+def count(n: int, word: str = "card") -> str:
+    """``"1 card"``, ``"2 cards"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 @dataclass(frozen=True)
 class Event(TurnEvent):
     """One thing that happened. ``seat`` is -1 for events of the whole table.
@@ -123,7 +128,7 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, tuple[in
             return t, t, (), False
         return f"{who} {verb} a card", f"{who} {verb} a {KIND_NAMES[a]} card", (seat,), False
     elif kind == "reshuffle":
-        t = f"the Hand discard ({a} cards) is shuffled into a new Hand deck"
+        t = f"the Hand discard ({count(a)}) is shuffled into a new Hand deck"
     elif kind == "effect":
         t = f"{who} uses {_card(db, a)}"
     elif kind == "reroll":
@@ -138,14 +143,15 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, tuple[in
         while x:
             kinds.append(KIND_NAMES[x % 4 - 1])
             x //= 4
-        pub = f"{who} takes {len(kinds)} card(s) from {seat_name(a)}"
+        pub = f"{who} takes {count(len(kinds))} from {seat_name(a)}"
         priv = pub + (": " + ", ".join(kinds) if kinds else "")
         return pub, priv, (seat, a), False
     elif kind == "slot_empty":
         t = f"slot {a} stays empty (the Point deck is empty)"
     elif kind == "game_over":
         ws = [q for q in range(6) if b >> q & 1]
-        t = f"game over ({END_REASONS.get(a, a)}): winner(s) {', '.join(seat_name(q) for q in ws) or 'none'}"
+        t = f"game over ({END_REASONS.get(a, a)}): " + (("winner " if len(ws) == 1 else "winners ")
+                                                         + ", ".join(seat_name(q) for q in ws) if ws else "no winner")
     elif kind == "forced":
         t = f"{who} has one choice"
     else:
