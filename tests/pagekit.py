@@ -113,6 +113,8 @@ def open_game(page, base: str, game: str, players: int | None = None, seat: int 
         selects = page.locator("#opponents select")
         for k in range(selects.count()):
             selects.nth(k).select_option(opponents[k % len(opponents)])
+    if rules and not page.evaluate("document.getElementById('variants').open"):
+        page.locator("#variants summary").click()  # the variants are folded away until asked for
     for name, value in (rules or {}).items():
         control = page.locator(f"#setup [data-rule='{name}']")
         assert control.count() == 1, f"{game}: the set-up screen offers no rule variant {name!r}"

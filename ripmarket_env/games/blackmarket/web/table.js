@@ -28,8 +28,6 @@
       /* Three kinds of Hand Card make a short hand: it stays in view above the choices. */
       #dock > #end { order: -2; }
       #dock > #hand-panel { order: -1; }
-      /* The count of a kind in hand stays inside its card (the shared .count is a corner badge). */
-      #hand .gcard .count { position: static; border: 0; background: none; padding: 0; font-size: inherit; color: inherit; }
     `,
     card(el, card, view, where) {
       if (where !== "table") return;
