@@ -218,3 +218,67 @@ def test_default_bots_and_heuristics_take_the_one_option(game):
     for name in dict.fromkeys([default_bot(game), *game_agents(game).heuristics]):
         bot = make(name, game=game)
         assert int(bot.act_batch(obs, mask)[0]) == only, name
+
+
+# ------------------------------------------------------------------------------ nothing else changes
+#: digests of seeded random games played by the engines before the rule (commit 3b33e0d):
+#: every event row but the forced markers, and the rewards
+BEFORE_THE_RULE = {
+    "ripmarket/2/0": "9e378ca04ef146b9",
+    "ripmarket/2/1": "90ccbfa4761fcd4e",
+    "ripmarket/2/2": "eac480e9709aa050",
+    "ripmarket/2/3": "2ed33a93db427bf2",
+    "ripmarket/6/0": "954af7f981ebe9e5",
+    "ripmarket/6/1": "dfa5d82c73446bef",
+    "ripmarket/6/2": "b50d9b5431e0d36e",
+    "ripmarket/6/3": "6db98484c04578f0",
+    "black-market/2/0": "bad626472ab14032",
+    "black-market/2/1": "2262f6fd4a108dee",
+    "black-market/2/2": "68e9aac157060675",
+    "black-market/2/3": "63fd08d07978bf1b",
+    "black-market/4/0": "90da669c5d102523",
+    "black-market/4/1": "ca7456713fb86f54",
+    "black-market/4/2": "311ef3668fcc08a1",
+    "black-market/4/3": "804b2b0115e268bf",
+    "rune-market/2/0": "3088c1316d92cd95",
+    "rune-market/2/1": "7f38ff51c2ff5dcd",
+    "rune-market/2/2": "0aeb7dfc479e2784",
+    "rune-market/2/3": "2d31dbf72c1b1c7e",
+    "rune-market/4/0": "aab683c34c0ff1bb",
+    "rune-market/4/1": "80ae4ecc33f2b30d",
+    "rune-market/4/2": "2bddaad5a1fcea27",
+    "rune-market/4/3": "a13d2079e142f525"
+}
+
+
+def _digest(game, n, seed):
+    import hashlib
+
+    spec = get(game)
+    eng = spec.make_engine(spec.make_rules(n), 1)
+    eng.reset([seed])
+    rng = np.random.default_rng(seed)  # integers(1) draws nothing: an asked one-option decision costs no draw
+    h = hashlib.sha256()
+
+    def absorb():
+        r = eng.state[0]
+        for row in r["ev"][: int(r["ev_n"])].tolist():
+            if row[0] != 1:  # every game's EV_FORCED marker
+                h.update(repr(row).encode())
+
+    absorb()
+    while not eng.terminated[0]:
+        legal = eng.legal_actions(0)
+        eng.step([int(legal[rng.integers(len(legal))])])
+        absorb()
+    h.update(eng.rewards()[0].tobytes())
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_THE_RULE))
+def test_the_same_seed_and_choices_give_the_same_game(case):
+    """R-12.4, BM-12.2, RM-8.3: asking a decision instead of taking it changes no draw, no
+    event (but its marker) and no reward: seeded random games give the events and rewards
+    of the engines before the rule."""
+    game, n, seed = case.split("/")
+    assert _digest(game, int(n), int(seed)) == BEFORE_THE_RULE[case]
