@@ -793,8 +793,8 @@ def check_forced_moves_hidden(spec: GameSpec, n: int, games: int = 3, every: int
     (the same one), and ``v`` must read the same events with the same "only choice"
     markers, see the same next actor (``agent_selection``) and phase (``step_views_differ``).
     A decision that only a seat's hidden cards make single is therefore asked of it, never
-    taken by the engine in one world and asked in the other. Returns counts: steps
-    compared, how many ended at a revealed card, how many had no common action."""
+    taken by the engine in one world and asked in the other. Returns counts: the steps
+    compared and the redeals whose acting seat had no action legal in both worlds."""
     hook = getattr(spec, "scramble_hidden", None)
     assert hook is not None, f"{spec.id}: {HIDDEN_HOOK_HELP}"
     rng = np.random.default_rng(seed)
