@@ -121,3 +121,15 @@ def test_a_game_longer_than_max_decisions_is_caught():
     spec = _Broken(get("ripmarket"), max_decisions=lambda rules: 3)
     with pytest.raises(AssertionError, match="max_decisions"):
         C.check_aec_random_play(spec, 2, games=1)
+
+
+def test_a_forced_decision_taken_by_the_engine_is_caught():
+    """The Rune Market's variant defend="auto" (the rulings' engine-resolved forced no-block,
+    RM-5.9) skips the defender whose hand holds no card high enough: the acting seat tells
+    the table, and the forced-decision check sees it (the default rules ask, RM-8.1)."""
+    from ripmarket_env.games.runemarket import RulesConfig
+
+    real = get("rune-market")
+    auto = _Broken(real, make_rules=lambda n: RulesConfig(num_players=n, defend="auto"))
+    with pytest.raises(AssertionError, match="can tell whether a decision was forced"):
+        C.check_forced_moves_hidden(auto, 2, games=3)

@@ -455,21 +455,20 @@ def test_recorder_rounds_come_from_the_event_log():
 
 
 # ------------------------------------------------------------------ forced decisions stay private
-# whether a decision had only one legal option is a fact about the deciding
-# seat's hidden state (a hand of one design: "player_3 plays Glass Crown (only choice)" tells
-# the table the rest of the hand). Each case below builds the same decision twice, once
-# forced (one legal option) and once chosen (the same option picked among several), and
-# checks that every other viewer reads the event identically, while the seat itself (and the
-# god view) is told which one it was.
+# the engine takes a decision only when its one legal option follows from
+# public facts (a hand of two or more cards all of one design is asked, tests/
+# test_forced_decisions.py); the "only choice" marker is the seat's own all the same. Each
+# case below builds the same decision twice, once forced (one legal option: a play or a
+# replacement from a hand of one card) and once chosen (the same option picked among
+# several), and checks that every other viewer reads the event identically, while the seat
+# itself (and the god view) is told which one it was.
 _REST = {"deck_top": ["Last Stand", "Closer", "Last Stand", "Last Stand", "Even Keel"]}
 _FORCED_PAIRS = {
     # kind: (seat, forced table, chosen table); a table is (one_round kwargs)
-    "play": (1, dict(plays={0: "Proud Heir", 1: {"card": "Glass Crown", "market": 0}, 2: "Proud Heir",
-                            3: "Proud Heir"}, market=["Glass Crown", "Relief", "Relief"],
-                     hands={1: ["Glass Crown"]}, **_REST),
-             dict(plays={0: "Proud Heir", 1: {"card": "Glass Crown", "market": 0}, 2: "Proud Heir",
-                         3: "Proud Heir"}, market=["Glass Crown", "Relief", "Relief"],
-                  hands={1: ["Spite"]}, **_REST)),
+    "play": (1, dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
+                     hands={1: []}, **_REST),
+             dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
+                  hands={1: ["Grave Digger"]}, **_REST)),
     "acquire_deck": (1, dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
                              hands={1: []}, **_REST),
                      dict(plays={0: "Proud Heir", 1: "Closer", 2: "Proud Heir", 3: "Proud Heir"},
@@ -495,7 +494,7 @@ _FORCED_PAIRS = {
                                 3: "Proud Heir"}, market=["Relief", "Relief", "Mimic"], **_REST)),
     "replace": (1, dict(plays={0: "Proud Heir", 1: {"card": "Double Back", "market": 0, "replace": "Closer"},
                                2: "Proud Heir", 3: "Proud Heir"}, market=["Closer", "Relief", "Relief"],
-                        hands={1: ["Double Back", "Closer"]}, **_REST),
+                        hands={1: ["Double Back"]}, **_REST),
                 dict(plays={0: "Proud Heir", 1: {"card": "Double Back", "market": 0, "replace": "Closer"},
                             2: "Proud Heir", 3: "Proud Heir"}, market=["Closer", "Relief", "Relief"],
                      hands={1: ["Double Back", "Grave Digger"]}, **_REST)),

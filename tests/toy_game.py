@@ -158,7 +158,7 @@ SPEC = simple_spec(
     max_decisions=lambda rules: DECK,
     event_text=_event_text, event_kinds={EV_PLAY: "play", EV_DRAW: "draw", EV_OVER: "game_over"},
     seat_fields=("score", "hand_n"), hidden=("hand", "deck"), hidden_counts=("hand",),
-    web=str(Path(__file__).with_name("toy_web") / "table.js"),
+    web=str(Path(__file__).with_name("toy_web") / "table.js"), legal=_legal,
 )
 Engine: type[CoreEngine] = SPEC.engine_class
 

@@ -89,14 +89,26 @@ def _u01(state, i):
 
 
 @njit(cache=True, nogil=True)
+def take_singles(r, T, c):
+    """A rollout takes the decisions the engine asks with one legal option (BM-12.3)
+    without a draw or a step of its budget: it plays out a world the searching seat
+    imagined, where nothing is revealed to anyone, and its draws stay those of the
+    rollouts before the rule."""
+    while not r.done and r.n_legal == 1:
+        K.step_game(r, T, c, _pick(r, 0))
+
+
+@njit(cache=True, nogil=True)
 def _rollout_one(r, T, c, a0, seat, seeds, i, eps, max_steps):
     K.step_game(r, T, c, a0)
+    take_singles(r, T, c)
     n = 0
     while not r.done and n < max_steps:
         u0 = _u01(seeds, i)
         u1 = -1.0 if u0 < eps else u0
         a = policy(r, T, c, u1, _u01(seeds, i))
         K.step_game(r, T, c, a)
+        take_singles(r, T, c)
         n += 1
     return r.final_rewards[seat]
 

@@ -283,15 +283,29 @@ def value_action(r, T, c, seeds, g, eps):
 
 
 @njit(**JIT)
+def take_singles(r, T, c):
+    """A rollout takes the decisions the engine asks with one legal option (R-12.1) without
+    a draw or a step of its budget: it plays out a world the searching seat imagined, where
+    nothing is revealed to anyone, and its draws stay those of the rollouts before the rule."""
+    while not r.done and r.n_legal == 1:
+        for a in range(r.mask.shape[0]):
+            if r.mask[a]:
+                K.step_game(r, T, c, a)
+                break
+
+
+@njit(**JIT)
 def rollout_one(r, T, c, a, seeds, g, seat, max_steps, policy, eps):
     if a >= 0:
         K.step_game(r, T, c, a)
+    take_singles(r, T, c)
     n = 0
     while not r.done and n < max_steps:
         if policy == POLICY_VALUE:
             K.step_game(r, T, c, value_action(r, T, c, seeds, g, eps))
         else:
             K.step_game(r, T, c, K.random_legal(r, seeds, g))
+        take_singles(r, T, c)
         n += 1
     if r.done:
         return r.final_rewards[seat]

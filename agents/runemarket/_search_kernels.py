@@ -87,13 +87,25 @@ def policy(r, c, u1, u2):
 
 
 @njit(cache=True, nogil=True)
+def take_singles(r, T, c):
+    """A rollout takes the decisions the engine asks with one legal option (RM-8.1; the
+    defence aside, asked before the rule too) without a draw or a step of its budget: it
+    plays out a world the searching seat imagined, where nothing is revealed to anyone,
+    and its draws stay those of the rollouts before the rule."""
+    while not r.done and r.n_legal == 1 and r.phase != PH_DEFEND:
+        K.step_game(r, T, c, nth_legal(r.mask, 0))
+
+
+@njit(cache=True, nogil=True)
 def _rollout_one(r, T, c, a0, seat, seeds, i, eps, max_steps):
     K.step_game(r, T, c, a0)
+    take_singles(r, T, c)
     n = 0
     while not r.done and n < max_steps:
         u0 = _u01(seeds, i)
         u1 = -1.0 if u0 < eps else u0
         K.step_game(r, T, c, policy(r, c, u1, _u01(seeds, i)))
+        take_singles(r, T, c)
         n += 1
     return r.final_rewards[seat]
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ripmarket_env.core.config import RulesBase
 from ripmarket_env.core.engine import Engine as CoreEngine
+from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.core.events import TurnEvent
 from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.core.spec import GameSpec, Layout, Piece
@@ -102,7 +103,7 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
                 default_players: int, seat_fields: Sequence[str] = (), hidden: Sequence[str] = (),
                 hidden_counts: Sequence[str] = (), pile: tuple[str, str] = ("deck", "deck_n"),
                 check: Callable | None = None, extras: dict | None = None, doc: str = "",
-                web: str | None = None) -> GameSpec:
+                web: str | None = None, legal: Callable | None = None) -> GameSpec:
     """The ``GameSpec`` of a small game (see the module docstring).
 
     ``global_pieces``/``seat_pieces``: ``(name, size, doc)`` of the observation, in the
@@ -114,7 +115,9 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
     hidden-information check. ``check(engine, g, prev) -> list[str]``: the game's own
     invariants, after the core's. ``event_text(code, seat, a, b, viewer)``: an event's
     words for ``viewer`` (a seat, ``None`` for the public, ``"god"``). ``web``: the path of
-    the game's page plugin (``GameSpec.web``), if it has one."""
+    the game's page plugin (``GameSpec.web``), if it has one. ``legal(r)``: the kernel that
+    writes a row's ``mask`` and ``n_legal`` for its ``actor``, run on a redealt row (a
+    game without it must have masks that the redeal cannot change)."""
     ids = tuple(range(num_actions))
     phases = tuple(phase_names)
 
@@ -212,6 +215,8 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
             r[name] = hands
             r[deck][:n] = rest
         r["rng"] = np.uint64(rng.integers(0, 2**63))
+        if legal is not None:
+            legal(kernel_view(twin.state)[0])
         return twin
 
     doc = doc or (__import__(module, fromlist=["__doc__"]).__doc__ or "")

@@ -124,8 +124,13 @@ class GameSpec:
     extras: dict = field(default_factory=dict)
     scramble_hidden: Callable | None = None
     """``scramble_hidden(engine, g, viewer, rng) -> Engine``: a one-game copy of game g in
-    which everything seat ``viewer`` may not see is redrawn; the conformance suite checks
-    that the seat's observation, mask and render do not change (required by the suite)."""
+    which everything seat ``viewer`` may not see is redrawn, consistently with what the
+    seat has seen the others do (The Rune Market: a purchase under way can still be paid),
+    its legal actions recomputed for the redrawn cards (the acting seat may be another);
+    the conformance suite checks
+    that the seat's observation, mask and render do not change, and that playing on in
+    both games tells the seat nothing more (no forced decision shows, ``core.events``)
+    (required by the suite)."""
     table: Callable | None = None
     """``table(spec, engine, g, viewer, history) -> dict``: the game's table as seat
     ``viewer`` may see it, as plain JSON-able data (seats and their public counters, the

@@ -7,7 +7,8 @@ around one. ``ripmarket_env.make(game_id)`` and ``ripmarket_env.env()`` build th
 
 Conventions, the same for every game: one agent per seat (``player_i``), every agent
 stays in ``agents`` until the game ends, ``agent_selection`` is the engine's current
-player, decisions with one legal option are taken by the engine, observations are
+player, decisions whose one legal option follows from public facts are taken by the
+engine (one that only a hand makes single is asked, ``core.events``), observations are
 ``{"observation": float32, "action_mask": int8}`` for ANY agent at any time (the mask all
 zeros for agents not deciding), rewards are paid once on the step that ends the game,
 ``reset(seed=s)`` replays the engine's game ``s``.

@@ -87,8 +87,8 @@ from ripmarket_env.core.engine import Engine, IllegalActionError, kernel_view as
 from ripmarket_env.core.spec import GameSpec
 
 MAX_SEED = 2**63 - 1
-# A game in which the learner never faces a real choice (R-12.1: every one of its
-# decisions forced) ends inside reset; reset then deals the next game, at most this often.
+# A game in which the learner never faces a decision (every one of its decisions taken
+# by the engine, ``core.events``) ends inside reset; reset then deals the next game, at most this often.
 _MAX_REDEALS = 100
 
 

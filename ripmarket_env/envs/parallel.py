@@ -18,7 +18,7 @@ Conventions (the same for every game):
 * **Agents** ``player_0 .. player_{n-1}``, all in ``agents`` until the game ends; then
   ``agents`` is empty (every seat terminated on the last step; ``truncations`` always False).
 * **Actions** ``Discrete(num_actions + 1)``. The deciding seat's action is applied (the
-  engine takes decisions with one legal option itself); every other seat's action is
+  engine takes the decisions whose one option is public itself); every other seat's action is
   ignored, whatever it is, so an idle seat can never change the game. A missing or
   illegal action of the deciding seat raises ``IllegalActionError`` (a ``ValueError``)
   and changes nothing (``illegal_action="terminate"``: the game ends, the offender gets

@@ -20,8 +20,9 @@ How the game maps onto RLlib's multi-agent API:
   it ends, Ghosts included (a dead player keeps deciding: pass, a Shadow card, a victim).
 * **Turns.** ``reset`` and every ``step`` return an observation for exactly one agent,
   the one that decides next (a turn of several decisions is several steps of the same
-  agent); ``step`` takes that agent's action. Decisions with one legal option are taken
-  by the engine (R-12.1) and never reach an agent.
+  agent); ``step`` takes that agent's action. Decisions whose one legal option follows
+  from public facts are taken by the engine and never reach an agent; one that only the
+  agent's hand makes single reaches it with one action in the mask (``core.events``).
 * **Observations** are ``{"observations": float32 (obs_size,), "action_mask": int8
   (num_actions,)}``: the keys RLlib's action-masking RLModule reads.
 * **Rewards** are paid once, when the game ends (R-11): that step returns every seat's

@@ -345,7 +345,7 @@ class LearnerBatch:
 
     def _deal_until_learner(self, games: np.ndarray) -> None:
         """Deal ``games`` and let the opponents act up to the learner's first decision
-        (redealing a game that ends before the learner has a real choice, R-12.1)."""
+        (redealing a game that ends before the learner has a decision, ``core.events``)."""
         for _ in range(self._kb.max_redeals):
             self._deal(games)
             self._play_opponents(games, None)

@@ -41,6 +41,7 @@ __all__ = [
     "check_batch_equivalence",
     "check_clone_independence",
     "check_env_checkers",
+    "check_forced_moves_hidden",
     "check_global_rng_noise",
     "check_gym_random_play",
     "check_hidden_information",
@@ -54,6 +55,7 @@ __all__ = [
     "check_phases_reached",
     "check_vector_env",
     "play_digest",
+    "step_views_differ",
     "player_counts",
     "valid_player_counts",
 ]
@@ -745,6 +747,89 @@ def check_hidden_information(spec: GameSpec, n: int, games: int = 6, every: int 
     return stats["phases"]
 
 
+def _seen(events, v: int) -> list[tuple]:
+    """The events of a step as seat ``v`` reads them: (kind, seat, forced marker, text)."""
+    out = []
+    for ev in events:
+        forced = ev.forced_for(v) if hasattr(ev, "forced_for") else bool(getattr(ev, "forced", False))
+        out.append((ev.kind, ev.seat, forced, ev.text_for(v)))
+    return out
+
+
+def step_views_differ(spec: GameSpec, world, twin, v: int, action: int) -> str | None:
+    """Play ``action`` in two one-game engines that seat ``v`` cannot tell apart (``twin``
+    a ``scramble_hidden`` of ``world`` for ``v``) and compare what ``v`` learns: the events
+    it reads (kind, seat, "only choice" marker, text), the next actor (the AEC env's
+    ``agent_selection``), the phase and v's observation. A card the redeal put elsewhere
+    may reach ``v`` (its own draw, a refill, a theft): the first event of the same kind and
+    seat whose text differs ends the comparison as "revealed". Returns what
+    differed, or None. Both engines are stepped. (The observation before every step is
+    ``check_hidden_information``'s; what it shows of the decision, whose it is and which,
+    is the actor and the phase compared here.)"""
+    world.step([action])
+    twin.step([action])
+    a, b = _seen(world.events(0), v), _seen(twin.events(0), v)
+    for i in range(max(len(a), len(b))):
+        if i >= len(a) or i >= len(b):
+            return f"event {i}: {a[i] if i < len(a) else None!r} against {b[i] if i < len(b) else None!r}"
+        x, y = a[i], b[i]
+        if x == y:
+            continue
+        if x[:3] == y[:3]:
+            return None  # the same event naming another card: a card revealed to v
+        return f"event {i}: {x!r} against {y!r}"
+    for what, f in (("actor", lambda e: int(e.current_player()[0])), ("phase", lambda e: _phase(e, 0)),
+                    ("terminated", lambda e: bool(e.terminated[0]))):
+        if f(world) != f(twin):
+            return f"the {what} after the step: {f(world)!r} against {f(twin)!r}"
+    return None
+
+
+def check_forced_moves_hidden(spec: GameSpec, n: int, games: int = 3, every: int = 1, seed: int = 70) -> dict:
+    """Nothing reveals that a decision was forced (the cross-game rule of
+    ``core.events``): at every ``every``-th step of random play and for every seat ``v``,
+    the game's hidden cards are redealt for ``v`` (``spec.scramble_hidden``, the game's RNG
+    kept so both worlds draw alike), the acting seat plays one action legal in both worlds
+    (the same one), and ``v`` must read the same events with the same "only choice"
+    markers, see the same next actor (``agent_selection``) and phase (``step_views_differ``).
+    A decision that only a seat's hidden cards make single is therefore asked of it, never
+    taken by the engine in one world and asked in the other. Returns counts: the steps
+    compared and the redeals whose acting seat had no action legal in both worlds."""
+    hook = getattr(spec, "scramble_hidden", None)
+    assert hook is not None, f"{spec.id}: {HIDDEN_HOOK_HELP}"
+    rng = np.random.default_rng(seed)
+    stats = {"compared": 0, "no_common_action": 0}
+
+    def on_step(eng, t):
+        if t % every:
+            return
+        for g in np.flatnonzero(~eng.terminated):
+            actor = int(eng.current_player()[g])
+            for v in range(n):
+                twin = hook(eng, int(g), v, rng)
+                if "rng" in twin.state.dtype.names:
+                    twin.state["rng"][0] = eng.state["rng"][g]
+                common = np.flatnonzero(eng.legal_mask()[g] & twin.legal_mask()[0])
+                if v == actor:
+                    assert common.size == int(eng.legal_mask()[g].sum()), \
+                        f"{_where(spec, n)}: seat {v}'s legal actions changed with hidden information"
+                if not common.size:
+                    stats["no_common_action"] += 1
+                    continue
+                a = int(common[rng.integers(common.size)])
+                diff = step_views_differ(spec, eng.clone([int(g)]), twin, v, a)
+                stats["compared"] += 1
+                if diff:
+                    raise AssertionError(
+                        f"{_where(spec, n)}: seat {v} can tell whether a decision was forced by hidden cards: "
+                        f"game {g} (seed {eng.seeds[g]}, step {t}), seat {actor} plays {a}, and in a world with "
+                        f"other hidden cards {diff}")
+
+    _engine_playout(spec, n, [seed + i for i in range(games)], seed, on_step)
+    assert stats["compared"], f"{_where(spec, n)}: no step was compared"
+    return stats
+
+
 # ---------------------------------------------------------------------------------------
 # NUMBA_DISABLE_JIT=1
 # ---------------------------------------------------------------------------------------
@@ -822,4 +907,5 @@ CHECKS_PER_COUNT = {
     "gym_random_play": check_gym_random_play,
     "vector_env": check_vector_env,
     "hidden_information": check_hidden_information,
+    "forced_moves_hidden": check_forced_moves_hidden,
 }

@@ -7,7 +7,8 @@ only (everyone else reads the count); an unseen map card (variant ``refill="face
 is named for nobody but the god view until it is turned face-up.
 
 === ============ ========= ============================ =================================
- 1  forced       seat      action                       the next event was the only choice
+ 1  forced       seat      action                       the decision's event (the next one but a
+                                                        reshuffle) was the only choice (BM-12.3)
  2  first_player seat      -                            -
  3  (unused)
  4  turn         seat      turn number (1-based)        -
@@ -172,6 +173,9 @@ def decode_rows(rows, first_turn: int, db) -> list[Event]:
         if kind == "turn":
             turn = a
         pub, priv, private_to, secret = _texts(kind, seat, a, b, db)
+        if kind == "reshuffle":  # a draw's consequence, logged before it: the marker waits for the draw
+            out.append(Event(kind, seat, a, b, turn, False, private_to, pub, priv, secret))
+            continue
         out.append(Event(kind, seat, a, b, turn, forced, private_to, pub, priv, secret))
         forced = False
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.blackmarket.events import decode
 from ripmarket_env.games.blackmarket.state import N_SLOTS, NUM_ACTIONS
@@ -177,7 +178,8 @@ def _check_step(engine, g, prev) -> list[str]:
 def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     """A one-game copy of game g in which everything seat ``viewer`` may not see is redrawn
     (BM-7.1): the other hands' cards and the Hand deck (sizes kept), the Point deck's order
-    together with any unseen map card, and the game's RNG state. The conformance suite
+    together with any unseen map card, and the game's RNG state; the legal actions are
+    those of the redealt hands. The conformance suite
     checks that the viewer's observation, mask and render do not change."""
     twin = engine.clone([g])
     r = twin.state[0]
@@ -192,4 +194,7 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
         r["map_card"][s] = cards.pop()
     r["pdeck"][: len(cards)] = cards
     r["rng"] = np.uint64(rng.integers(1 << 63))
+    from ripmarket_env.games.blackmarket.kernels import compute_mask
+
+    compute_mask(kernel_view(twin.state)[0], kernel_view(twin.tables)[0], twin.cfg)  # the redealt hands' actions
     return twin

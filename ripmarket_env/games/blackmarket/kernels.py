@@ -636,9 +636,26 @@ def apply_action(r, T, c, a):
 
 
 @njit(**JIT)
+def hidden_forced(r):
+    """BM-12.3: a decision whose one legal option only the deciding seat's hand makes
+    single: an action with cards in hand while an unused die points at a map card (some
+    hand of that size could flip, rotate or buy there, so "draw" being the only option
+    tells the hand). The seat is asked all the same. Every other one-option decision (an
+    empty hand, dice pointing at empty slots, the die, the number, the Heist victim)
+    follows from public facts and the engine takes it."""
+    if r.phase != PH_ACT or r.hand_n[r.actor] == 0:
+        return False
+    for i in range(r.n_dice):
+        if r.dice_used[i] == 0 and r.map_card[r.dice[i] - 1] >= 0:
+            return True
+    return False
+
+
+@njit(**JIT)
 def advance(r, T, c):
     """After an action: pass the turn when every die is spent (BM-4.1), stop at the cap
-    (BM-8.3), compute the mask; a decision with one legal option is taken here (BM-12.3)."""
+    (BM-8.3), compute the mask; a decision with one legal option is taken here unless only
+    the seat's hand made it single (``hidden_forced``, BM-12.3)."""
     while not r.done:
         if r.phase == PH_ACT and not has_unused_die(r):
             r.turn += 1
@@ -648,7 +665,7 @@ def advance(r, T, c):
             r.turn_player = (r.turn_player + 1) % c[C_P]
             begin_turn(r, T, c)
         compute_mask(r, T, c)
-        if r.n_legal != 1:
+        if r.n_legal != 1 or hidden_forced(r):
             return
         a = 0
         while not r.mask[a]:

@@ -107,8 +107,10 @@ def sections(engine) -> dict:
             "[CARDS.md](CARDS.md).",
             "The environment is a turn-based multi-agent game with hidden information: one seat "
             "decides at a time, sees only its own hand and the public table, and chooses from a "
-            "flat discrete action space filtered by a legal-action mask. Decisions with a single "
-            "legal option are taken by the engine (R-12.1), so every agent step is a real choice. "
+            "flat discrete action space filtered by a legal-action mask. Decisions whose single legal "
+            "option follows from public facts are taken by the engine (R-12.1); a play from a hand "
+            "of one design is asked all the same (its one action alone in the mask), so that "
+            "nobody learns the hand from whose turn it is. "
             "The engine (`ripmarket_env.engine.Engine`) runs a batch of independent games at once; "
             "every array is batch-first.",
         ],

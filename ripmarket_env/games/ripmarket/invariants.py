@@ -42,6 +42,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.core.hidden import redeal_hidden
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.actions import ActionTable
@@ -459,7 +460,7 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     """A one-game copy of game ``g`` in which everything ``viewer`` may not see is redealt
     (R-12.3): other seats' hands and Shadow hands (same sizes), other seats' face-down
     cards, the order of both decks and the game's RNG. Every card stays somewhere exactly
-    once (R-2.3). The spec's ``scramble_hidden`` hook: the conformance suite checks that
+    once (R-2.3); the legal actions are those of the redealt hands. The spec's ``scramble_hidden`` hook: the conformance suite checks that
     ``viewer``'s observation does not change."""
     twin = engine.clone([g])
     s = twin.state
@@ -483,6 +484,9 @@ def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
     s["rng"][0] = int(rng.integers(0, 2**32))
     if len(conservation_errors(s, engine.cards, engine.rules)):
         raise AssertionError("scramble_hidden broke card conservation (R-2.3)")
+    from ripmarket_env.games.ripmarket.kernels import fill_mask
+
+    fill_mask(kernel_view(s)[0], kernel_view(twin.tables)[0], twin.cfg)  # the legal actions of the redealt hands
     return twin
 
 

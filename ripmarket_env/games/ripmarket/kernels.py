@@ -1200,8 +1200,20 @@ def resolve_round(r, T, c):
 # Driving the engine
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
+def hidden_forced(r):
+    """R-12.1: a decision whose one legal option only the deciding seat's hidden cards make
+    single: playing (or replacing with) a card from a hand of two or more cards, all of one
+    design. The seat is asked all the same; every other decision with one option follows
+    from public facts (deck and Market contents, hand and Shadow-hand sizes, HP, who has
+    acted) and the engine takes it."""
+    ph = r.phase
+    return (ph == PH_PLAY or ph == PH_REPLACE) and r.hand_n[r.actor] >= 2
+
+
+@njit(**JIT)
 def advance(r, T, c):
-    """Run the game until a decision with two or more legal options, or its end (R-12.1)."""
+    """Run the game until a decision with two or more legal options, a decision that only
+    the seat's hidden cards made single (``hidden_forced``), or the game's end (R-12.1)."""
     while True:
         ph = r.phase
         if ph == PH_OVER:
@@ -1216,7 +1228,7 @@ def advance(r, T, c):
             continue
         settle(r)
         n, last = fill_mask(r, T, c)
-        if n >= 2:
+        if n >= 2 or (n == 1 and hidden_forced(r)):
             return
         if n == 1:
             ev_push(r, EV_FORCED, r.actor, last, 0)

@@ -7,7 +7,10 @@ The kernels append rows ``(kind, seat, a, b)`` (codes ``EV_*`` in ``kernels.py``
 * a hand card taken by a theft is named only for the thief and the victim;
 * a "no block" reads the same for everyone but the defender, whether the defender chose
   it or had no card high enough (only the defender's own text says which);
-* the engine's single-option marker ("only choice") is never written for a defence.
+* the engine's single-option marker ("only choice") is written only for a decision whose
+  one option follows from public facts (RM-8.1: a decision that the seat's hand alone made
+  single is asked, and never marked), never for a defence; it goes on the decision's own
+  event (a forced "done" marks "end_turn", not the draws logged before it).
 
 ``Event.text_for(viewer)``: ``viewer`` a seat, ``None`` (a spectator) or ``"god"``.
 """
@@ -163,9 +166,17 @@ def decode(engine, g: int = 0) -> list[Event]:
             forced = True
             continue
         pub, priv, known = _texts(kind, seat, a, b, engine.cards)
+        if kind in _LEAD_IN:  # logged before the decision's own event: the marker waits for it
+            out.append(Event(kind, seat, a, b, turn, False, pub, priv, known))
+            continue
         out.append(Event(kind, seat, a, b, turn, forced, pub, priv, known))
         forced = False
     return out
+
+
+#: events a decision logs before its own: a "done" ends the turn with the draw back to the
+#: hand size (and a reshuffle) before "end_turn", which carries its "only choice" marker
+_LEAD_IN = frozenset({"reshuffle", "draw"})
 
 
 ACTION_KINDS = frozenset({"discard_shelter", "buy_with_runes", "place_boat", "place_bandit", "play_shelter",

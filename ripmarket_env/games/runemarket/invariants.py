@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.core.hidden import redeal_hidden
-from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_REMOVAL
-from ripmarket_env.games.runemarket.state import N_DESIGNS, PH_OVER
+from ripmarket_env.games.runemarket.config import C_EXACT, C_MAX_TURNS, C_MKT, C_NUMBER_COST, C_REMOVAL
+from ripmarket_env.games.runemarket.state import I_RUNE_BLUE, I_RUNE_RED, N_DESIGNS, PH_OVER, PH_PAYMENT
 
 
 def check_game(engine, g: int = 0, prev=None) -> list[str]:
@@ -95,20 +96,44 @@ def check_game(engine, g: int = 0, prev=None) -> list[str]:
     return out
 
 
-def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator):
+def _finishes(r, cfg) -> bool:
+    """The acting seat's redealt hand agrees with what the table saw it commit to: it has a
+    legal action, and a purchase under way (RM-4.4, RM-4.5) can still be paid."""
+    if int(r["n_legal"]) == 0:
+        return False
+    if int(r["phase"]) != PH_PAYMENT:
+        return True
+    p = int(r["turn_player"])
+    total = int(r["pay_sum"]) + sum(int(r["hand"][p, d]) * (d + 1) for d in range(10))
+    if int(r["intent"]) in (I_RUNE_RED, I_RUNE_BLUE):
+        return bool(cfg[C_EXACT]) or total >= 5  # exact: a legal card keeps a total reachable
+    return total >= int(cfg[C_NUMBER_COST])
+
+
+def scramble_hidden(engine, g: int, viewer: int, rng: np.random.Generator, tries: int = 50):
     """A one-game copy of game ``g`` in which everything ``viewer`` may not see is redealt
     (RM-8.4): the other seats' hands (same sizes), the order of the draw pile and the
-    game's RNG. Every card stays somewhere exactly once. The spec's ``scramble_hidden``
-    hook: the conformance suite checks that ``viewer``'s observation, mask and render do
-    not change."""
+    game's RNG. Every card stays somewhere exactly once; the legal actions are those of the
+    redealt hands, and the acting seat's hand still fits what it did in view of the table
+    (a purchase under way can be paid; after ``tries`` redeals that do not, the hands are
+    left as they were). The spec's ``scramble_hidden`` hook: the conformance suite checks
+    that ``viewer``'s observation, mask and render do not change."""
+    from ripmarket_env.games.runemarket.kernels import fill_mask
+
+    for _ in range(tries):
+        twin = engine.clone([g])
+        s = twin.state
+        P = engine.num_players
+        others = [q for q in range(P) if q != viewer]
+        deck_n = int(s["deck_n"][0])
+        rest = redeal_hidden(rng, s["deck"][0, :deck_n], s["hand"][0], s["hand_n"][0], others)
+        if len(rest) != deck_n:  # pragma: no cover - hand sizes and the pile add up by construction
+            raise AssertionError("scramble_hidden lost a card")
+        s["deck"][0, :deck_n] = rest
+        s["rng"][0] = int(rng.integers(0, 2**63))
+        fill_mask(kernel_view(s)[0], twin.cfg)  # the legal actions of the redealt hands
+        if _finishes(s[0], twin.cfg):
+            return twin
     twin = engine.clone([g])
-    s = twin.state
-    P = engine.num_players
-    others = [q for q in range(P) if q != viewer]
-    deck_n = int(s["deck_n"][0])
-    rest = redeal_hidden(rng, s["deck"][0, :deck_n], s["hand"][0], s["hand_n"][0], others)
-    if len(rest) != deck_n:  # pragma: no cover - hand sizes and the pile add up by construction
-        raise AssertionError("scramble_hidden lost a card")
-    s["deck"][0, :deck_n] = rest
-    s["rng"][0] = int(rng.integers(0, 2**63))
+    twin.state["rng"][0] = int(rng.integers(0, 2**63))
     return twin

@@ -759,10 +759,29 @@ def apply_action(r, T, c, a):
 
 # ---------------------------------------------------------------------------------- driving
 @njit(**JIT)
+def hidden_forced(r, c):
+    """RM-8.1: a decision whose one legal option only the deciding seat's hand makes single:
+    the stage-3 choice with cards in hand, which Number card to attack or pay a Bandit with,
+    and the next card of a purchase, unless the hand holds one card (then its size alone
+    leaves one option); the defence unless ``defend="auto"`` (RM-5.9). The seat is asked
+    all the same. Every other one-option decision (stages 1 and 2, an empty hand, the
+    opponent, the theft, the Shelter) follows from public facts and the engine takes it."""
+    ph = r.phase
+    n = r.hand_n[r.actor]
+    if ph == PH_DEFEND:
+        return c[C_ASK_DEFEND] != 0
+    if ph == PH_HAND:
+        return n >= 1
+    if ph == PH_CHOOSE_CARD or ph == PH_PAYMENT:
+        return n >= 2
+    return False
+
+
+@njit(**JIT)
 def advance(r, T, c):
-    """Run the game to a decision with two or more options (RM-8.1), or its end. Stages
-    with nothing but ``done`` are skipped silently; the defender is always asked unless
-    the variant ``defend="auto"`` (RM-5.9)."""
+    """Run the game to a decision with two or more options, a decision that only the
+    seat's hand made single (``hidden_forced``, RM-8.1), or its end. Stages with nothing
+    but ``done`` are skipped silently."""
     while True:
         ph = r.phase
         if ph == PH_OVER:
@@ -773,13 +792,10 @@ def advance(r, T, c):
             turn_start(r, c)
             continue
         n, last = fill_mask(r, c)
-        if n >= 2:
+        if n >= 2 or (n == 1 and hidden_forced(r, c)):
             return
         if n == 1:
-            if ph == PH_DEFEND:
-                if c[C_ASK_DEFEND]:
-                    return
-            elif not ((ph == PH_START or ph == PH_RUNE_BUY) and last == A_DONE):
+            if ph != PH_DEFEND and not ((ph == PH_START or ph == PH_RUNE_BUY) and last == A_DONE):
                 ev_push(r, EV_FORCED, r.actor, last, 0)
             apply_action(r, T, c, last)
         else:  # pragma: no cover - every decision offers an option
