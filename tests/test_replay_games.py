@@ -61,11 +61,11 @@ def _web_sessions():
     """The web page's sessions of every game (what the server saves), each played out."""
     from ripmarket_env.app.play import GameSession
     from ripmarket_env.app.play_bm import BlackMarketSession
-    from ripmarket_env.app.play_rune import RuneMarketSession
+    from ripmarket_env.app.session import TableSession
 
     yield GameSession(3, 1, ["greedy", "random"], seed=4), lambda s: [c.action for c in s.choices()]
     yield BlackMarketSession(2, 0, "teams", ["bm-rusher"], seed=4), lambda s: [c.action for c in s.choices()]
-    yield RuneMarketSession(3, 2, ["rm-banker"], seed=4), lambda s: [c.action for c in s.choices()]
+    yield TableSession("rune-market", 3, 2, ["rm-banker"], seed=4), lambda s: [c["action"] for c in s.choices()]
 
 
 def test_replay_shows_the_web_pages_records_and_the_terminals(tmp_path):

@@ -15,7 +15,7 @@ from ripmarket_env.games import registry
 
 GAMES = sorted(registry())
 KEYS = {"game", "title", "players", "viewer", "turn", "turn_word", "over", "actor", "phase", "prompt", "seats",
-        "table", "info", "hand", "choices", "standings", "end"}
+        "table", "info", "hand", "choices", "standings", "end", "extra"}
 
 
 def _positions(spec, seed, stops=(0, 3, 9, 25, 60, 140)):
