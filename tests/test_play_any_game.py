@@ -6,6 +6,7 @@ story (each event's own words), its heuristics as opponents (``agents.default_li
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from rich.console import Console
@@ -61,3 +62,25 @@ def test_a_toy_game_in_the_terminal_and_its_replay(toy, tmp_path):
     assert r.exit_code == 2 and "Pairs has no rules field 'mode'" in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--cards", str(tmp_path / "toy.jsonl")])
     assert r.exit_code == 2 and "plays its packaged cards" in r.output
+
+
+def test_a_decision_with_one_legal_action_is_not_asked_in_any_game(toy):
+    """Issue 39, for a game with no hooks (TOY-2: a seat whose hand holds one value, e.g.
+    its last card, has one legal play): the session takes the person's only option and
+    tells it in a story line in the game's words; ``ask_forced=True`` asks it as before,
+    and the game, its record and the bots' decisions are the same either way."""
+    runs = {}
+    for ask in (False, True):
+        s = TableSession(TOY, seed=3, ask_forced=ask)
+        asked = []
+        while not s.over:
+            asked.append(len(s.choices()))
+            s.act(s.choices()[0]["action"])
+        runs[ask] = (s, asked)
+    (s, asked), (t, asked_too) = runs[False], runs[True]
+    assert 1 not in asked and 1 in asked_too
+    assert s.recorder.dumps() == t.recorder.dumps()
+    forced = [m for m in s.moves if m["kind"] == "forced"]
+    assert forced and all(re.fullmatch(r"Your only option, taken for you: play a [1-8]", m["text"]) for m in forced)
+    assert all(m["seat"] == s.seat and m["who"] == "you" for m in forced)
+    assert [m for m in s.moves if m["kind"] != "forced"] == t.moves

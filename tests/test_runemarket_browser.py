@@ -1,138 +1,106 @@
-"""The Rune Market's web page in a real browser (Debian's Chromium, Playwright): pick the
-game on the set-up page and play a whole 4-player game against the bots, at a phone's
-(390x844) and a desktop's (1440x900) viewport (there against rm-search and two styles). At every decision nothing scrolls
-sideways and your hand and every choice are inside the viewport; the table is drawn
-(every seat's Shelters, scores and hand sizes, the Market); a block decision comes at
-once under the red banner with the first choice focused; keys 1-9 answer; a card's text
-shows on hover and tap; the game ends on a standings table. The bots' moves are played
-back one at a time (at a fast speed here) in a banner with a result line in words, the
-choices held back meanwhile: some decision is preceded by at least two different result
-lines. Fails (not skipped) without Chromium, like tests/test_browser.py."""
+"""The Rune Market on the one web page (static/generic.html + its plugin
+games/runemarket/web/table.js) in a real browser: Debian's Chromium driven by Playwright plays a
+whole 4-player game against the bots to its end screen at 390x844 (touch) and 1440x900 (mouse
+and keys), with ``pagekit.check_layout`` at every decision (nothing scrolls sideways; your seat,
+your hand and your choices are in view). The table shows the Market and its card texts on the
+cards, your hand with each card's use on the card (never "Number 1: Number 1: ..."); a block
+decision (RM-5.7) comes under its red prompt with at least two choices, since one whose only
+option is to let the attack through is taken for you and told in the story (RM-5.9); a reload
+resumes the same game at the same decision; the rematch starts another. Without Chromium this
+test fails and says so."""
 
 from __future__ import annotations
 
-import random
+import re
 
 import pytest
 
-from tests.test_browser import ARGS, CHROMIUM, require_chromium, server_url  # noqa: F401  (the server fixture)
+from tests.pagekit import SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
-# Every hand card and choice button, and the block banner, lie inside the viewport; the
-# page is no wider than the viewport.
-IN_VIEW = """() => {
-  const W = window.innerWidth, H = window.innerHeight, out = [];
-  if (document.scrollingElement.scrollWidth > W) out.push('page scrolls sideways: ' + document.scrollingElement.scrollWidth);
-  for (const sel of ['#hand .card', '#choices button', '#prompt.block']) {
-    for (const e of document.querySelectorAll(sel)) {
-      const r = e.getBoundingClientRect();
-      if (r.left < 0 || r.top < 0 || r.right > W + 0.5 || r.bottom > H + 0.5)
-        out.push(sel + ' outside the viewport: ' + [r.left, r.top, r.right, r.bottom].map(Math.round));
-    }
-  }
-  return out;
-}"""
+GAME = "rune-market"
+#: A practice game in which the cycling picks (decision n takes choice n mod count) meet block
+#: decisions, two of them with one option only (found with TableSession, the page's session).
+SEED = 0
 
 
-# Every bot move the banner showed, with whether choices were on offer meanwhile; a fast
-# playback speed (the header's select reads localStorage "rune.speed").
-WATCH_BANNER = """
-localStorage.setItem('rune.speed', '40');
-window.__banners = [];
-document.addEventListener('DOMContentLoaded', () => {
-  new MutationObserver(() => {
-    const b = document.getElementById('banner');
-    if (b && !b.hidden && b.textContent)
-      window.__banners.push([b.querySelector('.banner-result').textContent,
-                             document.querySelectorAll('#choices button').length]);
-  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['hidden']});
-});
-"""
+def _rune_checks(page, where: str, seen: dict) -> None:
+    """At a decision: pagekit's layout checks, the Rune Market's own table, and the block
+    decision asked only with a choice to make."""
+    check_layout(page, where)
+    body = page.locator("#game").inner_text()
+    assert not re.search(r"\b(Number \d+): \1", body), f"{where}: a card's name is doubled"
+    assert not re.search(r"\b1 Runes\b", body), f"{where}: '1 Runes'"
+    assert "decides:" not in body and "choose_card" not in body, f"{where}: the engine's phase names"
+    assert page.locator("#seats .gseat").count() == 4 and page.locator("#seats .gseat.you").count() == 1
+    assert not any("your turn" in t for t in page.locator("#seats .gseat:not(.you)").all_inner_texts())
+    market = page.locator("#zones .zone").filter(has=page.locator("h2", has_text="Market"))
+    assert "Red Runes: 1 Rune Point" in market.inner_text() or "Red Rune: 1 Rune Point" in market.inner_text()
+    for text in page.locator("#hand .gcard").all_inner_texts():  # every hand card carries its text
+        assert re.search(r"(Number \d+: pay \d+, attack with it|Theft: Steal|Shelter: Holds)", text), text
+    prompt = page.locator("#prompt").inner_text()
+    choices = page.locator("#choices button").count()
+    if prompt.startswith("BLOCK?"):
+        seen["blocks"] += 1
+        assert choices >= 2, f"{where}: a block decision with one option was asked"
+        assert "rm-block" in (page.locator("#prompt").get_attribute("class") or "")
+        assert page.locator("#choices button").last.inner_text().endswith("Let the attack through (do not block)")
+    seen["moves"] += page.locator("#moves li").all_inner_texts()
 
 
-def _play(page, server_url, rng, opponents):  # noqa: F811
-    page.add_init_script(WATCH_BANNER)
-    page.goto(server_url + "/")
-    page.click("#pick-rune")  # the game is chosen on the set-up page
-    page.wait_for_selector("#setup button#start")
-    assert page.evaluate(IN_VIEW) == []
-    page.select_option("#players", "4")
-    page.select_option("#seat", "0")
-    page.select_option("#opponents", opponents)
-    page.click("#start")
-    blocks = decisions = 0
-    tapped = False
-    most = 0  # the most different result lines played back before one decision
-    while True:
-        page.wait_for_function("['deciding', 'blocking', 'over'].includes(document.body.dataset.status)"
-                               " && !document.querySelector('#choices button:disabled')", timeout=60_000)
-        status = page.evaluate("document.body.dataset.status")
-        shown = page.evaluate("window.__banners.splice(0)")
-        assert all(n == 0 for _, n in shown), "choices were offered while bot moves played back"
-        assert page.locator("#banner").is_hidden()
-        most = max(most, len({t for t, _ in shown}))
-        assert page.evaluate(IN_VIEW) == []
-        assert page.locator("#seats .seat").count() == 4 and page.locator("#seats .seat.you").count() == 1
-        assert "Market" in page.locator("#market").inner_text()
-        bots = page.locator("#seats .seat:not(.you) .level")
-        assert bots.count() == 3 and all(bots.nth(i).inner_text().split(":")[0] in ("Beginner", "Easy", "Hard",
-                                                                                  "Hardest") for i in range(3))
-        if status == "over":
-            break
-        buttons = page.locator("#choices button")
-        n = buttons.count()
-        assert n > 0
-        assert [buttons.nth(i).locator("kbd").inner_text() for i in range(min(n, 9))] == [str(i + 1) for i in
-                                                                                        range(min(n, 9))]
-        if status == "blocking":
-            blocks += 1
-            prompt = page.locator("#prompt")
-            assert prompt.get_attribute("class") == "block" and prompt.is_visible()
-            assert prompt.inner_text().startswith("BLOCK?")
-            assert " attacks you with a Number " in page.locator("#recent li").last.inner_text()
-            assert page.evaluate("document.activeElement === document.querySelector('#choices button')")
-            assert buttons.last.inner_text().endswith("let the attack through (do not block)")
-        else:
-            assert page.locator("#prompt").get_attribute("class") == ""
-        cards = page.locator("#hand .card")
-        if not tapped and cards.count():  # a card's text: on hover (title) and on tap
-            assert ": " in cards.first.get_attribute("title")
-            cards.first.click()
-            assert page.locator("#cardinfo").inner_text() == cards.first.get_attribute("title")
-            tapped = True
-        before = page.evaluate("document.querySelector('#game').innerText")
-        k = rng.randrange(n)
-        if k < 9 and decisions % 2:
-            page.keyboard.press(str(k + 1))  # keys 1-9 answer too
-        else:
-            buttons.nth(k).click()
-        page.wait_for_function("(b) => document.querySelector('#game').innerText !== b", arg=before, timeout=60_000)
-        decisions += 1
-        assert decisions < 2000
-    rows = page.locator("#result table tr")
-    assert page.locator("#result h2").inner_text().startswith("Game over:")
-    assert rows.count() == 5 and page.locator("#result tr.you").count() == 1  # a header and the four seats
-    assert page.locator("#result td").first.inner_text().startswith("1")
-    assert tapped
-    return blocks, most
-
-
-@pytest.mark.parametrize("size,opponents", [((390, 844), "rm-banker,rm-raider,rm-bandit"),
-                                            ((1440, 900), "rm-search,rm-banker,rm-raider")], ids=["phone", "desktop"])
-def test_play_a_whole_rune_market_game_in_view_with_block_decisions(server_url, size, opponents):  # noqa: F811
-    require_chromium()
+@pytest.mark.parametrize("size", list(SIZES))
+def test_play_a_whole_rune_market_game_on_the_one_page(page_server, size):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
+    phone = size == "phone"
+    seen = {"blocks": 0, "moves": []}
+
+    def check(page, where):
+        _rune_checks(page, where, seen)
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
-        problems: list[str] = []
-        page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-        page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
-                if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)  # the R.I.P. page has no icon
-        blocks, most = _play(page, server_url, random.Random(3), opponents)
-        assert blocks > 0, "no bot attacked the person in this game"
-        assert most >= 2, "the bots' moves were not played back one at a time"
-        assert not problems, problems
-        browser.close()
+        browser, page = browser_page(p, size)
+        try:
+            assert open_game(page, page_server, GAME, players=4, seat=0, seed=SEED) == "your_turn"
+            assert page.locator("#title").inner_text() == "The Rune Market"
+            bots = page.locator("#seats .gseat:not(.you) .gname").all_inner_texts()
+            assert all(re.search(r"rm-(banker|raider|bandit), (Easy|Beginner|Hard)", b) for b in bots), bots
+
+            # Two decisions, then a reload: the same game at the same decision.
+            play(page, size, stop_after=2, check=check)
+            first = stored(page, GAME)
+            decision = page.evaluate("document.body.dataset.decision")
+            page.reload()
+            assert settled(page) == "your_turn"
+            assert page.evaluate("document.body.dataset.gameId") == first["id"] and stored(page, GAME) == first
+            assert page.evaluate("document.body.dataset.decision") == decision
+
+            # On to the end screen (the picks go on where they left off).
+            n = play(page, size, pick=lambda page, n, count: (n + 2) % count, check=check)
+            assert n > 20 and settled(page) == "over"
+            assert seen["blocks"] > 0, "no bot attacked the person"
+            told = [m for m in seen["moves"] if "(your only option)" in m]
+            assert any(m.startswith("You let the attack through") for m in told), told  # RM-5.9, taken for you
+            assert not any(re.match(r"(P\d \(rm-\w+\)|you): ", m) for m in seen["moves"])  # who is not said twice
+            assert page.locator("#end").is_visible() and page.locator("#standings tr").count() == 4
+            assert page.locator("#endline").inner_text().startswith(("You won", "You lost"))
+            rows = page.locator("#standings tr").all_inner_texts()
+            assert all(re.search(r"\d+ Runes?: (won|lost)", r) for r in rows), rows
+            assert page.locator("#choices button").count() == 0
+            width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+            assert width <= inner, f"{size}, end screen: the page scrolls sideways"
+
+            # The rematch starts another game.
+            second = stored(page, GAME)
+            rematch = page.locator("#rematch")
+            rematch.scroll_into_view_if_needed()
+            rematch.tap() if phone else rematch.click()
+            page.wait_for_function(f"document.body.dataset.gameId !== '{second['id']}'")
+            assert settled(page) == "your_turn" and page.locator("#end").is_hidden()
+            assert stored(page, GAME)["id"] != second["id"]
+            check(page, f"{size}, the rematch")
+            assert not page.problems, page.problems
+        finally:
+            page.evaluate("sessionStorage.clear()")
+            browser.close()

@@ -1,10 +1,13 @@
-"""The Rune Market on the web server (``/api/rune-market/games``, the routes every game has, loopback test client): a game
-played to the end over HTTP with the block decision handed over at once, and bad
-requests answered with one-line errors that leave the game as it was."""
+"""The Rune Market on the web server (``/api/rune-market/games``, the routes every game has,
+loopback test client), played through the one session of every game (``TableSession``, its
+view the game's table description): a game played to the end over HTTP with the block
+decision handed over at once, the table as a seat may see it, choices that refer to the
+table's cards, and bad requests answered with one-line errors that leave the game as it was."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 from fastapi.testclient import TestClient
@@ -16,7 +19,14 @@ def _client():
     return TestClient(create_app(max_games=4), base_url="http://127.0.0.1")
 
 
+def _choices(v):
+    return v["table"]["choices"] if v["your_turn"] else []
+
+
 def test_a_game_over_http_with_block_decisions():
+    """RM-5.7, RM-8.4: the block decision is handed over at once, with at least two
+    choices (RM-5.9: one with one option only is taken for you and told in ``recent``);
+    your own hand only, its size the one the table shows."""
     c = _client()
     r = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": 0})
     assert r.status_code == 201, r.text
@@ -24,18 +34,21 @@ def test_a_game_over_http_with_block_decisions():
     gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
     assert "seat_token" not in c.get(f"/api/rune-market/games/{gid}", headers=h).json()
     rng = np.random.default_rng(0)
-    blocks = 0
+    blocks = forced = 0
     while not v["over"]:
-        assert v["your_turn"] and v["choices"]
-        if v["blocking"]:  # RM-5.7: asked during a bot's turn, before anything else happens
+        t = v["table"]
+        assert v["your_turn"] and len(t["choices"]) >= 2
+        forced += sum(m["text"] == "You let the attack through (your only option)" for m in v["recent"])
+        if t["phase"] == "defend":  # RM-5.7: asked during a bot's turn, before anything else happens
             blocks += 1
-            assert v["prompt"].startswith("BLOCK?") and " attacks P0" in v["recent"][-1]
-            assert v["choices"][-1]["text"] == "let the attack through (do not block)"
-        assert "    hand:" in v["table"] and v["table"].count("    hand:") == 1  # your hand only
-        c_ = v["choices"][rng.integers(len(v["choices"]))]
+            assert t["prompt"].startswith("BLOCK?") and " attacks you" in v["recent"][-1]["text"]
+            assert t["choices"][-1]["text"] == "Let the attack through (do not block)"
+        you = next(s for s in t["seats"] if s["you"])
+        assert you["seat"] == 0 and sum(x["count"] for x in t["hand"]) == you["counters"]["hand"]  # your hand only
+        c_ = t["choices"][rng.integers(len(t["choices"]))]
         v = c.post(f"/api/rune-market/games/{gid}/actions", headers=h,
                    json={"action": c_["action"], "decision_number": v["decision_number"]}).json()
-    assert blocks > 0 and v["result"]["winners"]
+    assert blocks > 0 and forced > 0 and v["result"]["winners"]
     r = c.post(f"/api/rune-market/games/{gid}/actions", headers=h, json={"action": 0, "decision_number": 0})
     assert r.status_code == 409 and "over" in r.json()["detail"]
 
@@ -45,11 +58,11 @@ def test_bad_requests_change_nothing():
     v = c.post("/api/rune-market/games", json={"players": 3, "seat": 1, "seed": 5}).json()
     gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
     before = c.get(f"/api/rune-market/games/{gid}", headers=h).json()
-    legal = {ch["action"] for ch in v["choices"]}
+    legal = {ch["action"] for ch in _choices(v)}
     bad = next(a for a in range(50) if a not in legal)
     for body, code, needle in (
         ({"action": bad, "decision_number": v["decision_number"]}, 409, "not legal now"),
-        ({"action": v["choices"][0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
+        ({"action": _choices(v)[0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
         ({"action": "x", "decision_number": 0}, 422, ""),
     ):
         r = c.post(f"/api/rune-market/games/{gid}/actions", headers=h, json=body)
@@ -62,7 +75,11 @@ def test_bad_requests_change_nothing():
     assert r.status_code == 422 and "unknown bot 'greedy'" in r.json()["detail"]
     r = c.post("/api/rune-market/games", json={"players": 3, "seat": 4})
     assert r.status_code == 422 and "seat" in r.json()["detail"]
-    assert c.get("/rune-market").status_code == 200 and "The Rune Market" in c.get("/rune-market").text
+    page = c.get("/rune-market")
+    assert page.status_code == 200 and "/static/generic.js" in page.text  # the one page of every game
+    plugin = c.get("/plugins/rune-market.js")
+    assert plugin.status_code == 200 and 'RipmarketTable.register("rune-market"' in plugin.text
+    assert c.get("/static/rune.js").status_code == 404 and c.get("/static/rune-market.html").status_code == 404
     assert 'href="/rune-market"' in c.get("/").text  # the game is picked at set-up
     assert c.get(f"/api/rune-market/games/{gid}", headers=h).json() == before
 
@@ -70,7 +87,7 @@ def test_bad_requests_change_nothing():
 def _play(c, gid, h, v, n, rng):
     """Answer ``n`` decisions with random legal choices; the last view."""
     for _ in range(n):
-        ch = v["choices"][rng.integers(len(v["choices"]))]
+        ch = _choices(v)[rng.integers(len(_choices(v)))]
         v = c.post(f"/api/rune-market/games/{gid}/actions", headers=h,
                    json={"action": ch["action"], "decision_number": v["decision_number"]}).json()
     return v
@@ -90,7 +107,7 @@ def test_a_restarted_server_resumes_the_game_with_the_same_token_and_state(tmp_p
     assert after == before  # same decision number, table, choices, prompt and recent events
     assert c2.get(f"/api/rune-market/games/{gid}", headers={"X-Seat-Token": "nope"}).status_code == 403
     stale = c2.post(f"/api/rune-market/games/{gid}/actions", headers=h,
-                    json={"action": after["choices"][0]["action"], "decision_number": after["decision_number"] - 1})
+                    json={"action": _choices(after)[0]["action"], "decision_number": after["decision_number"] - 1})
     assert stale.status_code == 409
     rng = np.random.default_rng(2)
     v = after
@@ -139,37 +156,63 @@ def test_a_corrupt_stored_game_gets_a_clear_error_and_the_server_goes_on(tmp_pat
     assert c2.post("/api/rune-market/games", json={"players": 2, "seat": 0, "seed": 9}).status_code == 201
 
 
-def test_the_board_data_shows_the_table_and_only_your_hand():
-    """RM-8.4: the structured table names every public fact; the other hands only by size."""
+def test_the_table_shows_every_public_fact_and_only_your_hand():
+    """RM-8.4: the table description names every public fact (every seat's Runes, hand
+    size and Shelters, the Market with its card texts); the other hands only by size; your
+    hand with each card's text on it; the standings by Runes at the end."""
     c = _client()
     v = c.post("/api/rune-market/games", json={"players": 4, "seat": 2, "seed": 11}).json()
     gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
     v = _play(c, gid, h, v, 12, np.random.default_rng(4))
-    b = v["board"]
-    assert [s["seat"] for s in b["seats"]] == [0, 1, 2, 3] and [s["you"] for s in b["seats"]] == [0, 0, 1, 0]
-    assert all(set(s) >= {"score", "hand_size", "shelters", "loose", "level"} for s in b["seats"])
-    assert all("hand" not in s for s in b["seats"])  # no seat carries its cards
-    assert len(b["hand"]) == b["seats"][2]["hand_size"] and all(c_["text"] for c_ in b["hand"])
-    table = v["table"]
-    for s in b["seats"]:
-        line = next(ln for ln in table.splitlines() if ln[1:].startswith(f"P{s['seat']}:"))
-        assert line[1:].startswith(f"P{s['seat']}: {s['score']} Runes") and f"hand {s['hand_size']} " in line
-        for sh in s["shelters"]:
-            if sh["present"]:
-                assert f"{sh['colour'].capitalize()} Shelter [{sh['runes']} inside]" in line
-    runes_on_tables = sum(s["score"] for s in b["seats"])
-    assert b["market"]["red"] + b["market"]["blue"] + runes_on_tables == 20  # every Rune is somewhere once
-    assert b["seats"][1]["level"].startswith("Easy") and b["seats"][2]["level"] == ""
-    mine = v["table"].split("    hand: ")[1].splitlines()[0]
-    assert sorted(mine.replace(" x", "*").split(", ")) == sorted(
-        f"{n}*{k}" if k > 1 else n for n, k in
-        {c_["name"]: sum(x["name"] == c_["name"] for x in b["hand"]) for c_ in b["hand"]}.items()) or not b["hand"]
+    t = v["table"]
+    assert [s["seat"] for s in t["seats"]] == [0, 1, 2, 3] and [s["you"] for s in t["seats"]] == [0, 0, 1, 0]
+    assert all(set(s["counters"]) == {"Runes", "hand", "loose"} for s in t["seats"])
+    assert sum(x["count"] for x in t["hand"]) == t["seats"][2]["counters"]["hand"]
+    assert all(x["text"] and not x["text"].startswith(x["name"]) for x in t["hand"])  # no "Number 1: Number 1"
+    zones = {z["name"]: z["cards"] for z in t["table"]}
+    assert [c_["slot"] for c_ in zones["Market"]] == [1, 2, 3, 4]
+    market = [int(c_["text"].split(" ", 1)[0]) for c_ in zones["Market"]]
+    runes_on_tables = sum(s["counters"]["Runes"] for s in t["seats"])
+    assert market[0] + market[1] + runes_on_tables == 20  # every Rune is somewhere once
+    assert "Red Runes: 1 Rune Point." in zones["Market"][0]["text"] or "Red Rune: 1 Rune Point." in zones["Market"][0]["text"]
+    for card in zones["Shelters"]:  # "P1 Red Shelter: 2 Runes inside; ..."
+        assert re.match(r"P[0-3] (Red|Blue) Shelter: \d+ Runes? inside", card["text"]), card
+    assert v["levels"][1].startswith("Easy") and v["levels"][2] == ""
     while not v["over"]:
         v = _play(c, gid, h, v, 1, np.random.default_rng(5))
     st = v["result"]["standings"]
     assert [e["place"] for e in st] == sorted(e["place"] for e in st) and st[0]["place"] == 1
     assert {e["seat"] for e in st if e["winner"]} == set(v["result"]["winners"])
-    assert [e["score"] for e in st] == sorted((e["score"] for e in st), reverse=True)
+    runes = [int(e["how"].split(" ", 1)[0]) for e in st]
+    assert runes == sorted(runes, reverse=True) and all(re.match(r"\d+ Runes?: (won|lost)", e["how"]) for e in st)
+    assert not any(e["how"].startswith("1 Runes") for e in st)
+
+
+def test_choices_that_name_table_cards_refer_to_them():
+    """RM-3.4, RM-4, RM-6: a choice naming a Market card (a Rune, a Boat Shelter, a Bandit)
+    or a Shelter on the table carries ``refs`` to that card of the table description, which
+    the page shows in view; every ref names a card that is there."""
+    c = _client()
+    seen = set()
+    for seed in (1, 2):
+        v = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": seed}).json()
+        gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
+        rng = np.random.default_rng(seed)
+        while not v["over"]:
+            zones = {z["name"]: {c_["slot"]: c_["text"] for c_ in z["cards"]} for z in v["table"]["table"]}
+            for ch in _choices(v):
+                for ref in ch.get("refs", []):
+                    card = zones[ref["zone"]][ref["slot"]]
+                    seen.add(ref["zone"])
+                    if ch["text"].startswith("Buy a Red Rune"):
+                        assert "Red Rune" in card
+                    if " Shelter of P" in ch["text"]:  # "The Red Shelter of P2 (...)"
+                        colour, seat = re.search(r"The (Red|Blue) Shelter of (P\d)", ch["text"]).groups()
+                        assert card.startswith(f"{seat} {colour} Shelter")
+                if ch["text"].startswith(("Buy a Red Rune", "Buy a Blue Rune", "Buy a Bandit", "Buy a Boat")):
+                    assert ch.get("refs"), ch
+            v = _play(c, gid, h, v, 1, rng)
+    assert seen == {"Market", "Shelters"}
 
 
 def test_every_rune_market_bot_has_a_difficulty_label():
@@ -235,12 +278,11 @@ def test_a_stored_game_with_impossible_settings_answers_410(tmp_path):
 
 
 def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
-    """Issue 18: the view's ``moves`` tell what each seat did since your decision, one
+    """Issue 18: the view's ``recent`` story lines tell what each seat did since your decision, one
     sentence a move (purchases with the cards paid, attacks with their block or not,
     thefts, Bandits, interest); RM-5.2, RM-5.9, RM-8.4: another seat's drawn or stolen
     card is never named to you, a "no block" is explained only to its defender, and a
     bot's single-option move reads like any other."""
-    import re
 
     c = _client()
     seen: list[dict] = []
@@ -250,19 +292,22 @@ def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
         gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
         rng = np.random.default_rng(seed)
         while True:
-            assert set(v["moves"][0]) == {"seat", "who", "kind", "text", "minor"} if v["moves"] else True
-            seen += v["moves"]
+            assert all(set(m) == {"turn", "turn_word", "seat", "who", "kind", "text", "minor"} for m in v["recent"])
+            seen += v["recent"]
             if v["over"]:
                 break
             v = _play(c, gid, h, v, 1, rng)
     texts = [m["text"] for m in seen]
     bots = [m for m in seen if m["seat"] not in (1, -1)]
+    assert all(m["who"] == "you" for m in seen if m["seat"] == 1)
     assert all(m["who"] == f"P{m['seat']} ({'rm-raider rm-banker rm-bandit'.split()[[0, 2, 3].index(m['seat'])]})"
                for m in bots)
     assert any(re.search(r"buys a (Red|Blue) Rune with Number \d+( \+ Number \d+)* \(\d+\)$", t) for t in texts)
-    assert any(re.search(r"attacks .* with a Number \d+; .* blocks it, showing a Number \d+$", t) for t in texts)
-    assert any(re.search(r"attacks .* with a Number \d+; .* does not block, so .* steals ", t) for t in texts)
-    assert any(m["kind"] == "theft" and "plays a Theft Card on" in m["text"] for m in bots)
+    # a step at a time: the attack, its victim, then the defender's answer and the theft
+    assert any(re.search(r"attacks (with a Number \d+|P\d \(rm-\w+\)|you)$", t) for t in texts)
+    assert any(re.search(r"'s attack on .*: .* blocks it, showing a Number \d+$", t) for t in texts)
+    assert any(re.search(r"'s attack on .*: .* does not block; .* steals ", t) for t in texts)
+    assert any(m["kind"] == "theft" and m["text"].endswith("plays a Theft Card") for m in bots)
     assert any(m["kind"] == "interest" and "of interest" in m["text"] for m in seen)
     assert any(m["kind"] == "bandit" and "Bandit" in m["text"] for m in bots)
     assert not any("only choice" in t for t in texts)

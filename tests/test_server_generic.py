@@ -46,6 +46,7 @@ def test_play_the_toy_game_to_its_end_through_the_routes(client, tmp_path):
     assert client.get(url + "/record", headers=token).status_code == 409  # not before the end
 
     v, decisions = g, 0
+    forced = sum(m["kind"] == "forced" for m in g["recent"])  # your only options, taken for you
     while not v["over"]:
         assert v["your_turn"] and v["table"]["choices"], v
         choice = v["table"]["choices"][0]
@@ -57,8 +58,9 @@ def test_play_the_toy_game_to_its_end_through_the_routes(client, tmp_path):
         v = r.json()
         assert stale.status_code == 409 and ("over" if v["over"] else "decision_number") in stale.json()["detail"]
         assert v["recent"][0]["seat"] == 0  # the story since your decision starts with yours
+        forced += sum(m["kind"] == "forced" for m in v["recent"])
         decisions += 1
-    assert decisions == 8  # TOY-2/TOY-3: 16 cards, one a turn, two seats
+    assert decisions + forced == 8  # TOY-2/TOY-3: 16 cards, one a turn, two seats
     assert client.get(url, headers=token).json()["decision_number"] == 16
     res = v["result"]  # TOY-4
     assert len(res["standings"]) == 2 and res["winners"] and v["seed"] is not None

@@ -7,9 +7,11 @@ engine), ``self.seat`` (the person's seat) and ``self.bots`` (seat -> agent), an
 decision begin. ``SeatSession`` then gives the game's state as the session reads it, the
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
-Used by the session of every game (``session.TableSession``: the terminal game) and the web
-page's sessions of the games that still have their own (``play_rune`` and
-``web_session.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``).
+Used by the session of every game (``session.TableSession``: the terminal game and the
+generic web page) and R.I.P. Market's own web session while it has one
+(``web_session.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``). A
+subclass may take the person's forced decisions itself (``_forced_action``): ``run_bots``
+then goes on past them.
 """
 
 from __future__ import annotations
@@ -114,11 +116,22 @@ class SeatSession:
         self._mark = mark
         self.run_bots()
 
+    def _forced_action(self) -> int | None:
+        """The action the session takes for the person's seat without asking (None: ask)."""
+        return None
+
     def run_bots(self) -> None:
-        """The bots' decisions until the person's seat must decide or the game ends."""
+        """The bots' decisions until the person's seat must decide or the game ends (a
+        decision of the person's that the session takes itself, ``_forced_action``, included)."""
         for _ in range(MAX_BOT_STEPS):
-            if self.over or self.actor == self.seat:
+            if self.over:
                 return
+            if self.actor == self.seat:
+                forced = self._forced_action()
+                if forced is None:
+                    return
+                self._step(forced)
+                continue
             q = self.actor
             with kernel_lock():
                 obs = self.engine.observe(np.array([q]))[0]

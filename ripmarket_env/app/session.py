@@ -8,6 +8,11 @@ the game's own words (``GameSpec.tell``).
 >>> s.table()                         # the table as your seat may see it (plain data)
 >>> s.recent()                        # what happened since your latest decision, as story lines
 
+A decision of your seat with exactly one legal action is not asked: the session takes it
+and tells you in a story line ("You let the attack through (your only option)"); the
+engine still asks the seat, and the bots see the same table as if you had chosen
+(``ask_forced=True`` asks every decision, as before).
+
 Nothing here knows a game: the rules come from the spec (``make_rules``), the opponents
 from the game's agents (``agents.default_lineup``, ``agents.game_agents(game).level``),
 the table and the story from the game's hooks, with generic defaults for a game that
@@ -121,16 +126,19 @@ class TableSession(SeatSession):
     seat order; default: ``agents.default_lineup``), ``rules`` (rules-config fields other
     than ``num_players``), ``seed`` (default: a secret one, shown once the game is over;
     a chosen seed makes a *practice* game), ``steps`` (every seat's actions of a game
-    already under way, taken again before the bots play on). Construction plays the bots'
-    decisions up to your first one.
+    already under way, taken again before the bots play on), ``ask_forced`` (ask your
+    decisions that have one legal action too; by default the session takes them itself and
+    tells you so in a story line, ``forced_line``). Construction plays the bots' decisions
+    up to your first one.
     """
 
     def __init__(self, game, players: int | None = None, seat: int = 0, opponents: Sequence[str] | None = None,
                  seed: int | None = None, rules: dict | None = None, steps: Sequence[int] = (),
                  practice: bool | None = None, engine_kwargs: dict | None = None,
-                 refused: Mapping[str, str] | None = None):
+                 refused: Mapping[str, str] | None = None, ask_forced: bool = False):
         import agents
 
+        self.ask_forced = bool(ask_forced)
         self.spec, self.rules, self.controllers = check_setup(game, players, seat, opponents, rules, refused)
         self.game = self.spec.id
         self.players, self.seat = int(self.rules.num_players), int(seat)
@@ -151,7 +159,7 @@ class TableSession(SeatSession):
         self._names = [s["name"] for s in first["seats"]]
         self.turn_word = first["turn_word"]  # what the game calls a span of play ("round", "turn")
         self._take_events()
-        self.replay(steps, SetupError, on_yours=self._mark_yours)
+        self.replay(steps, SetupError, on_yours=self._mark_unless_forced)
         self.run_bots()
 
     def _make_bot(self, name: str, seed: int, engine_kwargs: dict):
@@ -186,9 +194,36 @@ class TableSession(SeatSession):
         return self.profile.level(self.controllers[q])
 
     # ------------------------------------------------------------------ play
+    def _forced_action(self) -> int | None:
+        """Your seat's only legal action, which the session takes without asking (None:
+        you are asked, with ``ask_forced`` or when there is a choice)."""
+        if self.ask_forced or self.over or self.actor != self.seat:
+            return None
+        legal = self.legal_actions()
+        return int(legal[0]) if len(legal) == 1 else None
+
+    def _mark_unless_forced(self) -> None:
+        """A re-played decision of yours starts "recent" unless the session took it itself."""
+        if self._forced_action() is None:
+            self._mark_yours()
+
+    def forced_line(self) -> dict:
+        """The story line of the decision the session takes for you now: the game's words for
+        the choice (a choice's ``told``, what you do, e.g. "let the attack through", else its
+        text), marked as your only option."""
+        d = self.table()
+        c = d["choices"][0]
+        told = c.get("told")
+        text = f"You {told} (your only option)" if told else f"Your only option, taken for you: {c['text']}"
+        return {"turn": d["turn"], "turn_word": self.turn_word, "seat": self.seat, "who": "you", "kind": "forced",
+                "text": text, "minor": False}
+
     def _step(self, a: int) -> None:
+        line = self.forced_line() if self._forced_action() == a else None
         with kernel_lock():
             self.recorder.step(a)  # IllegalActionError (state untouched) if not legal
+        if line is not None:
+            self.moves.append(line)
         self._take_events()
 
     def _take_events(self) -> None:

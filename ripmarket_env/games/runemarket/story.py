@@ -1,5 +1,5 @@
 """The Rune Market's event log told as moves in words, for one seat (``SPEC.story``: the
-terminal game's story lines and the web page's playback of the bots' moves, one at a time).
+story lines of the play session, ``TableSession.recent``, in the terminal and on the page).
 
 The engine logs small events (``games/runemarket/events.py``): a purchase is "starts
 buying", a "pays" per card and "buys"; an attack is the attack, its victim, the
