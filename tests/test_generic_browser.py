@@ -91,7 +91,7 @@ def test_play_the_toy_game_on_the_generic_page(page_server, size):  # noqa: F811
             assert [opponents.nth(k).get_attribute("data-seat") for k in range(3)] == ["0", "1", "3"]
             width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
             assert width <= inner, f"{size}, set-up: the page scrolls sideways"
-            assert open_game(page, page_server, "toy", players=4, seat=2, opponents=["toy-low"], seed=11) == "your_turn"
+            assert open_game(page, page_server, "toy", players=4, seat=2, opponents=["toy-low"], seed=12) == "your_turn"
             assert page.locator("#title").inner_text() == "Pairs"
             seats = page.locator("#seats .gseat")
             assert seats.count() == 4 and page.locator("#seats .gseat.you").get_attribute("data-seat") == "2"
@@ -123,7 +123,7 @@ def test_play_the_toy_game_on_the_generic_page(page_server, size):  # noqa: F811
             assert settled(page) == "setup" and stored(page, "toy") is None
             assert _gone(page, page_server, first) == 404
             assert page.locator("#players").input_value() == "4" and page.locator("#seat").input_value() == "2"
-            assert page.locator("#seed").input_value() == "11"
+            assert page.locator("#seed").input_value() == "12"
             start = page.locator("#start")
             start.tap() if phone else start.click()
             assert settled(page) == "your_turn"
