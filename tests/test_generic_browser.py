@@ -414,3 +414,42 @@ def test_the_set_up_screen_offers_the_games_variants(page_server):  # noqa: F811
             assert not page.problems, page.problems
         finally:
             _close(browser, page)
+
+
+def test_a_story_line_names_its_mover_once(page_server):  # noqa: F811
+    """Story lines (``view.recent``) in the games' three shapes: one that already begins with
+    the mover's label is shown as it is, one that begins with the seat's bare name gets the
+    label in its place (your own seat's stays as it is), any other is "who: text"."""
+    from playwright.sync_api import sync_playwright
+
+    def with_story(view):
+        names = [s["name"] for s in view["table"]["seats"]]
+        me = view["seat"]
+        bot = next(q for q in range(len(names)) if q != me)
+        who = f"{names[bot]} ({view['controllers'][bot]})"
+        view["recent"] = [
+            {"seat": me, "who": "you", "kind": "play", "text": f"{names[me]} plays a 3", "turn": 1},
+            {"seat": bot, "who": who, "kind": "play", "text": f"{who} plays a 5", "turn": 1},
+            {"seat": bot, "who": who, "kind": "draw", "text": f"{names[bot]} draws a card", "turn": 1},
+            {"seat": bot, "who": who, "kind": "score", "text": "scores 5", "turn": 1},
+            {"seat": -1, "who": "the table", "kind": "over", "text": "the deck is empty", "turn": 1},
+        ]
+        view["_expected"] = [f"{names[me]} plays a 3", f"{who} plays a 5", f"{who} draws a card",
+                             f"{who}: scores 5", "the deck is empty"]
+
+    expected = {}
+
+    def patch(view):
+        with_story(view)
+        expected["lines"] = view.pop("_expected")
+
+    with sync_playwright() as p:
+        browser, page = browser_page(p, "desktop")
+        try:
+            _patch_new_game(page, patch)
+            assert open_game(page, page_server, "toy") == "your_turn"
+            assert page.locator("#moves li").all_inner_texts() == expected["lines"]
+            assert page.locator("#moves li.mine").count() == 1
+            end_game(page)
+        finally:
+            browser.close()

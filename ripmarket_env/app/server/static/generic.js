@@ -459,12 +459,26 @@ window.RipmarketTable = window.RipmarketTable || {
         moves.append(group);
       }
       const mine = m.seat === v.seat;
-      const li = el("li", mine ? "mine" : "", `${m.who}: ${m.text}`);
+      const li = el("li", mine ? "mine" : "", moveText(m, v));
       if (mine) li.title = "your move";
       hook("move", li, m, v);
       group.lastChild.append(li);
     }
     if (!(v.recent || []).length) moves.append(el("p", "muted", "nothing yet"));
+  }
+
+  // A story line as read: its mover named once. A line that already begins with the mover's
+  // label is shown as it is; one that begins with the seat's bare name ("player 2 rolls")
+  // gets the label in its place for a bot ("player 2 (bm-rusher) rolls") and stays as it
+  // is for your own seat; any other line is "who: text".
+  function moveText(m, v) {
+    const text = String(m.text || "");
+    const who = String(m.who || "");
+    if (!who || m.seat === undefined || m.seat < 0 || text.toLowerCase().startsWith(who.toLowerCase())) return text;
+    const seat = ((v.table && v.table.seats) || [])[m.seat];
+    const name = seat && seat.name;
+    if (name && text.startsWith(name + " ")) return m.seat === v.seat ? text : who + text.slice(name.length);
+    return `${who}: ${text}`;
   }
 
   function render(v) {

@@ -5,8 +5,9 @@
 //   a Shelter with a Bandit on it is marked;
 // - a Number card in your hand shows its value large, beside its use;
 // - a block decision (a bot attacks you, RM-5.7) is asked under a red prompt;
-// - a story line already names who moved ("P1 (rm-banker) buys ..."), so it is shown
-//   once, not after the seat's name again; the draws that end a turn are dimmed.
+// - every story line of the game names what moved in its own words ("the Bandit of P0
+//   leaves P3's Shelter"), so it is shown alone, with a capital; the draws that end a
+//   turn are dimmed.
 RipmarketTable.register("rune-market", {
   css: [
     ".gcard.rm-red { border-left: 5px solid #c0392b; }",
