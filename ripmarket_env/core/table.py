@@ -19,8 +19,10 @@ The description (every key always present; the hook fills what its game has)::
      "info": [str],            # other public facts, one line each (decks, active rule, dice)
      "hand": [{"name": str, "count": int, "text": str, "zone": str}],  # the viewer's own cards
      "choices": [{"action": a, "text": str,  # the viewer's legal decisions (empty unless it decides)
-                  "refs": [{"zone": str, "slot": int}]}],  # optional: the cards the choice names, by
-                                                           # table zone name and slot ("hand": index in hand)
+                  "refs": [{"zone": str, "slot": int}],  # optional: the cards the choice names, by
+                                                         # table zone name and slot ("hand": index in hand)
+                  "told": str}],  # optional: the choice as what you did ("let the attack through"),
+                                  # for the line that tells you a one-option decision was taken for you
      "standings": None | [{"seat", "name", "place", "winner", "how"}],  # when over, best place first
      "end": str,               # how the game ended ("" while it goes on)
      "extra": {}}              # the game's own public data for its page plugin (GameSpec.web)
