@@ -7,9 +7,8 @@ engine), ``self.seat`` (the person's seat) and ``self.bots`` (seat -> agent), an
 decision begin. ``SeatSession`` then gives the game's state as the session reads it, the
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
-Used by the session of every game (``session.TableSession``: the terminal game) and the web
-page's sessions (``play_bm``, ``play_rune`` and ``web_session.GameSession``, which keeps its
-own ``act``, ``run_bots`` and ``phase``).
+Used by the session of every game (``session.TableSession``: the terminal game and the web
+page) and the web sessions of the games that still have their own (``app/play_*.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ SECRET_SEED_BITS = 128
 # "workqueue" layer when neither OpenMP nor TBB is present): every call into the engine
 # kernels, and every bot decision (a bot may call kernels of its own), takes this lock.
 # The calls are short (microseconds to milliseconds), so games still interleave freely.
-# ``app.play.KERNEL_LOCK`` is this same lock.
 KERNEL_LOCK = threading.RLock()
 
 

@@ -6,8 +6,8 @@ adds the round's result in sentences (``round_story``): the scores, who took dam
 why (lowest score, Low Tide, The Cull, Deflection), sudden death, deaths. Everything is
 read from the engine's event log and per-round summaries (``events.GameLog``); only public
 facts are used (scores, damage, Deflection, attached Shadow cards and their triggers are
-public at resolution), so the same sentences can be shown to every seat. The web page and
-``ripmarket_env.app.narrate`` use the same functions.
+public at resolution), so the same sentences can be shown to every seat. The table description
+(``table.py``: the latest round's result, how each seat died) uses the same functions.
 """
 
 from __future__ import annotations

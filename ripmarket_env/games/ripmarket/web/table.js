@@ -1,0 +1,177 @@
+// R.I.P. Market's page plugin (GameSpec.web; docs/SERVER.md "A game's page plugin"). The
+// generic page draws the table description; this adds what R.I.P. Market's table shows at a
+// glance, from the description's public `extra` (games/ripmarket/table.py):
+//  * each seat: an HP bar out of the start HP, Ghost styling, the card it played this round
+//    (face up, or a card back when face-down and not yours) with its target, what it took
+//    from the deck or the Market, and the Shadow cards (curses, blessings) attached to it;
+//  * the Market cards with their value, name and text, each with its slot (data-slot);
+//  * a panel above the Market with the active rule (the card that set it and its effect) and
+//    the latest round's result; it sits in the page's flow, never over the Market;
+//  * a choice that names a Market slot or a seat (its `refs`) marks that card or seat while
+//    the choice is pointed at or focused.
+(() => {
+  "use strict";
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  };
+  const seatName = (view, q) => {
+    const s = ((view.table || {}).seats || [])[q];
+    return q === view.seat ? "you" : (s ? s.name : `player_${q}`);
+  };
+  const extraOf = (view) => (view.table && view.table.extra) || {};
+
+  function cardFace(card, cls) {
+    const face = el("div", "rip-card " + (cls || ""));
+    if (!card || card.face_down && !card.name) {
+      face.classList.add("rip-back");
+      face.append(el("span", "rip-name", "face-down card"));
+      return face;
+    }
+    face.append(el("span", "rip-value", card.value), el("span", "rip-name", card.name));
+    if (card.face_down) face.append(el("span", "rip-tag", "face-down"));
+    face.title = card.text || "";
+    return face;
+  }
+
+  function refsOf(choice) { return Array.isArray(choice.refs) ? choice.refs : []; }
+
+  function referenced(ref) {
+    if (ref.zone === "seats") return document.querySelector(`#seats .gseat[data-seat="${ref.slot}"]`);
+    return document.querySelector(`#zones .zone[data-zone="${CSS.escape(ref.zone)}"] .gcard[data-slot="${ref.slot}"]`);
+  }
+
+  RipmarketTable.register("ripmarket", {
+    css: `
+      .gseat.rip-ghost { background: var(--ghost-bg); border-style: dashed; }
+      .gseat.rip-ghost .gname::after { content: " \\1F47B"; }
+      .rip-hp { display: flex; align-items: center; gap: .5em; margin: .3em 0; font-size: 12.5px; }
+      .rip-hp .bar { flex: 1; min-width: 40px; height: 8px; border-radius: 4px; background: #3b2a2a; overflow: hidden; }
+      .rip-hp .fill { height: 100%; background: var(--hp); }
+      .rip-ghost .rip-hp .fill { background: var(--ghost); }
+      .rip-ghostmark { color: var(--ghost); font-weight: 600; font-size: 12px; }
+      .rip-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3em .5em; margin-top: .25em; font-size: 12.5px;
+                 color: var(--muted); min-width: 0; }
+      .rip-card { display: inline-flex; align-items: baseline; gap: .35em; max-width: 100%; background: var(--card);
+                  color: var(--card-text); border-radius: 5px; padding: .1em .45em; font-size: 12.5px; overflow-wrap: anywhere; }
+      .rip-card.rip-back { background: repeating-linear-gradient(45deg, #3d3357, #3d3357 4px, #4a4068 4px, #4a4068 8px);
+                           color: #ddd6f5; }
+      .rip-card .rip-value { font-weight: 700; }
+      .rip-card .rip-tag { font-size: 11px; color: #6b6455; }
+      .rip-shadow { border-radius: 5px; padding: .1em .45em; font-size: 12px; color: #fff; overflow-wrap: anywhere; }
+      .rip-shadow.curse { background: var(--curse); }
+      .rip-shadow.blessing { background: var(--blessing); }
+      .zone[data-zone="Market"] .gcard .rip-value { font-weight: 700; margin-right: .25em; }
+      .zone[data-zone="Market"] .gcard .rip-name { font-weight: 600; }
+      .zone[data-zone="Market"] .gcard .rip-text { display: block; font-size: 12px; color: #4a4434; }
+      .rip-ref { outline: 3px solid var(--legal); outline-offset: 1px; }
+      #rip-rule { border-left: 4px solid var(--gold); }
+      #rip-rule .rip-rule-name { font-weight: 600; }
+      #rip-rule ul { margin: .3em 0 0; padding-left: 1.1em; overflow-wrap: anywhere; }
+    `,
+
+    seat(box, seat, view) {
+      const x = (extraOf(view).seats || [])[seat.seat];
+      if (!x) return;
+      const max = extraOf(view).max_hp || 1;
+      box.classList.toggle("rip-ghost", !x.alive);
+      box.dataset.hp = x.hp;
+      box.dataset.alive = x.alive ? "1" : "0";
+      const hp = el("div", "rip-hp");
+      const bar = el("span", "bar");
+      const fill = el("span", "fill");
+      fill.style.width = `${Math.max(0, Math.min(1, x.hp / max)) * 100}%`;
+      bar.append(fill);
+      hp.append(el("span", "", `HP ${x.hp}/${max}`), bar);
+      if (!x.alive) hp.append(el("span", "rip-ghostmark", "Ghost"));
+      // the generic counters keep what the drawing does not show (hand and Shadow hand sizes)
+      const counters = box.querySelector(".counters");
+      const s = (view.table.seats || [])[seat.seat] || {counters: {}};
+      if (counters) {
+        counters.replaceChildren(el("span", "", `hand: ${s.counters.hand}`), el("span", "", `shadow: ${s.counters.shadow}`));
+        counters.before(hp);
+      } else box.append(hp);
+      if (x.played) {
+        const row = el("div", "rip-row rip-played");
+        row.append(el("span", "", "played"), cardFace(x.played));
+        if (x.target !== null && x.target !== undefined) row.append(el("span", "", `→ ${seatName(view, x.target)}`));
+        box.append(row);
+      }
+      if (x.took) {
+        const row = el("div", "rip-row rip-took");
+        row.append(el("span", "", x.took === "deck" ? "took the top of the Living Deck" : "took from the Market"));
+        if (x.took_card) row.append(cardFace(x.took_card));
+        box.append(row);
+      }
+      if ((x.haunted_by || []).length) {
+        const row = el("div", "rip-row rip-haunts");
+        row.append(el("span", "", "haunted by"));
+        for (const h of x.haunted_by) {
+          const chip = el("span", `rip-shadow ${h.family}`, `${h.name} (${h.family})`);
+          chip.title = h.text;
+          row.append(chip);
+        }
+        box.append(row);
+      }
+    },
+
+    zone(panel, zone, view) {
+      panel.dataset.zone = zone.name;
+      if (zone.name !== "Market") return;
+      const market = extraOf(view).market || [];
+      panel.querySelectorAll(".gcard").forEach((card, i) => {
+        const c = market[i];
+        card.dataset.slot = String((zone.cards[i] || {}).slot ?? i);
+        if (!c) return;
+        card.replaceChildren(el("span", "rip-slot", `${c.slot}. `), el("span", "rip-value", c.value),
+                             el("span", "rip-name", c.name), el("span", "rip-text", c.text));
+      });
+    },
+
+    card(card, c, view, where) {
+      if (where === "table" && c.slot !== null && c.slot !== undefined) card.dataset.slot = String(c.slot);
+    },
+
+    choice(button, choice, view) {
+      const refs = refsOf(choice);
+      if (!refs.length) return;
+      button.dataset.refs = JSON.stringify(refs);
+      const mark = (on) => refs.forEach((r) => { const t = referenced(r); if (t) t.classList.toggle("rip-ref", on); });
+      button.addEventListener("pointerenter", () => mark(true));
+      button.addEventListener("pointerleave", () => mark(false));
+      button.addEventListener("focus", () => mark(true));
+      button.addEventListener("blur", () => mark(false));
+    },
+
+    render(root, view) {
+      const x = extraOf(view);
+      let panel = document.getElementById("rip-rule");
+      if (!panel) {
+        panel = el("div", "panel");
+        panel.id = "rip-rule";
+        const board = document.getElementById("board") || root;
+        board.prepend(panel);
+      }
+      panel.replaceChildren(el("h2", "", "Rule card"));
+      const rule = x.rule || {name: "none", text: ""};
+      panel.append(el("div", "rip-rule-name", rule.name === "none" ? "No rule change" : (rule.card ? `${rule.card}: ${rule.name}` : rule.name)),
+                   el("div", "muted", rule.text));
+      if (x.epilogue) panel.append(el("div", "rip-ghostmark", "Epilogue: the Ghosts haunt the last player"));
+      const last = x.last_round;
+      if (last && (last.lines || []).length) {
+        panel.append(el("h2", "", `Round ${last.round} result`));
+        const ul = el("ul", "rip-round");
+        for (const line of last.lines) ul.append(el("li", `rip-${line.kind}`, line.text));
+        panel.append(ul);
+      }
+      // the seats a choice names, and the Market card: keep the choice's target marked on the board
+      if (view.your_turn) {
+        for (const c of (view.table.choices || [])) {
+          for (const r of refsOf(c)) { const t = referenced(r); if (t) t.classList.add("rip-referable"); }
+        }
+      }
+    },
+  });
+})();
