@@ -59,11 +59,12 @@ def test_a_corrupted_record_fails_with_one_line(game, tmp_path):
 
 def _web_sessions():
     """The web page's sessions of every game (what the server saves), each played out."""
-    from ripmarket_env.app.play import GameSession
     from ripmarket_env.app.play_bm import BlackMarketSession
     from ripmarket_env.app.play_rune import RuneMarketSession
 
-    yield GameSession(3, 1, ["greedy", "random"], seed=4), lambda s: [c.action for c in s.choices()]
+    from ripmarket_env.app.session import TableSession
+
+    yield TableSession("ripmarket", 3, 1, ["greedy", "random"], seed=4), lambda s: [c["action"] for c in s.choices()]
     yield BlackMarketSession(2, 0, "teams", ["bm-rusher"], seed=4), lambda s: [c.action for c in s.choices()]
     yield RuneMarketSession(3, 2, ["rm-banker"], seed=4), lambda s: [c.action for c in s.choices()]
 

@@ -14,7 +14,7 @@ import pytest
 from ripmarket_env.games import registry
 
 GAMES = sorted(registry())
-KEYS = {"game", "title", "players", "viewer", "turn", "turn_word", "over", "actor", "phase", "prompt", "seats",
+KEYS = {"game", "title", "players", "viewer", "turn", "turn_word", "over", "actor", "phase", "prompt", "seats", "extra",
         "table", "info", "hand", "choices", "standings", "end"}
 
 

@@ -13,7 +13,8 @@ standings (R-11.2) with the round each seat died in and how.
 Market) and the Shadow cards ``haunted_by`` (name, family, text); the ``market`` cards
 (name, value, family, text; ``None`` for an empty slot); the active ``rule`` (name, the card
 that set it, its text); the ``epilogue`` flag; and ``last_round``: the latest resolved
-round's result in sentences (``story.why_lines``: scores, damage and why, hauntings, deaths)."""
+round's number, its rule (as ``rule``) and its result in sentences (``story.why_lines``:
+scores, damage and why, Deflection, deaths)."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def _this_round(history, round_no: int) -> list:
 def _last_round(engine, history) -> dict | None:
     """The latest resolved round's result in sentences, with every seat named by its seat
     name (public facts only: scores, damage and why, Deflection, hauntings, deaths)."""
-    from ripmarket_env.games.ripmarket.story import resolutions, why_lines
+    from ripmarket_env.games.ripmarket.story import resolutions, rule_card, rule_text, why_lines
 
     spans = resolutions(history)
     if not spans:
@@ -117,8 +118,11 @@ def _last_round(engine, history) -> dict | None:
     start, end = spans[-1]
     n = history[start].a
     rules = [rule_label(e.a) for e in history if e.kind == "rule" and e.round == n]
-    lines = why_lines(engine, history[start:end], seat_name, (rules or ["none"])[-1])
-    return {"round": int(n), "lines": [{"seat": x["seat"], "kind": x["kind"], "text": x["text"]} for x in lines]}
+    rule = (rules or ["none"])[-1]
+    card = rule_card(_this_round(history, n), engine.cards) if rule != "none" else None
+    lines = why_lines(engine, history[start:end], seat_name, rule)
+    return {"round": int(n), "rule": {"name": rule, "card": card, "text": rule_text(rule, card)},
+            "lines": [{"seat": x["seat"], "kind": x["kind"], "text": x["text"]} for x in lines]}
 
 
 def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) -> dict:
@@ -165,7 +169,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     d["seats"] = seat_rows(engine, g, viewer, seat_name, counters=counters, flags=flags)
     market = [int(r["market"][k]) for k in range(int(engine.cfg[C_MARKET]))]
     d["table"] = [{"name": MARKET, "cards": [
-        {"slot": k, "text": f"{card_label(db, c)}: {db.living[c].text}" if c >= 0 else "empty"}
+        {"slot": k, "text": card_label(db, c) if c >= 0 else "empty"}  # texts: ``extra["market"]``
         for k, c in enumerate(market)]}]
     rule = rule_label(r["rule"])
     card = rule_card(_this_round(history, int(r["round_num"]) + 1), db) if rule != "none" else None

@@ -162,6 +162,7 @@
       const last = x.last_round;
       if (last && (last.lines || []).length) {
         panel.append(el("h2", "", `Round ${last.round} result`));
+        if (last.rule && last.rule.name !== "none") panel.append(el("div", "muted", `Rule: ${last.rule.text}`));
         const ul = el("ul", "rip-round");
         for (const line of last.lines) ul.append(el("li", `rip-${line.kind}`, line.text));
         panel.append(ul);
