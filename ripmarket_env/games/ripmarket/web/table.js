@@ -7,6 +7,7 @@
 //  * the Market cards with their value, name and text, each with its slot (data-slot);
 //  * a panel above the Market with the active rule (the card that set it and its effect) and
 //    the latest round's result; it sits in the page's flow, never over the Market;
+//  * a hand card whose text a choice reads out is drawn by its name alone while you decide;
 //  * a choice that names a Market slot or a seat (its `refs`) marks that card or seat while
 //    the choice is pointed at or focused.
 (() => {
@@ -22,6 +23,7 @@
     return q === view.seat ? "you" : (s ? s.name : `player_${q}`);
   };
   const extraOf = (view) => (view.table && view.table.extra) || {};
+  const PHONE = window.matchMedia("(max-width: 600px)");
 
   function cardFace(card, cls) {
     const face = el("div", "rip-card " + (cls || ""));
@@ -47,12 +49,15 @@
     css: `
       .gseat.rip-ghost { background: var(--ghost-bg); border-style: dashed; }
       .gseat.rip-ghost .gname::after { content: " \\1F47B"; }
-      .rip-hp { display: flex; align-items: center; gap: .5em; margin: .3em 0; font-size: 12.5px; }
-      .rip-hp .bar { flex: 1; min-width: 40px; height: 8px; border-radius: 4px; background: #3b2a2a; overflow: hidden; }
-      .rip-hp .fill { height: 100%; background: var(--hp); }
+      .rip-hp { display: flex; flex-wrap: wrap; align-items: center; gap: .2em .5em; margin: .2em 0; font-size: 12.5px; }
+      .rip-hp .bar { flex: 1 1 40px; min-width: 30px; max-width: 120px; height: 8px; border-radius: 4px; background: #3b2a2a;
+                     overflow: hidden; }
+      .rip-hp .fill { display: block; height: 100%; background: var(--hp); }
+      .rip-hp .rip-counts { color: var(--muted); }
+      .rip-played, .rip-took { display: inline-flex; flex-wrap: wrap; align-items: center; gap: .3em; min-width: 0; }
       .rip-ghost .rip-hp .fill { background: var(--ghost); }
       .rip-ghostmark { color: var(--ghost); font-weight: 600; font-size: 12px; }
-      .rip-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3em .5em; margin-top: .25em; font-size: 12.5px;
+      .rip-row { display: flex; flex-wrap: wrap; align-items: center; gap: .2em .6em; margin-top: .2em; font-size: 12.5px;
                  color: var(--muted); min-width: 0; }
       .rip-card { display: inline-flex; align-items: baseline; gap: .35em; max-width: 100%; background: var(--card);
                   color: var(--card-text); border-radius: 5px; padding: .1em .45em; font-size: 12.5px; overflow-wrap: anywhere; }
@@ -67,6 +72,20 @@
       .zone[data-zone="Market"] .gcard .rip-name { font-weight: 600; }
       .zone[data-zone="Market"] .gcard .rip-text { display: block; font-size: 12px; color: #4a4434; }
       .rip-ref { outline: 3px solid var(--legal); outline-offset: 1px; }
+      #hand .gcard.rip-brief { cursor: pointer; }
+      #hand .gcard.rip-brief .rip-text { display: none; }
+      #hand .gcard.rip-brief.rip-open .rip-text { display: inline; }
+      @media (max-width: 600px) {
+        /* R.I.P. Market's choices read out whole cards: a little tighter on a phone */
+        #seats .gseat { padding: .35em .5em; }
+        #seats .gseat .gname { font-size: 13px; }
+        #choices button { font-size: 13px; padding: .4em .6em; min-height: 36px; }
+        .rip-hp .bar { max-width: 60px; }
+        /* the cards say what they are: played, then "+" what was taken */
+        .rip-row .rip-label { display: none; }
+        .rip-took::before { content: "+"; }
+        .rip-row { font-size: 12px; }
+      }
       #rip-rule { border-left: 4px solid var(--gold); }
       #rip-rule .rip-rule-name { font-weight: 600; }
       #rip-rule ul { margin: .3em 0 0; padding-left: 1.1em; overflow-wrap: anywhere; }
@@ -79,35 +98,39 @@
       box.classList.toggle("rip-ghost", !x.alive);
       box.dataset.hp = x.hp;
       box.dataset.alive = x.alive ? "1" : "0";
+      // one line: the HP bar, then the hand and Shadow hand sizes (the generic counters' other facts
+      // are drawn below as cards)
       const hp = el("div", "rip-hp");
       const bar = el("span", "bar");
       const fill = el("span", "fill");
       fill.style.width = `${Math.max(0, Math.min(1, x.hp / max)) * 100}%`;
       bar.append(fill);
-      hp.append(el("span", "", `HP ${x.hp}/${max}`), bar);
+      hp.append(el("span", "rip-hp-text", `HP ${x.hp}/${max}`), bar);
       if (!x.alive) hp.append(el("span", "rip-ghostmark", "Ghost"));
-      // the generic counters keep what the drawing does not show (hand and Shadow hand sizes)
+      const c = seat.counters || {};
+      hp.append(el("span", "rip-counts", `hand ${c.hand} · shadow ${c.shadow}`));
       const counters = box.querySelector(".counters");
-      const s = (view.table.seats || [])[seat.seat] || {counters: {}};
-      if (counters) {
-        counters.replaceChildren(el("span", "", `hand: ${s.counters.hand}`), el("span", "", `shadow: ${s.counters.shadow}`));
-        counters.before(hp);
-      } else box.append(hp);
-      if (x.played) {
-        const row = el("div", "rip-row rip-played");
-        row.append(el("span", "", "played"), cardFace(x.played));
-        if (x.target !== null && x.target !== undefined) row.append(el("span", "", `→ ${seatName(view, x.target)}`));
-        box.append(row);
-      }
-      if (x.took) {
-        const row = el("div", "rip-row rip-took");
-        row.append(el("span", "", x.took === "deck" ? "took the top of the Living Deck" : "took from the Market"));
-        if (x.took_card) row.append(cardFace(x.took_card));
+      if (counters) counters.replaceWith(hp); else box.append(hp);
+      if (x.played || x.took) {
+        const row = el("div", "rip-row");
+        if (x.played) {
+          const played = el("span", "rip-played");
+          played.append(el("span", "rip-label", "played"), cardFace(x.played));
+          if (x.target !== null && x.target !== undefined) played.append(el("span", "", `→ ${seatName(view, x.target)}`));
+          row.append(played);
+        }
+        if (x.took) {
+          const took = el("span", "rip-took");
+          took.append(el("span", "rip-label", "took:"));
+          if (x.took === "deck") took.append(el("span", "rip-deck", "deck"));
+          if (x.took_card) took.append(cardFace(x.took_card));
+          row.append(took);
+        }
         box.append(row);
       }
       if ((x.haunted_by || []).length) {
         const row = el("div", "rip-row rip-haunts");
-        row.append(el("span", "", "haunted by"));
+        row.append(el("span", "rip-label", "haunted by"));
         for (const h of x.haunted_by) {
           const chip = el("span", `rip-shadow ${h.family}`, `${h.name} (${h.family})`);
           chip.title = h.text;
@@ -132,6 +155,17 @@
 
     card(card, c, view, where) {
       if (where === "table" && c.slot !== null && c.slot !== undefined) card.dataset.slot = String(c.slot);
+      // a hand card whose text a choice already reads out ("Play Backstab (3): ...") is drawn by
+      // its name alone while you decide, so your hand and your choices fit a phone together
+      // (on a phone, every hand card while you decide: a tap shows its text)
+      const readOut = () => ((view.table || {}).choices || []).some((ch) => ch.text.includes(`${c.name}: ${c.text}`));
+      if (where === "hand" && view.your_turn && c.text && (PHONE.matches || readOut())) {
+        const text = el("span", "rip-text", `: ${c.text}`);
+        card.replaceChildren(...(c.count > 1 ? [el("span", "count", `${c.count}x`)] : []), el("span", "rip-name", c.name), text);
+        if (c.zone && c.zone !== "hand") card.append(el("span", "zone-tag", c.zone));
+        card.classList.add("rip-brief");
+        card.addEventListener("click", () => card.classList.toggle("rip-open"));
+      }
     },
 
     choice(button, choice, view) {
