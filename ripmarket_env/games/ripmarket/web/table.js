@@ -48,7 +48,6 @@
   RipmarketTable.register("ripmarket", {
     css: `
       .gseat.rip-ghost { background: var(--ghost-bg); border-style: dashed; }
-      .gseat.rip-ghost .gname::after { content: " \\1F47B"; }
       .rip-hp { display: flex; flex-wrap: wrap; align-items: center; gap: .2em .5em; margin: .2em 0; font-size: 12.5px; }
       .rip-hp .bar { flex: 1 1 40px; min-width: 30px; max-width: 120px; height: 8px; border-radius: 4px; background: #3b2a2a;
                      overflow: hidden; }
@@ -106,7 +105,6 @@
       fill.style.width = `${Math.max(0, Math.min(1, x.hp / max)) * 100}%`;
       bar.append(fill);
       hp.append(el("span", "rip-hp-text", `HP ${x.hp}/${max}`), bar);
-      if (!x.alive) hp.append(el("span", "rip-ghostmark", "Ghost"));
       const c = seat.counters || {};
       hp.append(el("span", "rip-counts", `hand ${c.hand} · shadow ${c.shadow}`));
       const counters = box.querySelector(".counters");
