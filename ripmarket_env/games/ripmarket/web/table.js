@@ -7,9 +7,10 @@
 //  * the Market cards with their value, name and text, each with its slot (data-slot);
 //  * a panel above the Market with the active rule (the card that set it and its effect) and
 //    the latest round's result; it sits in the page's flow, never over the Market;
-//  * a hand card whose text a choice reads out is drawn by its name alone while you decide;
-//  * a choice that names a Market slot or a seat (its `refs`) marks that card or seat while
-//    the choice is pointed at or focused.
+//  * a hand card whose text a choice reads out is drawn by its name alone while you decide
+//    (on a phone every hand card; a tap shows its text);
+//  * the Market cards your choices name (their `refs`) are marked, and a choice marks the
+//    card or seat it names while it is pointed at or focused.
 (() => {
   "use strict";
   const el = (tag, cls, text) => {
@@ -71,6 +72,7 @@
       .zone[data-zone="Market"] .gcard .rip-name { font-weight: 600; }
       .zone[data-zone="Market"] .gcard .rip-text { display: block; font-size: 12px; color: #4a4434; }
       .rip-ref { outline: 3px solid var(--legal); outline-offset: 1px; }
+      .gcard.rip-referable { box-shadow: 0 0 0 2px var(--legal); }
       #hand .gcard.rip-brief { cursor: pointer; }
       #hand .gcard.rip-brief .rip-text { display: none; }
       #hand .gcard.rip-brief.rip-open .rip-text { display: inline; }
@@ -199,7 +201,7 @@
         for (const line of last.lines) ul.append(el("li", `rip-${line.kind}`, line.text));
         panel.append(ul);
       }
-      // the seats a choice names, and the Market card: keep the choice's target marked on the board
+      // the Market cards and seats your choices name are marked on the board
       if (view.your_turn) {
         for (const c of (view.table.choices || [])) {
           for (const r of refsOf(c)) { const t = referenced(r); if (t) t.classList.add("rip-referable"); }
