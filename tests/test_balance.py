@@ -320,13 +320,13 @@ def test_a_designers_card_file(tmp_path):
     # the heuristics and search are told the designer's cards; agents that cannot take them still play
     from eval.tournament import _make_agent
     from ripmarket_env.games.ripmarket.cards.loader import load_cards
-    from ripmarket_env.app.play import GameSession
+    from ripmarket_env.app.session import TableSession
 
     db = load_cards(mine)
     assert _make_agent("greedy", 1, None, db).db is db and _make_agent("search", 1, {"budget": 8}, db).cards is db
     assert _make_agent("random", 1, None, db) is not None
-    s = GameSession(3, 0, ["greedy", "random"], seed=1, cards=db, rules={"start_hp": 4})
-    assert s.bots[1].db is db and s.bots[1].start_hp == 4 and s.db is db
+    s = TableSession("ripmarket", 3, 0, ["greedy", "random"], seed=1, rules={"start_hp": 4}, engine_kwargs={"cards": db})
+    assert s.bots[1].db is db and s.bots[1].start_hp == 4 and s.engine.cards is db
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 1, "living": []}')
     for cmd in (["balance", "--players", "3", "--games", "3"], ["tournament", "--agents", "greedy,random"],

@@ -1,269 +1,154 @@
-"""The web page in a real browser: Debian's Chromium driven by Playwright plays whole games
-against the bots, with the mouse and keys at 1440x900 and by touch at 390x844, checking at
-every decision that nothing scrolls sideways and that your hand and choices are in view.
+"""R.I.P. Market on the one web page in a real browser: Debian's Chromium driven by
+Playwright plays whole games against the bots through the generic page and the game's
+plugin (``games/ripmarket/web/table.js``), by click and keys at 1440x900 and by touch at
+390x844, through the Ghost phase to the end screen. At every decision: nothing scrolls
+sideways, your seat, hand and choices are in view (``pagekit.check_layout``), every seat
+shows its HP bar out of the start HP, a Ghost's seat is drawn as one, and the Market card
+or seat a choice names (its ``refs``) is on the page and covered by nothing (no banner over
+the Market). A reload resumes the game; the rematch starts another. The lobby (``/``)
+lists every game and links to its page.
 
-`make test` installs Chromium first (`make browser-deps`); without it this test fails
-and says so (it is not skipped).
+Without Chromium this test fails and says how to install it (it is not skipped).
 """
 
 from __future__ import annotations
 
-import os
-import random
-import re
-import shutil
-import socket
-import threading
-import time
-from pathlib import Path
+import json
 
 import pytest
 
+from tests.pagekit import SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[1]
+#: practice seeds where always taking the first choice (the lowest card) loses all HP early
+#: and leaves Ghost decisions, Market choices and a target choice to take (4 players vs greedy)
+SEEDS = {"desktop": 31, "phone": 18}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _uncovered(page, selector: str) -> bool:
+    """``selector``'s element, scrolled into view, is what the page shows at its centre
+    (no banner or panel drawn over it)."""
+    return page.evaluate("""(sel) => {
+        const e = document.querySelector(sel);
+        if (!e) return false;
+        e.scrollIntoView({block: 'center', inline: 'nearest'});
+        const r = e.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !!hit && (hit === e || e.contains(hit));
+    }""", selector)
 
 
-@pytest.fixture(scope="module")
-def server_url():
-    import uvicorn
-
-    from ripmarket_env.app.server import create_app
-
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(max_games=8), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive(), "the server thread stopped"
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
-
-
-def require_chromium() -> None:
-    """Fail (not skip) when Debian's Chromium is missing, saying how to install it."""
-    if not (os.path.exists(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"{CHROMIUM} is not installed: run `make browser-deps` (apt-get install -y chromium)",
-                    pytrace=False)
-
-
-def _settled(page) -> str:
-    page.wait_for_function(
-        "['your_turn', 'over'].includes(document.body.dataset.status) && !document.body.classList.contains('busy')",
-        timeout=300_000,
-    )
-    return page.evaluate("document.body.dataset.status")
-
-
-# Watches the banner over the board: every bot move and round result it showed.
-WATCH_BANNER = """
-window.__banners = [];
-document.addEventListener('DOMContentLoaded', () => {
-  new MutationObserver(() => {
-    const b = document.getElementById('banner');
-    if (b && !b.hidden && b.textContent) window.__banners.push([b.className, b.textContent]);
-  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['hidden']});
-});
-"""
-
-# Scroll an element into the middle of the window; true if a click at its centre reaches it
-# (nothing covers it).
-UNCOVERED = """(el) => {
-  el.scrollIntoView({block: 'center'});
-  const r = el.getBoundingClientRect();
-  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return !!hit && (hit === el || el.contains(hit));
-}"""
-
-SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-
-def check_layout(page, where: str) -> None:
-    """Nothing scrolls sideways, and your hand and your choices are inside the window."""
-    width, inner_w, inner_h = page.evaluate(
-        "[document.scrollingElement.scrollWidth, window.innerWidth, window.innerHeight]")
-    assert width <= inner_w, f"{where}: the page is {width} px wide in a {inner_w} px window"
-    for sel in ("#choices", ".hand-area"):
-        box = page.locator(sel).bounding_box()
-        assert box is not None, f"{where}: {sel} is not shown"
-        assert box["x"] >= 0 and box["x"] + box["width"] <= inner_w + 0.5, f"{where}: {sel} sticks out sideways {box}"
-        assert box["y"] >= 0 and box["y"] + box["height"] <= inner_h + 0.5, f"{where}: {sel} is outside the window {box}"
-
-
-def check_card_tip(page, card, phone: bool, where: str, force: bool = False) -> None:
-    """Tap (phone) or hover (mouse) ``card``: the tip names it and shows its text; Escape
-    closes it and the layout still fits (``where`` names the moment in a failure)."""
-    name = card.get_attribute("data-tip-name")
-    if phone:
-        card.tap(force=force)
-    else:
-        card.hover(force=force)
-    page.wait_for_function("!document.getElementById('tip').hidden")
-    tip = page.locator("#tip").inner_text()
-    assert name in tip and card.get_attribute("data-tip-text") in tip
-    page.keyboard.press("Escape")
-    page.mouse.move(2, 2)
+def _check_table(page, where: str, seen: dict) -> None:
+    """``check_layout`` and R.I.P. Market's own drawing at one decision."""
     check_layout(page, where)
+    seats = page.locator("#seats .gseat")
+    n = seats.count()
+    assert page.locator("#seats .gseat .rip-hp").count() == n, f"{where}: not every seat has its HP bar"
+    for q in range(n):
+        box = seats.nth(q)
+        hp = box.locator(".rip-hp").inner_text()
+        assert hp.startswith("HP "), f"{where}: {hp}"
+        ghost = box.get_attribute("data-alive") == "0"
+        assert ghost == ("rip-ghost" in (box.get_attribute("class") or "")), where
+        if ghost:
+            assert "Ghost" in box.inner_text()
+    mine = page.locator("#seats .gseat.you")
+    prompt = page.locator("#prompt").inner_text()
+    if mine.get_attribute("data-alive") == "0":
+        seen["ghost"] += 1
+        assert prompt.startswith("You are a Ghost. "), f"{where}: {prompt}"
+    assert page.locator("#rip-rule").is_visible() and "Rule card" in page.locator("#rip-rule").inner_text()
+    assert page.locator('#zones .zone[data-zone="Market"] .gcard[data-slot]').count() >= 1
+    # every Market card or seat a choice names is drawn, and nothing covers it
+    buttons = page.locator("#choices button[data-refs]")
+    for k in range(buttons.count()):
+        for ref in json.loads(buttons.nth(k).get_attribute("data-refs")):
+            if ref["zone"] == "seats":
+                sel = f'#seats .gseat[data-seat="{ref["slot"]}"]'
+                seen["seat"] += 1
+            else:
+                sel = f'#zones .zone[data-zone="{ref["zone"]}"] .gcard[data-slot="{ref["slot"]}"]'
+                seen["market"] += 1
+            assert _uncovered(page, sel), f"{where}: {sel} is covered or missing"
+    page.evaluate("window.scrollTo(0, 0)")
 
 
-def test_play_a_whole_game_with_the_mouse_at_desktop_size(server_url, tmp_path):
-    require_chromium()
+@pytest.mark.parametrize("size", list(SIZES))
+def test_play_ripmarket_through_the_ghost_phase_to_the_end(page_server, size):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            play_game(browser, server_url, tmp_path, "desktop")
-        finally:
-            browser.close()
-
-
-def test_play_a_whole_game_by_touch_at_phone_size(server_url, tmp_path):
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            play_game(browser, server_url, tmp_path, "phone")
-        finally:
-            browser.close()
-
-
-def play_game(browser, server_url: str, tmp_path: Path, size: str) -> None:
     phone = size == "phone"
-    context = browser.new_context(viewport=SIZES[size], has_touch=phone, is_mobile=phone)
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
-    page.add_init_script(WATCH_BANNER)
+    with sync_playwright() as p:
+        browser, page = browser_page(p, size)
+        try:
+            assert open_game(page, page_server, "ripmarket", players=4, opponents=["greedy"],
+                             seed=SEEDS[size]) == "your_turn"
+            assert page.locator("#title").inner_text() == "R.I.P. Market"
+            seats = page.locator("#seats .gseat")
+            assert seats.count() == 4 and page.locator("#seats .gseat.you").count() == 1
+            assert "greedy, Easy" in seats.nth(1).inner_text()  # the bot and its difficulty
+            assert page.locator("#hand .gcard").count() >= 1
+            assert "HP 2/2" in seats.nth(0).inner_text()
 
-    # While the server is still loading, the page says what it loads.
-    page.route("**/api/status", lambda route: route.fulfill(
-        json={"ready": False, "stage": "Compiling the rules engine", "done": 0, "total": 3, "elapsed": 4.0,
-              "error": None}))
-    page.goto(server_url + "/")
-    page.wait_for_function("document.getElementById('status').textContent.includes('Compiling the rules engine')")
-    page.unroute("**/api/status")
-    page.evaluate("localStorage.setItem('ripmarket.speed', '150')")  # bot moves shown one at a time, quickly
-    page.reload()
+            seen = {"ghost": 0, "market": 0, "seat": 0}
+            check = lambda pg, where: _check_table(pg, where, seen)  # noqa: E731
+            first = play(page, size, pick=lambda pg, n, count: 0, stop_after=2, check=check)
+            game = stored(page, "ripmarket")
+            decision = page.evaluate("document.body.dataset.decision")
+            page.reload()  # a reload resumes the same game at the same decision
+            assert settled(page) == "your_turn"
+            assert stored(page, "ripmarket") == game and page.evaluate("document.body.dataset.gameId") == game["id"]
+            assert page.evaluate("document.body.dataset.decision") == decision
+            assert page.locator("#seats .gseat .rip-played").count() >= 1  # the bots' cards of this round
 
-    # Set up: 4 players (3 on the phone), you in seat 1, bots from the registry, named with a difficulty.
-    page.wait_for_selector("#opponents select", state="attached")
-    players = 3 if phone else 4
-    page.select_option("#players", str(players))
-    page.select_option("#seat", "1")
-    selects = page.locator("#opponents select")
-    assert selects.count() == players - 1
-    # every seat offers the trained bot for every table first, labelled with its difficulty
-    assert [selects.nth(i).input_value() for i in range(players - 1)] == ["ppo-lookahead"] * (players - 1)
-    assert "ppo-lookahead (Hardest)" in selects.first.inner_text()
-    bots = ["greedy", "survivor", "shark"][: players - 1]
-    for i, bot in enumerate(bots):
-        selects.nth(i).select_option(bot)
-    assert "(Easy)" in page.locator("#opponents select").first.inner_text()
-    page.fill("#seed", "17")
-    if phone:
-        page.tap("#start")
-    else:
-        page.click("#start")
-    status = _settled(page)
+            rest = play(page, size, pick=lambda pg, n, count: 0, check=check)
+            assert first + rest >= 6
+            assert seen["ghost"] >= 2 and seen["market"] >= 1 and seen["seat"] >= 1, seen
+            assert settled(page) == "over"
+            assert page.locator("#end").is_visible() and page.locator("#standings tr").count() == 4
+            assert page.locator("#endline").inner_text().startswith(("You won", "You lost"))
+            standings = page.locator("#standings").inner_text()
+            assert "died in round" in standings  # how each player died
+            assert page.locator("#choices button").count() == 0
+            assert page.locator("#seats .gseat.you.rip-ghost").count() == 1
+            width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+            assert width <= inner, f"{size}, end screen: the page scrolls sideways"
 
-    rng = random.Random(17)
-    clicks = table_clicks = keys = tips = 0
-    mid_game = None
-    while status != "over":
-        assert clicks < 300, "the game did not end within 300 decisions"
-        check_layout(page, f"{size}, decision {clicks}")
-        seats = page.locator("#ring .seat")
-        assert seats.count() == players and page.locator("#ring .seat.you").count() == 1
-        for q, bot in zip([0, 2, 3], bots):  # seats named by their bot, with a difficulty label
-            seat = page.locator(f"#ring .seat[data-seat='{q}']")
-            assert bot in seat.inner_text() and seat.locator(".level").count() == 1
-        for card in page.locator("#hand .hand-card").all():
-            legal = "legal" in (card.get_attribute("class") or "")
-            assert card.is_enabled() == legal
-        if mid_game is None and page.locator("#rounds .round-summary").count() >= 1 and page.locator(
-                "#hand .hand-card.legal, #ring .seat.targetable").count():
-            mid_game = tmp_path / f"web-{size}-mid-game.png"  # a decision with legal pieces lit up
-            page.keyboard.press("Escape")  # close the round result to show the table
-            page.screenshot(path=str(mid_game))
-        # Card text on hover (mouse) or tap (touch): a Market card, a played card, a card in hand.
-        cards = page.locator("#center .market-slot .card, #ring .played .card:not(.back), #hand .card").all()
-        rng.shuffle(cards)
-        card = next((c for c in cards if c.evaluate(UNCOVERED)), None)  # a person scrolls to see the rest
-        if tips < 6 and card is not None:
-            check_card_tip(page, card, phone, f"{size}, decision {clicks}, after showing a card", force=True)
-            tips += 1
-        choices = page.locator("#choices button.choice")
-        n = choices.count()
-        assert n >= 1  # one option only for a hand of one design (R-12.1)
-        listed = [int(choices.nth(i).get_attribute("data-action")) for i in range(n)]
-        on_table = page.locator("#board [data-action].legal, #hand [data-action].legal, #shadow-hand [data-action].legal")
-        table_actions = sorted({int(x.get_attribute("data-action")) for x in on_table.all()})
-        assert set(table_actions) <= set(listed)
-        roll = rng.random()
-        if not phone and table_actions and roll < 0.4:  # click the card, Market slot, deck or seat itself
-            a = rng.choice(table_actions)
-            target = page.locator(f"#game [data-action='{a}'].legal:not(.choice)").first
-            if not target.evaluate(UNCOVERED):  # the last round's result lies over it: close it first
-                page.locator("#banner.round-result button", has_text="Continue").click()
-            target.click()
-            table_clicks += 1
-        elif roll < 0.7 and n <= 9:  # the keys 1-9 choose
-            page.keyboard.press(str(rng.randrange(n) + 1))
-            keys += 1
-        elif phone:
-            choices.nth(rng.randrange(n)).tap()
-        else:
-            choices.nth(rng.randrange(n)).click()
-        clicks += 1
-        status = _settled(page)
+            rematch = page.locator("#rematch")
+            rematch.scroll_into_view_if_needed()
+            rematch.tap() if phone else rematch.click()
+            page.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{game['id']}'",
+                                   timeout=180_000)
+            assert settled(page, timeout=180_000) in ("your_turn", "setup")
+            assert stored(page, "ripmarket") is None or stored(page, "ripmarket")["id"] != game["id"]
+            assert not page.problems, page.problems
+        finally:
+            browser.close()
 
-    # The end screen: standings with places, elimination rounds and how each player died.
-    result = page.locator("#result")
-    assert result.is_visible()
-    text = result.inner_text()
-    assert "Game over after" in text and ("You win" in text or "You finish" in text or "You share" in text)
-    rows = page.locator("#result .standings tbody tr")
-    assert rows.count() == players
-    assert re.search(r"out in round \d+", text) and re.search(r"took \d damage: |lost \d HP: ", text)
-    assert "reward" not in text.lower() and "+0." not in text and "-0." not in text
-    assert page.locator("#result a[download]").count() == 1
-    assert page.locator("#shadow-hand .hand-card").count() == 0  # the dealt Shadow hand is gone
-    assert page.locator("#rounds .round-summary").count() >= 1
-    assert page.locator("#choices button.choice").count() == 0
-    assert clicks >= 3 and keys >= 1 and tips >= 3
-    if not phone:
-        assert table_clicks >= 1
-    banners = page.evaluate("window.__banners")
-    moves = {t for c, t in banners if "move" in c}
-    assert len(moves) >= 3, "the bots' moves were not shown one at a time"
-    assert any("round-result" in c and "Scores" not in t and "result" in t for c, t in banners)
-    assert not problems, problems
-    # no horizontal scroll on the end screen either
-    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
-    shot = tmp_path / f"web-{size}.png"
-    page.screenshot(path=str(shot))
-    assert shot.stat().st_size > 10_000
-    if os.environ.get("RIPMARKET_SCREENSHOT") == "1":
-        out = ROOT / "docs" / "img" / ("web.png" if not phone else "web-phone.png")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(mid_game or shot, out)
-    context.close()
+def test_the_lobby_links_every_game(page_server):  # noqa: F811
+    """``/`` lists every registered game (read from GET /api/catalog) with its player range,
+    and its link opens that game's page."""
+    from playwright.sync_api import sync_playwright
+
+    from ripmarket_env.games import registry
+
+    with sync_playwright() as p:
+        browser, page = browser_page(p, "phone")
+        try:
+            page.goto(page_server + "/")
+            page.wait_for_function("document.body.dataset.status === 'ready'")
+            links = page.locator("#games a")
+            assert [links.nth(k).get_attribute("data-game") for k in range(links.count())] == list(registry())
+            rip = page.locator('#games a[data-game="ripmarket"]')
+            assert "R.I.P. Market" in rip.inner_text() and "2-10 players" in rip.inner_text()
+            width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+            assert width <= inner
+            rip.tap()
+            page.wait_for_url(page_server + "/ripmarket")
+            assert settled(page, timeout=180_000) in ("your_turn", "setup")
+            assert not page.problems, page.problems
+            page.evaluate("sessionStorage.clear()")
+        finally:
+            browser.close()

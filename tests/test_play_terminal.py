@@ -16,8 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ripmarket_env.app.cli import app
-from ripmarket_env.app.play import GameSession, SetupError, assign_opponents
-from ripmarket_env.app.session import check_setup
+from ripmarket_env.app.session import SetupError, TableSession, assign_opponents, check_setup
 from ripmarket_env import replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,10 +129,10 @@ def test_terminal_game_with_bad_input(tmp_path):
 
 
 def test_replay_command_reads_a_saved_game(tmp_path):
-    s = GameSession(3, 0, ["random"], seed=4)
+    s = TableSession("ripmarket", 3, 0, ["random"], seed=4)
     rng = random.Random(1)
     while not s.over:
-        s.act(rng.choice(s.choices()).action)
+        s.act(rng.choice(s.choices())["action"])
     path = s.save(tmp_path / "g.jsonl")
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 0, result.output
@@ -186,19 +185,19 @@ def test_every_decision_has_numbered_choices_ghost_turns_included():
     hand of one design, R-12.1), as a Ghost too."""
     saw_ghost = False
     for seed in range(30):
-        s = GameSession(3, 0, ["greedy", "shark"], seed=seed)
+        s = TableSession("ripmarket", 3, 0, ["greedy", "shark"], seed=seed)
         while not s.over:
             assert s.your_turn
             choices = s.choices()
-            assert len(choices) >= 1  # one option only for a hand of one design (R-12.1)
-            assert [c.action for c in choices] == s.legal_actions()
-            assert all(c.text and c.label for c in choices)
+            assert len(choices) >= 2  # a one-option decision is taken for the person (R-12.1)
+            assert [c["action"] for c in choices] == s.legal_actions()
+            assert [c["number"] for c in choices] == list(range(1, len(choices) + 1)) and all(c["text"] for c in choices)
             if not bool(s.state["alive"][0]):
                 saw_ghost = True
-                assert s.phase in ("ghost", "choose_victim")
-                assert all(c.kind in ("pass", "shadow", "target") for c in choices)
+                assert s.phase in ("ghost", "choose_victim") and s.prompt().startswith("You are a Ghost. ")
+                assert all(s.engine.actions.decode(c["action"])[0] in ("pass", "shadow", "target") for c in choices)
             # play badly on purpose (the lowest card), to die early and haunt as a Ghost
-            s.act(choices[0].action)
+            s.act(choices[0]["action"])
         assert s.result() is not None
         if saw_ghost:
             break
@@ -206,21 +205,24 @@ def test_every_decision_has_numbered_choices_ghost_turns_included():
 
 
 def test_round_log_and_summaries():
-    s = GameSession(4, 2, ["greedy", "trickster", "hoarder"], seed=9)
+    """Every resolved round is told (its scores, in the story) and the record's round
+    summaries agree with the session's events."""
+    from ripmarket_env.games.ripmarket.story import resolutions
+
+    s = TableSession("ripmarket", 4, 2, ["greedy", "trickster", "hoarder"], seed=9)
     rng = random.Random(2)
     while not s.over:
-        s.act(rng.choice(s.choices()).action)
-    kinds = [k for k, _ in s.feed]
-    assert kinds[-1] == "result" and "round" in kinds
-    for summary in s.rounds:
-        assert len(summary.seats) == 4
-        assert summary.events, "every round has a log"
-        for x in summary.seats:
-            if x["competed"]:
-                assert x["card"] is not None and x["score"] is not None
-    # the record's round summaries agree with the session's
+        s.act(rng.choice(s.choices())["action"])
+    spans = resolutions(s.history)
+    assert spans and s.moves[-1]["kind"] in ("game_over", "place")
+    scores = []
+    for start, end in spans:
+        got = {e.seat: e.b for e in s.history[start:end] if e.kind == "score"}
+        scores.append([got.get(q) for q in range(4)])
+        told = [m for m in s.moves if m["kind"] == "scores" and m["turn"] == s.history[start].a]
+        assert len(told) == (1 if got else 0)
     rounds = [line for line in s.recorder.lines if "round" in line and "scores" in line]
-    assert [r["scores"] for r in rounds] == [[x["score"] for x in summ.seats] for summ in s.rounds][: len(rounds)]
+    assert rounds and [r["scores"] for r in rounds] == scores[: len(rounds)]
 
 
 def test_terminal_lines_fit_100_columns_with_colour_and_named_bots():
@@ -261,10 +263,10 @@ def test_terminal_lines_fit_100_columns_with_colour_and_named_bots():
 def test_records_name_each_seats_controller_and_replay_shows_it(tmp_path):
     from ripmarket_env.envs.record import RecordError, read_record
 
-    s = GameSession(3, 1, ["greedy", "search"], seed=6)
+    s = TableSession("ripmarket", 3, 1, ["greedy", "search"], seed=6)
     rng = random.Random(0)
     while not s.over:
-        s.act(rng.choice(s.choices()).action)
+        s.act(rng.choice(s.choices())["action"])
     path = s.save(tmp_path / "g.jsonl")
     head = read_record(path)[0][1]
     assert head["controllers"] == ["greedy", "person", "search"]
@@ -287,10 +289,10 @@ def test_replay_god_tells_each_action_once(tmp_path):
     not as a decision list and then again as events."""
     import json
 
-    s = GameSession(4, 0, ["greedy", "trickster", "hoarder"], seed=8)
+    s = TableSession("ripmarket", 4, 0, ["greedy", "trickster", "hoarder"], seed=8)
     rng = random.Random(8)
     while not s.over:
-        s.act(rng.choice(s.choices()).action)
+        s.act(rng.choice(s.choices())["action"])
     path = s.save(tmp_path / "g.jsonl")
     god = CliRunner().invoke(app, ["replay", "--god", str(path)], terminal_width=200).output
     plain = CliRunner().invoke(app, ["replay", str(path)], terminal_width=200).output
@@ -322,8 +324,7 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
     """Without --opponents the terminal game seats ppo (2-10 players) at every other seat;
     with cards it was not trained on, the heuristics take its place."""
     import ripmarket_env.app.play as play_mod
-    from ripmarket_env.app.play import default_opponents
-    from ripmarket_env.games.ripmarket.cards.loader import load_cards
+    from ripmarket_env.app.session import default_opponents, game_spec
 
     seated = []
 
@@ -338,8 +339,7 @@ def test_default_opponent_is_the_bot_for_every_table(monkeypatch):
     r = CliRunner().invoke(app, ["play", "--players", "4", "--seat", "2", "--cards", "first-edition"])
     assert r.exit_code == 0, r.output
     assert seated[-1] == ["greedy", "survivor", "you", "shark"]
-    assert default_opponents(6) == ["ppo-lookahead"]
-    assert default_opponents(3, load_cards("first-edition")) == ["greedy", "survivor"]
+    assert default_opponents(game_spec("ripmarket"), 6) == ["ppo-lookahead"] * 5
 
 
 def test_the_terminal_session_tells_bots_the_cards_and_start_hp():

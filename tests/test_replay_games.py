@@ -59,10 +59,9 @@ def test_a_corrupted_record_fails_with_one_line(game, tmp_path):
 
 def _web_sessions():
     """The web page's sessions of every game (what the server saves), each played out."""
-    from ripmarket_env.app.play import GameSession
     from ripmarket_env.app.session import TableSession
 
-    yield GameSession(3, 1, ["greedy", "random"], seed=4), lambda s: [c.action for c in s.choices()]
+    yield TableSession("ripmarket", 3, 1, ["greedy", "random"], seed=4), lambda s: [c["action"] for c in s.choices()]
     yield (TableSession("black-market", 2, 0, ["bm-rusher"], seed=4, rules={"mode": "teams"}),
            lambda s: [c["action"] for c in s.choices()])
     yield TableSession("rune-market", 3, 2, ["rm-banker"], seed=4), lambda s: [c["action"] for c in s.choices()]

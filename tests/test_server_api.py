@@ -1,6 +1,9 @@
-"""The JSON API of `ripmarket serve`: games, errors, hidden information, secret seeds,
-the limits (per client, in all, expiry), the store across restarts, duplicate answers,
-request guards, concurrent games and the stateless bot endpoint."""
+"""The JSON API of `ripmarket serve`, through R.I.P. Market's routes (the older
+``/api/games...`` paths, its aliases): games, errors, hidden information, secret seeds, the
+limits (per client, in all, expiry), the store across restarts, duplicate answers, request
+guards, concurrent games, the lobby and the stateless bot endpoint. A game's view is the one
+session's (``TableSession.view``): the table description under ``table`` (its choices, your
+hand, the seats), the story since your decision under ``recent``, the result once over."""
 
 from __future__ import annotations
 
@@ -58,10 +61,10 @@ def answer(client, g, state, action):
 def play_out(client, g, rng: random.Random, limit: int = 400, state: dict | None = None) -> dict:
     state = state or g
     for _ in range(limit):
-        if state["status"] == "over":
+        if state["over"]:
             return state
-        assert state["status"] == "your_turn"
-        a = rng.choice(state["legal_actions"])["action"]
+        assert state["your_turn"]
+        a = rng.choice(state["table"]["choices"])["action"]
         r = answer(client, g, state, a)
         assert r.status_code == 200, r.text
         state = r.json()
@@ -80,20 +83,20 @@ def test_create_read_act_record(client, tmp_path):
     assert g["game_id"] and g["seat_token"] and g["game_id"] != g["seat_token"]
     assert len(g["seat_token"]) >= 24
     assert g["seat"] == 1 and g["players"] == 3 and g["seed"] == 11 and g["practice"] is True
-    assert g["controllers"] == ["greedy", "you", "survivor"]
-    assert g["status"] == "your_turn" and g["decision"]["seat"] == 1
-    assert g["legal_actions"] and all(a["label"] and a["text"] for a in g["legal_actions"])
-    assert all(c["text"] for c in g["hand"])  # the hand comes with card texts
-    assert len(g["table"]["seats"]) == 3 and len(g["table"]["market"]) == 3
+    assert g["controllers"] == ["greedy", "you", "survivor"] and g["game"] == "ripmarket"
+    assert g["your_turn"] and g["table"]["actor"] == 1 and g["table"]["prompt"].startswith("Your decision")
+    assert g["table"]["choices"] and all(a["text"] for a in g["table"]["choices"])
+    assert g["table"]["hand"] and all(c["text"] for c in g["table"]["hand"])  # the hand comes with card texts
+    assert len(g["table"]["seats"]) == 3 and len(g["table"]["extra"]["market"]) == 3
     state = read(client, g)
-    assert state["legal_actions"] == g["legal_actions"]
+    assert state["table"]["choices"] == g["table"]["choices"]
 
     r = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
     assert r.status_code == 409 and "not over yet" in detail(r)
 
     final = play_out(client, g, random.Random(3))
-    assert final["result"] is not None and final["legal_actions"] == []
-    assert final["rounds"], "resolved rounds are reported"
+    assert final["result"] is not None and final["table"]["choices"] == [] and not final["your_turn"]
+    assert final["table"]["extra"]["last_round"]["lines"], "the last resolved round is reported"
     assert final["result"]["you_won"] == (1 in final["result"]["winners"])
     r = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
     assert r.status_code == 200
@@ -112,13 +115,17 @@ def test_create_read_act_record(client, tmp_path):
 def test_rules_and_page(client):
     g = new_game(client, players=4, opponents=["random"], rules={"tie_rule": "earliest", "start_hp": 1})
     assert g["rules"]["tie_rule"] == "earliest" and g["rules"]["start_hp"] == 1
-    assert all(s["max_hp"] == 1 for s in g["table"]["seats"])
+    assert g["table"]["extra"]["max_hp"] == 1 and all(s["counters"]["HP"] == "1/1" for s in g["table"]["seats"])
     assert g["controllers"] == ["you", "random", "random", "random"]
-    page = client.get("/")
+    page = client.get("/ripmarket")  # R.I.P. Market's page is the one page, with its plugin
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    assert "/static/app.js" in page.text and "/static/style.css" in page.text
-    for name in ("app.js", "style.css", "index.html"):
+    assert "/static/generic.js" in page.text and "/static/style.css" in page.text
+    plugin = client.get("/plugins/ripmarket.js")
+    assert plugin.status_code == 200 and 'RipmarketTable.register("ripmarket"' in plugin.text
+    for name in ("generic.js", "style.css", "lobby.html"):
         assert client.get(f"/static/{name}").status_code == 200
+    for gone in ("app.js", "index.html"):
+        assert client.get(f"/static/{gone}").status_code == 404
     schema = client.get("/openapi.json").json()
     for path in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/actions",
                  "/api/games/{game_id}/record", "/api/bots/{name}/act"):
@@ -147,47 +154,38 @@ def test_second_edition_rule_variants(client, tmp_path):
     assert bool(eng.terminated[0]) and eng.rules == session.rules
 
 
-def test_page_offers_every_rule_variant_with_allowed_values(client):
-    """The setup form has a choice for each rule variant with named values, its options are
-    values RulesConfig allows (the empty one keeps the rulebook's), the default not offered
-    twice, and the page's script sends each of them."""
-    from html.parser import HTMLParser
-    import dataclasses
+def test_the_lobby_lists_every_game_from_the_catalog(client):
+    """``/`` is the lobby: its script reads ``GET /api/catalog`` (no list of games of its
+    own), which names every registered game with its title, player counts and page."""
+    from ripmarket_env.games import registry
+
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "/api/catalog" in page.text
+    assert not [g for g in registry() if g in page.text]  # not a hard-coded list
+    games = client.get("/api/catalog").json()["games"]
+    assert [g["id"] for g in games] == list(registry())
+    for g in games:
+        spec = registry()[g["id"]]
+        assert g["title"] == spec.title and g["page"] == f"/{g['id']}"
+        assert spec.min_players <= min(g["player_counts"]) <= max(g["player_counts"]) <= spec.max_players
+        assert client.get(g["page"]).status_code == 200
+
+
+def test_setup_offers_every_rule_variant_with_allowed_values(client):
+    """The create body's schema has a choice for each rule variant with named values,
+    exactly the values RulesConfig allows (R-1.3, R-3.3, R-8.2, R-8.3, R-8.6, R-9.2): what a
+    set-up screen reads to offer them."""
     from ripmarket_env.games.ripmarket import config as C
 
     allowed = {"tie_rule": C.TIE_RULES, "ghost_phase": C.GHOST_PHASES, "no_survivor": C.NO_SURVIVOR,
                "deflect_target": C.DEFLECT_TARGETS, "opening_bonus": C.OPENING_BONUS, "token_tie": C.TOKEN_TIES}
-    defaults = {f.name: f.default for f in dataclasses.fields(RulesConfig)}
-
-    class Selects(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.options, self.current = {}, None
-
-        def handle_starttag(self, tag, attrs):
-            attrs = dict(attrs)
-            if tag == "select":
-                self.current = attrs.get("id")
-                self.options[self.current] = []
-            elif tag == "option" and self.current is not None:
-                self.options[self.current].append(attrs.get("value"))
-
-        def handle_endtag(self, tag):
-            if tag == "select":
-                self.current = None
-
-    page = Selects()
-    page.feed(client.get("/static/index.html").text)
-    script = client.get("/static/app.js").text
+    comp = client.get("/openapi.json").json()["components"]["schemas"]
+    props = comp["RipmarketRules"]["properties"]
     for field, values in allowed.items():
-        options = page.options.get(field)
-        assert options is not None, f"no choice for {field}"
-        assert options[0] == "" and set(options[1:]) == set(values) - {defaults[field]}, field
-        assert f'"{field}"' in script.split("const RULE_VARIANTS")[1].split(";")[0], field
-    # yes/no variants: a choice of the value that is not the default, sent as a boolean
-    for field in ("grace_round",):
-        assert page.options.get(field) == ["", str(not defaults[field]).lower()], field
-        assert f'"{field}"' in script.split("const BOOL_VARIANTS")[1].split(";")[0], field
+        options = next(x for x in props[field]["anyOf"] if "enum" in x)["enum"]
+        assert set(options) == set(values), field
+    assert any(x.get("type") == "boolean" for x in props["grace_round"]["anyOf"])
 
 
 # ------------------------------------------------------------------ errors
@@ -249,7 +247,7 @@ def test_game_errors_leave_the_game_unchanged(client):
     g = new_game(client, players=4, opponents=["shark"], seed=21)
     gid, tok = g["game_id"], g["seat_token"]
     before = read(client, g)
-    legal = [a["action"] for a in before["legal_actions"]]
+    legal = [a["action"] for a in before["table"]["choices"]]
     illegal = next(a for a in range(57) if a not in legal)
 
     h = {"X-Seat-Token": tok}
@@ -295,7 +293,7 @@ def test_game_errors_leave_the_game_unchanged(client):
     assert read(client, g) == before
     # the illegal-action message lists the legal actions with their descriptions
     r = client.post(act, json={"action": illegal, "decision_number": n}, headers=h)
-    for a in before["legal_actions"]:
+    for a in before["table"]["choices"]:
         assert f"{a['action']} ({a['text']})" in detail(r)
 
 
@@ -311,37 +309,41 @@ def test_delete(client):
 
 # ------------------------------------------------------------------ hidden information
 def test_a_seat_never_sees_other_hidden_cards(client):
-    """Other seats' hands are counts only; their face-down cards stay hidden until revealed."""
+    """R-12.3: other seats' hands are counts only; their face-down cards stay unnamed (in
+    the seats, the rule card and the story) until revealed; your hands are exactly yours."""
     seen_hidden_face_down = False
     for seed in range(12):
         g = new_game(client, players=5, seat=2, opponents=["trickster"], seed=seed)
         manager = client.app.state.games
         session = manager.open("ripmarket", g["game_id"], g["seat_token"]).session
+        db = session.engine.cards
         rng = random.Random(seed)
         state = g
-        while state["status"] != "over":
+        while not state["over"]:
             text = json.dumps(state)
             r = session.state
-            for s in state["table"]["seats"]:
-                assert set(s) >= {"hand_count", "shadow_count"}
-                assert "hand" not in s and "shadow_hand" not in s
+            t = state["table"]
+            for s, x in zip(t["seats"], t["extra"]["seats"]):
+                assert set(s["counters"]) >= {"hand", "shadow"} and s["counters"]["hand"] == int(r["hand_n"][s["seat"]])
                 q = s["seat"]
-                if q != 2 and s["played"] is not None and s["played"]["face_down"]:
-                    assert s["played"]["card"] is None
+                if q != 2 and x["played"] is not None and x["played"]["face_down"]:
+                    assert x["played"]["name"] is None and x["played"]["text"] is None
+                    assert s["counters"]["played"].startswith("face-down")
                     seen_hidden_face_down = True
-                    hidden = session.db.living[int(r["played"][q])].name
-                    for e in state["log"] + [x for x in state["recent"] if x["type"] == "event"]:
-                        if e["seat"] == q and "face-down" in e["text"]:
-                            assert hidden not in e["text"]
-                    assert state["active_rule"]["card"] != hidden or any(
-                        e["kind"] == "reveal" and e["seat"] == q for e in state["log"])
-            mine = {c["design"]: c["count"] for c in state["hand"]}
-            assert mine == {d: int(n) for d, n in enumerate(r["hand"][2]) if n > 0}
-            mine_shadow = {c["design"]: c["count"] for c in state["shadow_hand"]}
-            assert mine_shadow == {d: int(n) for d, n in enumerate(r["shadow_hand"][2]) if n > 0}
+                    hidden = db.living[int(r["played"][q])].name
+                    for line in state["recent"]:
+                        if line["seat"] == q and "face-down" in line["text"]:
+                            assert hidden not in line["text"]
+                    assert t["extra"]["rule"]["card"] != hidden or any(
+                        e.kind == "reveal" and e.seat == q for e in session.history)
+            mine = {(c["name"], c["zone"]): c["count"] for c in t["hand"] if c["zone"] == "hand"}
+            assert mine == {(f"{db.living[d].name} ({db.living[d].value})", "hand"): int(n)
+                            for d, n in enumerate(r["hand"][2]) if n > 0}
+            shadow = sum(c["count"] for c in t["hand"] if c["zone"] == "Shadow hand")
+            assert shadow == int(r["shadow_hand"][2].sum())
             if state is not g:  # only the creation answer carries the token
                 assert "seat_token" not in text and g["seat_token"] not in text
-            a = rng.choice(state["legal_actions"])["action"]
+            a = rng.choice(t["choices"])["action"]
             state = answer(client, g, state, a).json()
         if seen_hidden_face_down:
             break
@@ -357,26 +359,28 @@ def test_view_shows_no_more_than_the_seat_observation(client):
         g = new_game(client, players=4, seat=3, opponents=["trickster", "greedy"], seed=seed)
         session = client.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         eng = session.engine
+        names = {c.name for c in eng.cards.living}
         rng = random.Random(seed)
         state = g
-        while state["status"] != "over":
+        while not state["over"]:
             nv = named_view(eng.observe([3])[0], eng.obs_layout)
-            for s in state["table"]["seats"]:
+            for s, x in zip(state["table"]["seats"], state["table"]["extra"]["seats"]):
                 rel = (s["seat"] - 3) % 4
-                assert round(float(nv["hand_size"][rel][0]) * 10) == s["hand_count"]
-                assert bool(nv["alive"][rel][0]) == s["alive"]
+                assert round(float(nv["hand_size"][rel][0]) * 10) == s["counters"]["hand"]
+                assert bool(nv["alive"][rel][0]) == x["alive"] == ("Ghost" not in s["flags"])
                 onehot = nv["played"][rel]
-                if s["played"] is None:
+                if x["played"] is None:
                     assert not onehot.any()
-                elif s["played"]["card"] is None:  # hidden here: hidden in the observation too
+                elif x["played"]["name"] is None:  # hidden here: hidden in the observation too
                     assert not onehot.any() and nv["face_down"][rel][0] == 1
                 else:
-                    assert onehot[s["played"]["card"]["design"]] == 1
+                    assert x["played"]["name"] in names
+                    assert {eng.cards.living[d].name for d in np.flatnonzero(onehot)} == {x["played"]["name"]}
                     checked_played += 1
-                shadows = sorted(c["design"] for c in s["haunted_by"])
+                shadows = sorted(c["name"] for c in x["haunted_by"])
                 counts = np.rint(nv["attached"][rel] * 3).astype(int)
-                assert shadows == sorted(d for d, n in enumerate(counts) for _ in range(n))
-            a = rng.choice(state["legal_actions"])["action"]
+                assert shadows == sorted(eng.cards.shadow[d].name for d, n in enumerate(counts) for _ in range(n))
+            a = rng.choice(state["table"]["choices"])["action"]
             state = answer(client, g, state, a).json()
     assert checked_played > 0
 
@@ -397,7 +401,7 @@ def test_game_cap_gives_429():
         r = c.post("/api/games", json={"players": 3, "opponents": ["greedy"]})
         assert r.status_code == 201, r.text
         assert len(c.app.state.games) == 2
-        assert read(c, a)["status"] == "over"
+        assert read(c, a)["over"]
 
 
 def test_two_games_interleaved_in_threads(tmp_path):
@@ -416,9 +420,9 @@ def test_two_games_interleaved_in_threads(tmp_path):
                 for _ in range(400):
                     with turn:  # strict alternation while both games are running
                         turn.wait_for(lambda: order["next"] == i or len(finals) == 1, timeout=120)
-                    if state["status"] == "over":
+                    if state["over"]:
                         break
-                    a = rng.choice(state["legal_actions"])["action"]
+                    a = rng.choice(state["table"]["choices"])["action"]
                     r = answer(c, g, state, a)
                     assert r.status_code == 200, r.text
                     state = r.json()
@@ -441,7 +445,7 @@ def test_two_games_interleaved_in_threads(tmp_path):
             t.join(timeout=600)
         assert not errors, errors
         for i, g in enumerate(games):
-            assert finals[i]["status"] == "over"
+            assert finals[i]["over"]
             r = c.get(f"/api/games/{g['game_id']}/record", headers=tok(g))
             path = tmp_path / f"{i}.jsonl"
             path.write_text(r.text)
@@ -450,7 +454,7 @@ def test_two_games_interleaved_in_threads(tmp_path):
         # 12 copies of one answer at once: exactly one is applied, the others refused
         g = new_game(c, players=4, opponents=["random"], seed=40)
         state = read(c, g)
-        a = state["legal_actions"][0]["action"]
+        a = state["table"]["choices"][0]["action"]
         codes = []
         start = threading.Barrier(12)
 
@@ -516,8 +520,11 @@ def test_serve_command(tmp_path):
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.3)
         assert r.status_code == 200 and r.json()["bots"]
-        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-        assert page.status_code == 200 and "R.I.P. Market" in page.text
+        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)  # the lobby, listing every game
+        assert page.status_code == 200 and "/api/catalog" in page.text
+        catalog = httpx.get(f"http://127.0.0.1:{port}/api/catalog", timeout=5).json()["games"]
+        assert "R.I.P. Market" in [g["title"] for g in catalog]
+        assert httpx.get(f"http://127.0.0.1:{port}/ripmarket", timeout=5).status_code == 200
         r = httpx.get(f"http://127.0.0.1:{port}/api/bots", headers={"Host": "attacker.example"}, timeout=5)
         assert r.status_code == 400 and "Host header" in r.json()["detail"]  # DNS rebinding
         g = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"players": 2, "opponents": ["greedy"]},
@@ -597,21 +604,23 @@ def test_the_default_opponent_is_the_bot_for_every_table(client):
         assert r.json()["controllers"] == ["you"] + ["ppo-lookahead"] * (players - 1)
 
 
-def test_terminal_bot_choices_follow_the_cards():
-    """The terminal game checks the opponents against the cards in play: with the second
-    edition the first-edition stages are refused with the reason, with --cards first-edition
-    they play and ppo-6p (the second edition's) is refused."""
-    from ripmarket_env.app.play import GameSession, SetupError, playable_bots, unavailable_bots
+def test_bot_choices_follow_the_cards():
+    """The server offers the bots that can play the cards in play: with the second edition
+    the first-edition stages are set apart with the reason; the one session refuses a bot
+    it is told cannot play, and seats the stages with --cards first-edition."""
+    from agents.policy import card_conflict
+    from ripmarket_env.app.server.kinds import kinds
+    from ripmarket_env.app.session import SetupError, TableSession
     from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
     first = load_cards("first-edition")
-    assert set(unavailable_bots()) == set(FIRST_EDITION_BOTS)
-    assert "ppo-6p" in unavailable_bots(first) and set(FIRST_EDITION_BOTS) <= set(playable_bots(first))
+    assert set(kinds()["ripmarket"].unavailable()) == set(FIRST_EDITION_BOTS)
+    assert card_conflict("ppo-6p", first) and not any(card_conflict(n, first) for n in FIRST_EDITION_BOTS)
+    refused = kinds()["ripmarket"].unavailable()
     with pytest.raises(SetupError, match="bot 'ppo-6p-stage4' cannot play these cards: .*first edition"):
-        GameSession(3, 0, ["ppo-6p-stage4"], seed=1)
-    with pytest.raises(SetupError, match="bot 'ppo-6p' cannot play these cards"):
-        GameSession(3, 0, ["ppo-6p"], seed=1, cards=first)
-    s = GameSession(3, 0, ["ppo-6p-stage4"], seed=1, cards=first)
+        TableSession("ripmarket", 3, 0, ["ppo-6p-stage4"], seed=1, refused=refused)
+    s = TableSession("ripmarket", 3, 0, ["ppo-6p-stage4"], seed=1, engine_kwargs={"cards": first},
+                     refused={"ppo-6p": card_conflict("ppo-6p", first)})
     assert s.controllers == ["you", "ppo-6p-stage4", "ppo-6p-stage4"]
 
 
@@ -659,9 +668,9 @@ def test_a_running_game_never_shows_its_secret_seed(client, tmp_path):
     assert g["seed"] is None and g["practice"] is False
     state = g
     rng = random.Random(5)
-    while state["status"] != "over":
+    while not state["over"]:
         assert state["seed"] is None and secret not in json.dumps(state)
-        state = answer(client, g, state, rng.choice(state["legal_actions"])["action"]).json()
+        state = answer(client, g, state, rng.choice(state["table"]["choices"])["action"]).json()
     assert state["seed"] == session.seed  # revealed once the game is over...
     record = client.get(f"/api/games/{g['game_id']}/record", headers=tok(g)).text
     head = json.loads(record.splitlines()[0])
@@ -717,11 +726,11 @@ def test_idle_games_expire_and_reading_does_not_keep_them_alive(tmp_path):
     state = b
     while True:
         now[0] += 50
-        r = answer(c, b, state, state["legal_actions"][0]["action"])
+        r = answer(c, b, state, state["table"]["choices"][0]["action"])
         if r.status_code != 200:
             break
         state = r.json()
-        if state["status"] == "over":
+        if state["over"]:
             pytest.fail("the game ended before its maximum age; make it longer")
     assert r.status_code == 410 and "maximum game age of 5 min (ripmarket serve --max-game-age 300)" in detail(r)
     assert now[0] - start > 300
@@ -749,7 +758,7 @@ def test_games_and_records_survive_a_restart(tmp_path):
     live = new_game(c1, players=4, seed=None, opponents=["shark", "ppo-6p", "greedy"])
     state = live
     for _ in range(3):
-        state = answer(c1, live, state, state["legal_actions"][0]["action"]).json()
+        state = answer(c1, live, state, state["table"]["choices"][0]["action"]).json()
     done = new_game(c1, players=2, opponents=["greedy"], seed=3)
     final = play_out(c1, done, random.Random(2))
     before_live, record = read(c1, live), c1.get(f"/api/games/{done['game_id']}/record", headers=tok(done)).text
@@ -769,7 +778,7 @@ def test_games_and_records_survive_a_restart(tmp_path):
     assert bool(replay(path).terminated[0])  # the record spans the restart and replays
     # finished games stay fetchable for keep_seconds after they end, then are gone
     now[0] += 3000
-    assert read(c2, done)["status"] == "over"
+    assert read(c2, done)["over"]
     now[0] += 700
     c2.app.state.games.sweep()
     r = c2.get(f"/api/games/{done['game_id']}", headers=tok(done))
@@ -890,36 +899,34 @@ def test_bots_are_built_once_and_answer_like_fresh_ones(client):
 
 # ------------------------------------------------------------------ explaining the game
 def test_view_explains_rounds_moves_and_the_result(client):
+    """The bots' difficulty labels, the story since your decision (your own move first), the
+    active rule card's text, the latest round's result and how each player finished."""
     bots = client.get("/api/bots").json()["bots"]
     assert all(b["level"] for b in bots) and {b["name"]: b["level"] for b in bots}["random"].startswith("Beginner")
     g = new_game(client, players=4, seat=0, opponents=["greedy", "trickster", "hoarder"], seed=5)
-    assert all(s["level"] for s in g["table"]["seats"] if not s["is_you"])
-    assert g["table"]["seats"][0]["level"] == ""
+    assert all(g["levels"][1:]) and g["levels"][0] == ""
     rng = random.Random(4)
     state = g
-    while state["status"] != "over":
-        before = len(state["rounds"])
-        choice = rng.choice(state["legal_actions"])
+    rounds = set()
+    while not state["over"]:
+        choice = rng.choice(state["table"]["choices"])
         state = answer(client, g, state, choice["action"]).json()
         recent = state["recent"]
-        if choice["kind"] == "shadow" and not recent:  # the victim is chosen next: the haunt is told then
-            assert [x["kind"] for x in state["legal_actions"]] and state["status"] != "over"
-            continue
-        assert recent and recent[0]["type"] == "event" and recent[0]["seat"] == 0  # your own move first
-        assert [x["index"] for x in recent if x["type"] == "round"] == list(range(before, len(state["rounds"])))
-        assert state["active_rule"]["text"]
+        assert recent and recent[0]["seat"] == 0  # your own move first
+        assert state["table"]["extra"]["rule"]["text"] and state["table"]["info"][0].startswith("Rule: ")
         assert "(only choice)" not in json.dumps(state)
-    for r in state["rounds"]:
-        assert r["story"] and r["rule_text"]
-        hurt = {s["seat"] for s in r["seats"] if s["damage"] > 0}
-        assert hurt == {x["seat"] for x in r["story"] if x["kind"] == "damage"}
-        for s in r["seats"]:
-            assert s["hp_lost"] >= s["damage"] or s["hp"] == 0
+        last = state["table"]["extra"]["last_round"]
+        if last is not None and last["round"] not in rounds:  # a round resolved since: the story told it
+            rounds.add(last["round"])
+            assert last["lines"][0]["kind"] in ("scores", "sudden_death", "grace")
+            assert any(m["kind"] == "resolve" for m in recent)  # told in the story too
+    assert len(rounds) >= 2
     res = state["result"]
     assert [x["place"] for x in res["standings"]] == sorted(x["place"] for x in res["standings"])
-    dead = [x for x in res["standings"] if not x["alive"]]
-    assert dead and all(x["died_round"] and x["how"] for x in dead)
-    assert res["end"].startswith("Game over")
+    dead = [x for x in res["standings"] if x["how"].startswith("died")]
+    assert dead and all(x["how"].startswith("died in round ") for x in dead)
+    assert all(x["level"] for x in res["standings"] if x["seat"] != 0)
+    assert res["end"]
 
 
 def test_status_says_what_is_loading_and_warm_up_finishes():

@@ -10,10 +10,8 @@ cards), the numbered choices with one prompt, ``Choose 1-N:``, for every game, w
 happened since your last decision in the game's words, and an end screen with the
 standings (place, and how each player lost or finished). Lines keep to 100 columns and
 wrap between words (rich). The record of the game can be saved and replayed
-(``ripmarket replay FILE``).
-
-The web page's session of the first game (``GameSession`` and its helpers) lives in
-``ripmarket_env.app.web_session``; its names are still reachable from here.
+(``ripmarket replay FILE``). The web page plays through the same session
+(``ripmarket serve``, ``ripmarket_env.app.server``).
 """
 
 from __future__ import annotations
@@ -23,21 +21,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["TERMINAL_WIDTH", "ask_number", "play_terminal", "result_view", "story_view", "table_view"]
-
-_WEB_SESSION = ("Choice", "DEFAULT_BOTS", "Event", "FALLBACK_BOTS", "GameOverError", "GameSession", "KERNEL_LOCK",
-                "MAX_BOT_STEPS", "NotYourTurnError", "RoundSummary", "SECRET_SEED_BITS", "SetupError",
-                "agent_registry", "assign_opponents", "default_opponents", "game_seed", "playable_bots",
-                "unavailable_bots")
-
-
-def __getattr__(name: str):
-    """The web page's session names (``web_session``), loaded on first use."""
-    if name in _WEB_SESSION:
-        from ripmarket_env.app import web_session
-
-        return getattr(web_session, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 #: The terminal game's lines never exceed this width (rich wraps to it).
 TERMINAL_WIDTH = 100

@@ -8,10 +8,8 @@ decision begin. ``SeatSession`` then gives the game's state as the session reads
 person's decision (``act``), the bots' play up to the person's next decision, and the
 re-play of a stored game's actions (``replay``: how a server brings a game back).
 Used by the session of every game (``session.TableSession``: the terminal game and the
-generic web page) and R.I.P. Market's own web session while it has one
-(``web_session.GameSession``, which keeps its own ``act``, ``run_bots`` and ``phase``). A
-subclass may take the person's forced decisions itself (``_forced_action``): ``run_bots``
-then goes on past them.
+web page). A subclass may take the person's forced decisions itself (``_forced_action``):
+``run_bots`` then goes on past them.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ SECRET_SEED_BITS = 128
 # "workqueue" layer when neither OpenMP nor TBB is present): every call into the engine
 # kernels, and every bot decision (a bot may call kernels of its own), takes this lock.
 # The calls are short (microseconds to milliseconds), so games still interleave freely.
-# ``app.play.KERNEL_LOCK`` is this same lock.
 KERNEL_LOCK = threading.RLock()
 
 

@@ -26,6 +26,8 @@ game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
   the default line-up, the observation size and the number of actions; and what a set-up
   screen offers: the player counts, the default line-up per count, the rule variants
   (``setup_fields``) with the values each count allows and the rules' defaults.
+* ``GET /api/catalog`` — every game the server seats (id, title, player counts, page); the
+  lobby page ``/`` lists them, each game's page is ``/{game}``.
 * ``GET /api/{game}/status`` — whether the game's engine and slow bots are loaded, and
   what is loading now.
 * ``POST /api/{game}/bots/{name}/act`` ``{observation, action_mask}`` — one stateless bot
@@ -302,6 +304,18 @@ class BotsOut(BaseModel):
 class BotActOut(BaseModel):
     action: int
     description: str
+
+
+class CatalogGame(BaseModel):
+    id: str = Field(description="The game's registry id: its routes are under /api/{id}/, its page is /{id}.")
+    title: str
+    player_counts: list[int] = Field(description="The player counts a game may be set up with.")
+    default_players: int
+    page: str = Field(description="The game's web page (its path).")
+
+
+class CatalogOut(BaseModel):
+    games: list[CatalogGame] = Field(description="Every registered game, in the registry's order.")
 
 
 class Problem(BaseModel):
@@ -884,19 +898,25 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     app.get("/api/{game}/status", response_model=StatusOut, responses={422: ERRORS[422]}, tags=["bots"],
             summary="What the server is loading (engines, slow bots) and whether the game is ready")(status)
 
+    @app.get("/api/catalog", response_model=CatalogOut, tags=["games"],
+             summary="Every game the server seats: its title, player counts and page")
+    def catalog() -> dict:
+        return {"games": [{"id": k.id, "title": k.title, "player_counts": k.player_counts,
+                           "default_players": k.spec.default_players, "page": f"/{k.id}"} for k in kinds.values()]}
+
     # -------------------------------------------------------------- pages
     @app.get("/", include_in_schema=False)
     def index():
-        return FileResponse(STATIC / "index.html", media_type="text/html")
+        """The lobby: every registered game (``GET /api/catalog``) with a link to its page."""
+        return FileResponse(STATIC / "lobby.html", media_type="text/html")
 
     @app.get("/{game}", include_in_schema=False)
     def page(game: str):
-        """A game's own page, ``static/<game>.html``, when it has one (the default game's is
-        ``/``); else the generic page, ``static/generic.html``, which draws any game from its
-        table description."""
+        """A game's own page, ``static/<game>.html``, when it has one; else the generic page,
+        ``static/generic.html``, which draws any game from its table description."""
         if game not in kinds:
             raise ApiError(404, f"no page {_short('/' + game)}; pages: /, " + ", ".join(f"/{g}" for g in kinds))
-        path = STATIC / ("index.html" if game == primary else f"{game}.html")
+        path = STATIC / f"{game}.html"
         return FileResponse(path if path.is_file() else STATIC / "generic.html", media_type="text/html")
 
     @app.get("/plugins/{game}.js", include_in_schema=False)

@@ -11,7 +11,7 @@ What a kind gives the routes:
   fragments the game states; none for a game that states none), checked by the rules
   config itself before a session is made;
 * ``make``: a play session (the session class of the game, found among the app's
-  ``play*`` and ``web_session`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
+  ``play*`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
   a game without one gets the generic ``TableSession`` of ``app/session.py``, which draws
   any game from its table description);
 * ``view``: the seat's view (the session's own ``view()``, else the game's
@@ -38,7 +38,7 @@ class SetupRefused(ValueError):
 @functools.lru_cache(maxsize=None)
 def session_classes() -> dict[str, type]:
     """The web session class of every game that has one, by game id: a ``SeatSession``
-    subclass defined in a ``ripmarket_env.app.play*`` or ``web_session`` module, that module
+    subclass defined in a ``ripmarket_env.app.play*`` module, that module
     naming its game in ``GAME`` (a module without one plays the agents' default game). The
     generic ``TableSession`` (``app/session.py``) is the terminal game's and is not one."""
     import agents
@@ -47,7 +47,7 @@ def session_classes() -> dict[str, type]:
 
     out: dict[str, type] = {}
     for info in pkgutil.iter_modules(app_pkg.__path__):
-        if not (info.name.startswith("play") or info.name == "web_session"):
+        if not info.name.startswith("play"):
             continue
         mod = importlib.import_module(f"{app_pkg.__name__}.{info.name}")
         game = getattr(mod, "GAME", agents.base.DEFAULT_GAME)
@@ -156,11 +156,17 @@ class GameKind:
 
     # ------------------------------------------------------------------ bots
     def unavailable(self) -> dict[str, str]:
-        """The game's registered bots that cannot play the cards in play, with the reason."""
-        from ripmarket_env.app.play import unavailable_bots
+        """The game's registered bots that cannot play the cards in play, with the reason:
+        trained networks of other cards, such as the first edition's stages on the second
+        edition's cards (``agents.policy.card_conflict``)."""
+        from agents.policy import card_conflict
 
-        mine = set(self.all_bots())
-        return {n: why for n, why in unavailable_bots().items() if n in mine}
+        out = {}
+        for name in self.all_bots():
+            reason = card_conflict(name, None)
+            if reason is not None:
+                out[name] = reason
+        return out
 
     def all_bots(self) -> list[str]:
         import agents

@@ -2,7 +2,7 @@
 
 One table, ``games``, one row per game of any registered game, keyed by the game's id
 (``game``, the registry id) and its ``game_id``. A live game is stored as what is needed to rebuild it exactly: its
-settings, its seed and every seat's actions so far (``GameSession(..., steps=...)``
+settings, its seed and every seat's actions so far (``TableSession(..., steps=...)``
 re-plays them, no bot is asked again); the row is rewritten after every answered
 decision, in one transaction, before the answer is sent. A finished game keeps its
 record and its final view (what its seat saw), so it can be fetched without rebuilding

@@ -6,17 +6,17 @@ adds the round's result in sentences (``round_story``): the scores, who took dam
 why (lowest score, Low Tide, The Cull, Deflection), sudden death, deaths. Everything is
 read from the engine's event log and per-round summaries (``events.GameLog``); only public
 facts are used (scores, damage, Deflection, attached Shadow cards and their triggers are
-public at resolution), so the same sentences can be shown to every seat. The web page and
-``ripmarket_env.app.narrate`` use the same functions.
+public at resolution), so the same sentences can be shown to every seat. The table description
+(``table.py``: the latest round's result, how each seat died) uses the same functions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ripmarket_env.games.ripmarket.cards.registry import TRIGGER_KINDS
 
-__all__ = ["round_story", "rule_card", "rule_text", "standings", "story"]
+__all__ = ["resolutions", "round_story", "rule_card", "rule_text", "story", "why_lines"]
 
 _RULE_EFFECT = {
     "none": "the lowest score takes the damage",
@@ -142,52 +142,6 @@ def round_story(summary, db, name: Callable[[int], str]) -> list[dict]:
         if x["text"].startswith("you "):
             x["text"] = "Y" + x["text"][1:]
     return out
-
-
-def standings(players: int, events: Sequence, rounds: Sequence, stories: Sequence[list[dict]],
-              name: Callable[[int], str]) -> list[dict]:
-    """The final table: place, winner, the round each player died in and how.
-
-    ``events``: every event of the game (``place`` events give the places); ``rounds``
-    and ``stories``: the resolved rounds and their ``round_story`` sentences.
-    """
-    place = {e.seat: (e.a, bool(e.b)) for e in events if e.kind == "place"}
-    died_in: dict[int, int] = {}
-    how: dict[int, str] = {}
-    for summary, story in zip(rounds, stories):
-        for x in summary.seats:
-            if x["died"] and x["seat"] not in died_in:
-                q = x["seat"]
-                died_in[q] = summary.round
-                reasons = [s["why"] for s in story if s["seat"] == q and s["kind"] in ("damage", "hit")]
-                how[q] = "; ".join(reasons) if reasons else "lost their last HP"
-    out = []
-    for q in range(players):
-        a, won = place.get(q, (0, False))
-        p = a / 2
-        out.append({
-            "seat": q,
-            "name": name(q),
-            "place": p,
-            "place_text": (f"{int(p)}{_suffix(int(p))}" if a % 2 == 0 else f"{p:g} (shared)") if a else "—",
-            "winner": won,
-            "died_round": died_in.get(q),
-            "how": how.get(q),
-        })
-    for row in out:  # a shared place names its range: "2nd-3rd (tied)"
-        k = sum(1 for x in out if x["place"] == row["place"])
-        if row["place"] and k > 1:
-            lo, hi = row["place"] - (k - 1) / 2, row["place"] + (k - 1) / 2
-            if lo.is_integer() and hi.is_integer():
-                row["place_text"] = (f"{int(lo)}{_suffix(int(lo))}–{int(hi)}{_suffix(int(hi))} "
-                                     + ("(shared win)" if row["winner"] else "(tied)"))
-    out.sort(key=lambda s: (s["place"] or 99, s["seat"]))
-    return out
-
-
-def _suffix(n: int) -> str:
-    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-
 
 
 class _StepRound:
