@@ -912,12 +912,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     @app.get("/{game}", include_in_schema=False)
     def page(game: str):
-        """A game's own page, ``static/<game>.html``, when it has one; else the generic page,
-        ``static/generic.html``, which draws any game from its table description."""
+        """A game's page: the one page, ``static/generic.html``, which draws any game from its
+        table description and loads the game's plugin (``/plugins/<game>.js``)."""
         if game not in kinds:
             raise ApiError(404, f"no page {_short('/' + game)}; pages: /, " + ", ".join(f"/{g}" for g in kinds))
-        path = STATIC / f"{game}.html"
-        return FileResponse(path if path.is_file() else STATIC / "generic.html", media_type="text/html")
+        return FileResponse(STATIC / "generic.html", media_type="text/html")
 
     @app.get("/plugins/{game}.js", include_in_schema=False)
     def plugin(game: str):

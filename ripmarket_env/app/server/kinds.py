@@ -10,21 +10,17 @@ What a kind gives the routes:
 * the setup variants a person may choose (``rules_class.setup_fields``: JSON Schema
   fragments the game states; none for a game that states none), checked by the rules
   config itself before a session is made;
-* ``make``: a play session (the session class of the game, found among the app's
-  ``play*`` modules by the game id they declare in ``GAME``; ``SeatSession`` subclasses;
-  a game without one gets the generic ``TableSession`` of ``app/session.py``, which draws
-  any game from its table description);
-* ``view``: the seat's view (the session's own ``view()``, else the game's
-  ``spec.extras["seat_view"]`` hook, else the generic fields every session has);
+* ``make``: a play session: the one ``TableSession`` of ``app/session.py`` for every game,
+  which draws any game from its table description;
+* ``view``: the seat's view (``TableSession.view``: the table description, the story
+  since the seat's latest decision, the result);
 * ``record``: the game record (JSON lines).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
-import pkgutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,28 +29,6 @@ import numpy as np
 
 class SetupRefused(ValueError):
     """Settings a game cannot be set up with (one line: what was wrong, what is allowed)."""
-
-
-@functools.lru_cache(maxsize=None)
-def session_classes() -> dict[str, type]:
-    """The web session class of every game that has one, by game id: a ``SeatSession``
-    subclass defined in a ``ripmarket_env.app.play*`` module, that module
-    naming its game in ``GAME`` (a module without one plays the agents' default game). The
-    generic ``TableSession`` (``app/session.py``) is the terminal game's and is not one."""
-    import agents
-    from ripmarket_env import app as app_pkg
-    from ripmarket_env.app.seat_session import SeatSession
-
-    out: dict[str, type] = {}
-    for info in pkgutil.iter_modules(app_pkg.__path__):
-        if not info.name.startswith("play"):
-            continue
-        mod = importlib.import_module(f"{app_pkg.__name__}.{info.name}")
-        game = getattr(mod, "GAME", agents.base.DEFAULT_GAME)
-        for obj in vars(mod).values():
-            if isinstance(obj, type) and issubclass(obj, SeatSession) and obj.__module__ == mod.__name__:
-                out.setdefault(game, obj)
-    return out
 
 
 @dataclass
@@ -237,12 +211,7 @@ class GameKind:
         from ripmarket_env.app.seat_session import kernel_lock
 
         with kernel_lock():
-            if hasattr(session, "view"):
-                v = dict(session.view())
-            elif "seat_view" in self.spec.extras:
-                v = dict(self.spec.extras["seat_view"](session, self.level))
-            else:
-                v = generic_view(session)
+            v = dict(session.view())
         v.setdefault("practice", bool(session.practice))
         v["game"], v["game_id"] = self.id, game_id
         return v
@@ -258,24 +227,9 @@ def _plain(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def generic_view(s) -> dict:
-    """What every session can tell: the seats, whose decision it is, the choices, the
-    table as text and the result (a game with no view of its own)."""
-    done = s.over
-    return {
-        "seat": s.seat, "players": s.players, "over": done, "your_turn": s.your_turn, "phase": s.phase,
-        "decision_number": s.decision_number, "controllers": list(getattr(s, "controllers", [])),
-        "choices": [{"number": i + 1, "action": a, "text": s.engine.describe_action(a)}
-                    for i, a in enumerate(s.legal_actions())] if s.your_turn else [],
-        "table": s.table_text() if hasattr(s, "table_text") else "",
-        "result": s.result() if done and hasattr(s, "result") else None,
-        "seed": s.seed if (done or s.practice) else None,
-    }
-
-
 def table_session_class(game: str):
-    """The generic ``TableSession`` (``app/session.py``) bound to ``game``: the play session
-    of a game without a web session of its own (its view is the game's table description)."""
+    """The one ``TableSession`` (``app/session.py``) bound to ``game``: every game's play
+    session (its view is the game's table description)."""
     from ripmarket_env.app.session import TableSession
 
     return functools.partial(TableSession, game)
@@ -283,13 +237,12 @@ def table_session_class(game: str):
 
 @functools.lru_cache(maxsize=None)
 def kinds() -> dict[str, GameKind]:
-    """Every registered game, by id, in the registry's order: its own web session, else the
-    generic ``TableSession``."""
+    """Every registered game, by id, in the registry's order, each played through the one
+    ``TableSession``."""
     import importlib as _il
 
     registry = _il.import_module("ripmarket_env.games").registry()
-    sessions = session_classes()
-    return {gid: GameKind(spec, sessions.get(gid) or table_session_class(gid)) for gid, spec in registry.items()}
+    return {gid: GameKind(spec, table_session_class(gid)) for gid, spec in registry.items()}
 
 
 def default_game() -> str:
