@@ -80,7 +80,8 @@ def test_bad_requests_change_nothing():
     plugin = c.get("/plugins/rune-market.js")
     assert plugin.status_code == 200 and 'RipmarketTable.register("rune-market"' in plugin.text
     assert c.get("/static/rune.js").status_code == 404 and c.get("/static/rune-market.html").status_code == 404
-    assert 'href="/rune-market"' in c.get("/").text  # the game is picked at set-up
+    lobby = c.get("/api/catalog").json()  # the lobby (/) lists the games of the catalog
+    assert any(g["id"] == "rune-market" and g["page"] == "/rune-market" for g in lobby["games"]), lobby
     assert c.get(f"/api/rune-market/games/{gid}", headers=h).json() == before
 
 
