@@ -453,3 +453,46 @@ def test_a_story_line_names_its_mover_once(page_server):  # noqa: F811
             end_game(page)
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def tight_server():
+    """A server that lets one client keep two live games at once."""
+    from tests.pagekit import serve
+
+    yield from serve(max_games_per_client=2)
+
+
+def test_a_person_is_never_locked_out_by_their_own_games(tight_server):
+    """Two tabs start games and are closed (their games stay live); the third tab's start is
+    refused (429) in plain words, with a button that ends this browser's previous games (of
+    every game; the browser keeps them in localStorage) and starts the game."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser, page = browser_page(p, "phone")
+        try:
+            context = page.context
+            old = []
+            for _ in range(2):
+                tab = context.new_page()
+                assert open_game(tab, tight_server, "toy") == "your_turn"
+                old.append(stored(tab, "toy"))
+                tab.close()  # closed without ending its game
+            page.goto(tight_server + "/toy")
+            assert settled(page) == "setup"
+            page.locator("#start").tap()
+            page.wait_for_function("!document.getElementById('error').hidden")
+            assert settled(page) == "setup"
+            assert "live games" in page.locator("#error").inner_text()  # the server's plain words
+            button = page.locator("#end-previous")
+            assert button.is_visible() and button.inner_text() == "End my previous games and start"
+            button.tap()
+            page.wait_for_function("document.body.dataset.status === 'your_turn'", timeout=60_000)
+            assert page.locator("#error").is_hidden()
+            for g in old:
+                assert _gone(page, tight_server, g) == 404
+            assert len(page.evaluate("JSON.parse(localStorage.getItem('ripmarket.my-games'))")) == 1
+            assert not page.problems, page.problems
+        finally:
+            browser.close()

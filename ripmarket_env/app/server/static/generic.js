@@ -73,6 +73,40 @@ window.RipmarketTable = window.RipmarketTable || {
     $("error").hidden = !text;
   }
 
+  // The games this browser started, of every game (localStorage, shared by its tabs): a start
+  // refused for too many live games (429) offers to end them, so a person who closed a tab
+  // or lost its game is never locked out by their own games.
+  const MINE = "ripmarket.my-games";
+  function myGames() {
+    try { return JSON.parse(localStorage.getItem(MINE) || "[]").filter((g) => g && g.id && g.game); } catch (e) { return []; }
+  }
+  function rememberGame(g) {
+    try { localStorage.setItem(MINE, JSON.stringify([...myGames().filter((x) => x.id !== g.id), g].slice(-32))); } catch (e) { /* private mode */ }
+  }
+  function forgetGame(id) {
+    try { localStorage.setItem(MINE, JSON.stringify(myGames().filter((x) => x.id !== id))); } catch (e) { /* private mode */ }
+  }
+  async function endMyGames() {
+    for (const g of myGames()) {
+      try {
+        await fetch(`/api/${encodeURIComponent(g.game)}/games/${encodeURIComponent(g.id)}`,
+                    {method: "DELETE", headers: {"X-Seat-Token": g.token}});
+      } catch (e) { /* already gone */ }
+      forgetGame(g.id);
+    }
+  }
+  function offerEndGames(body) {
+    const button = el("button", "primary", "End my previous games and start");
+    button.type = "button";
+    button.id = "end-previous";
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      await endMyGames();
+      startGame(body);
+    });
+    $("error").append(" ", button);
+  }
+
   function detail(r, what) {
     return (r.data && r.data.detail) || `${what} (HTTP ${r.status})`;
   }
@@ -305,9 +339,11 @@ window.RipmarketTable = window.RipmarketTable || {
       if (!r.ok) {  // refused (too many games, a setting the game refuses): say why, keep the form
         showSetup();
         showError(detail(r, "the server refused to start a game"));
+        if (r.status === 429 && myGames().length) offerEndGames(body);
         return;
       }
       sessionStorage.setItem(KEY, JSON.stringify({id: r.data.game_id, token: r.data.seat_token}));
+      rememberGame({game, id: r.data.game_id, token: r.data.seat_token});
       sessionStorage.setItem(SETTINGS, JSON.stringify(body));
       screen("game");
       render(r.data);
@@ -322,6 +358,7 @@ window.RipmarketTable = window.RipmarketTable || {
     const s = saved();
     if (s && s.id) {
       try { await call("DELETE", `/games/${encodeURIComponent(s.id)}`); } catch (e) { /* gone anyway */ }
+      forgetGame(s.id);
     }
     sessionStorage.removeItem(KEY);
   }
