@@ -108,6 +108,10 @@ def test_rip_a_hand_of_one_design_is_still_asked_R_12_1():
         assert world.phase()[0] == "play" and world.legal_mask()[0].sum() == 1  # asked, one option
         assert twin.legal_mask()[0].sum() == 2
         assert not any(ONLY in t for t in _texts(world, u) + _texts(world, v) + _texts(world, "god"))
+        # the rules' own invariant check knows the asked one-option play (R-12.1)
+        from ripmarket_env.games.ripmarket.invariants import check_game
+
+        assert check_game(world, 0) == [] and check_game(twin, 0) == []
 
 
 def test_rip_a_lone_card_is_still_played_by_the_engine_R_12_1():

@@ -17,7 +17,9 @@ Invariants checked (state):
 - ``hand_n`` / ``shadow_n`` equal the sums of the hand counts; R-5.7 Ghosts hold no
   Living cards; R-1.3/R-6.1 living players hold no Shadow cards.
 - R-10.1/R-10.3 at a decision, an empty deck means an empty discard.
-- R-12.1 a decision offered to an agent has at least two legal options; R-12.2 the mask
+- R-12.1 a decision offered to an agent has at least two legal options, unless only the
+  seat's hidden cards make it single (a play or replacement from a hand of two or more
+  cards of one design: asked all the same, ``kernels.hidden_forced``); R-12.2 the mask
   is exactly the legal set re-derived here from the rules (R-4.1, R-4.2, R-4.4, R-2.7,
   R-5.2, R-5.4), in the action ranges of the decision's kind.
 - R-3.1/R-3.4 the turn order is a permutation of the seats and the actor is the seat
@@ -323,8 +325,9 @@ def _check_decision(r, db, rules, v, mask, alive, nl) -> None:
     n = int(mask.sum())
     if n != int(r["n_legal"]):
         v.append(f"n_legal={int(r['n_legal'])} but the mask offers {n} actions")
-    if n < 2:
-        v.append(f"R-12.1: a decision offered to an agent with {n} legal option(s)")
+    hidden_single = n == 1 and ph in (PH_PLAY, PH_REPLACE) and int(r["hand_n"][p]) >= 2
+    if n < 2 and not hidden_single:
+        v.append(f"R-12.1: a decision offered to an agent with {n} legal option(s) that public facts make single")
     exp = expected_mask(r, db, rules)
     if not np.array_equal(mask, exp):
         extra = np.flatnonzero(mask & ~exp).tolist()
