@@ -378,6 +378,61 @@ GAMES = ripmarket_env.games()
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_env_wrappers_behave_as_pettingzoos_own_chain(game):
+    """``env()``'s wrappers take the ordinary step in one call; every step, observation,
+    ``last()`` and error is the same as through PettingZoo's own three wrappers: legal,
+    illegal (the game ends, the offender gets -1), out-of-bounds and ``None`` actions,
+    steps of terminated agents and steps after the game ended."""
+    from pettingzoo.utils import wrappers
+
+    def chains(seed):
+        ours = ripmarket_env.make(game)
+        plain = aec.aec_env_class(ripmarket_env.games.get(game))(num_players=ours.unwrapped.num_players)
+        theirs = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(plain, illegal_reward=-1)))
+        for e in (ours, theirs):
+            e.reset(seed=seed)
+        return ours, theirs
+
+    def outcome(e, action):
+        try:
+            e.step(action)
+        except AssertionError as exc:
+            return ("AssertionError", str(exc))
+        return ("ok", e.agent_selection if e.agents else None)
+
+    def same(a, b):
+        la, lb = a.last(), b.last()
+        np.testing.assert_array_equal(la[0]["observation"], lb[0]["observation"])
+        np.testing.assert_array_equal(la[0]["action_mask"], lb[0]["action_mask"])
+        assert la[1:] == lb[1:]
+        assert a.rewards == b.rewards and a.agents == b.agents
+
+    rng = np.random.default_rng(5)
+    for seed in range(6):
+        ours, theirs = chains(seed)
+        n_actions = ours.action_space(ours.possible_agents[0]).n
+        for _step in range(400):
+            if not ours.agents:
+                assert outcome(ours, 0) == outcome(theirs, 0)  # a step after the end: a warning
+                break
+            same(ours, theirs)
+            obs, _r, term, trunc, _i = ours.last()
+            theirs.last()
+            legal = np.flatnonzero(obs["action_mask"])
+            kind = rng.integers(20)
+            if term or trunc:
+                action = None
+            elif kind == 0:
+                action = int(np.flatnonzero(obs["action_mask"] == 0)[0]) if len(legal) < n_actions else None
+            elif kind == 1:
+                action = n_actions if seed % 2 else None  # out of bounds, or None for a live agent
+            else:
+                action = int(rng.choice(legal))
+            assert outcome(ours, action) == outcome(theirs, action), (seed, _step, action)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_parallel_env_passes_pettingzoo_parallel_api_test(game):
     from pettingzoo.test import parallel_api_test
 

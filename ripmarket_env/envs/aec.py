@@ -134,6 +134,58 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     def __init__(self, env):
         self._raw_env = env.unwrapped
         super().__init__(env)
+        # ``wrapped``'s chain (order enforcing > out of bounds > terminate illegal > raw):
+        # observe, step and last take the common case in one call (see ``_fused``).
+        inner = getattr(env, "env", None)
+        chain = (type(env) is AssertOutOfBoundsWrapper and type(inner) is TerminateIllegalWrapper
+                 and inner.env is self._raw_env)
+        self._illegal_wrapper = inner if chain else None
+
+    # The three wrappers' checks, in one call where the chain is ``wrapped``'s and the step
+    # is an ordinary one (the game has been reset, is not over, the agent is alive and the
+    # action legal): the same checks in the same order, the same state changes
+    # (TerminateIllegalWrapper's remembered observation included). Any other case runs
+    # PettingZoo's own code down the chain.
+    def observe(self, agent):
+        ill = self._illegal_wrapper
+        if ill is None or not self._has_reset:
+            return super().observe(agent)
+        raw = self._raw_env
+        obs = raw.observe(agent)
+        selected = raw.agent_selection
+        if agent == selected:
+            ill._prev_obs = obs
+            infos = raw.infos
+            ill._prev_info = infos[selected] if selected in infos else {}
+        return obs
+
+    def step(self, action) -> None:
+        ill = self._illegal_wrapper
+        raw = self._raw_env
+        if ill is None or not self._has_reset or not raw.agents:
+            return super().step(action)
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        prev = ill._prev_obs
+        if dead or ill._terminated or type(prev) is not dict or action is None:
+            return super().step(action)
+        self._has_updated = True
+        assert raw.action_space(agent).contains(action), "action is not in action space"
+        if not prev["action_mask"][action]:  # PettingZoo's illegal-move path
+            return ill.step(action)
+        ill._prev_obs = None
+        ill._prev_info = None
+        raw.step(action)
+
+    def last(self, observe: bool = True):
+        if self._illegal_wrapper is None or not self._has_reset:
+            return super().last(observe)
+        raw = self._raw_env
+        agent = raw.agent_selection
+        assert agent is not None
+        observation = self.observe(agent) if observe else None
+        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
 
 def _raw_unwrapped(self):
