@@ -5,6 +5,8 @@ tests and the illegal-action rules run for every game in tests/test_conformance.
 from __future__ import annotations
 
 
+import re
+
 import numpy as np
 import pytest
 
@@ -430,6 +432,29 @@ def test_env_wrappers_behave_as_pettingzoos_own_chain(game):
             else:
                 action = int(rng.choice(legal))
             assert outcome(ours, action) == outcome(theirs, action), (seed, _step, action)
+
+    # agent_iter: the same agents, the same bound, the same complaint about a missing step
+    ours, theirs = chains(7)
+
+    def walk(e):
+        seen, it = [], iter(e.agent_iter(max_iter=3))
+        for agent in it:
+            seen.append(agent)
+            e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+        it = iter(e.agent_iter())
+        next(it)
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(it)
+        return seen
+
+    assert walk(ours) == walk(theirs)
+    fresh = ripmarket_env.make(game)
+    with pytest.raises(Exception) as exc:
+        fresh.agent_iter()
+    plain = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(
+        aec.aec_env_class(ripmarket_env.games.get(game))(), illegal_reward=-1)))
+    with pytest.raises(type(exc.value), match=re.escape(str(exc.value))):
+        plain.agent_iter()
 
 
 @pytest.mark.parametrize("game", GAMES)

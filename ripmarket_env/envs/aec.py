@@ -39,6 +39,8 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import order_enforcing
 
 from ripmarket_env.core.engine import IllegalActionError, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
@@ -177,6 +179,11 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         ill._prev_info = None
         raw.step(action)
 
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
     def last(self, observe: bool = True):
         if self._illegal_wrapper is None or not self._has_reset:
             return super().last(observe)
@@ -186,6 +193,30 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         observation = self.observe(agent) if observe else None
         return (observation, raw._cumulative_rewards[agent], raw.terminations[agent],
                 raw.truncations[agent], raw.infos[agent])
+
+
+class _AgentIterable(order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading ``agents`` and
+    ``agent_selection`` straight from the raw env."""
+
+    def __init__(self, env, max_iter: int):
+        super().__init__(env, max_iter)
+        self._raw = env._raw_env
+
+    def __next__(self):
+        raw = self._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        env = self.env
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 def _raw_unwrapped(self):
