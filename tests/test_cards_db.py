@@ -114,10 +114,12 @@ def test_heavy_taxes_reads_base_value(db):
 
 
 def test_deflection(db):
+    """R-8.3: the text names only a player with more HP (the default ruling; its erratum)."""
     c = db.by_name("Deflection")
     assert c.ops == ("deflect",)
     assert c.text == (
-        "Name another living player. At resolution, if you would take round damage, they take it instead."
+        "Name another living player with more HP than you. At resolution, if you would take round damage, "
+        "they take it instead."
     )
     assert c.choice == R.CHOICE_TARGET
 

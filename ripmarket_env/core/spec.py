@@ -170,7 +170,8 @@ class GameSpec:
     # that gives none gets the generic default named here.
     card_files: Any = None
     """The game's card files (``--cards``), if it has any: a namespace (``lazy_module``) with
-    ``load(path)`` (a card database with a ``digest``; a bad file raises ``error``, the
+    ``load(path)`` (a card database with a ``digest``, over its cards as first printed, and a
+    ``printing_digest``, as they read now: ``core.errata``; a bad file raises ``error``, the
     game's exception class), ``resolve(path) -> Path`` (a packaged edition's name such as
     ``first-edition`` included) and ``default()``. Engines take the database as ``cards=``,
     and so do the agents that read cards. None: the game plays its packaged cards only."""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
 from ripmarket_env.core.jsonfile import read_json, short
 
 DATA = Path(__file__).with_name("cards.json")
@@ -74,7 +75,9 @@ class HandCard:
 class CardDB:
     hand: tuple[HandCard, ...]
     point: tuple[PointCard, ...]
-    digest: str
+    digest: str  # the card set's, over the file as first printed (words-only errata put back)
+    printing_digest: str  # over the file as it reads now
+    errata: tuple[Erratum, ...] = ()  # ripmarket_env.core.errata
 
     @property
     def n_designs(self) -> int:
@@ -145,10 +148,10 @@ def parse(data, source: str = "cards") -> CardDB:
     for key in ("hand_cards", "point_cards"):
         if not isinstance(data.get(key), list) or not data[key]:
             raise CardDataError(f"card data ({source}): {key!r} must be a non-empty list of cards")
-    unknown = sorted(str(k) for k in data if k not in ("game", "version", "hand_cards", "point_cards"))
+    unknown = sorted(str(k) for k in data if k not in ("game", "version", "hand_cards", "point_cards", ERRATA_KEY))
     if unknown:
         raise CardDataError(f"card data ({source}): unknown key(s) {short(', '.join(unknown))}; "
-                            "allowed: game, version, hand_cards, point_cards")
+                            f"allowed: game, version, hand_cards, point_cards, {ERRATA_KEY}")
     if data.get("game", "black-market") != "black-market":
         raise CardDataError(f"card data ({source}): field 'game' must be 'black-market', got {short(data['game'])}")
     if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):
@@ -215,8 +218,17 @@ def parse(data, source: str = "cards") -> CardDB:
     deck = sum(c.copies for c in point)
     if not 6 <= deck <= 60:
         raise CardDataError(f"card data: point_cards: the copies must add up to 6..60 cards (six fill the map), got {deck}")
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-    return CardDB(tuple(hand), tuple(point), digest)
+    def fail(msg: str):
+        raise CardDataError(f"card data ({source}): {msg}")
+
+    errata = parse_errata(data.get(ERRATA_KEY), ((c.name, c.text) for c in (*hand, *point)), fail)
+    cards = {k: v for k, v in data.items() if k != ERRATA_KEY}
+    first = {**cards, **{k: first_printing(cards[k], errata) for k in ("hand_cards", "point_cards")}}
+    return CardDB(tuple(hand), tuple(point), _digest(first), _digest(cards), errata)
+
+
+def _digest(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def load(path=None) -> CardDB:
@@ -285,6 +297,7 @@ def reference_markdown(db: CardDB | None = None) -> str:
         lines.append(f"| `{name}` | {'active' if active else 'passive'} | {doc} |")
     cols = {k: sum(c.copies for c in db.point if c.colour == k) for k in COLOURS}
     lines += ["", f"Colours: {cols['red']} Red, {cols['black']} Black, {cols['dual']} Dual.", ""]
+    lines += errata_markdown(db.errata, db.printing_digest)
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
 from ripmarket_env.core.jsonfile import read_json, short
 
 DATA_FILE = Path(__file__).with_name("cards.json")
@@ -58,8 +59,10 @@ class MarketCard:
 class CardDB:
     deck: tuple[Card, ...]
     market: tuple[MarketCard, ...]
-    digest: str
+    digest: str  # the card set's, over the cards as first printed (words-only errata put back)
     source: str
+    printing_digest: str  # over the cards as they read now
+    errata: tuple[Erratum, ...] = ()  # ripmarket_env.core.errata
 
     @property
     def copies(self) -> np.ndarray:
@@ -105,9 +108,9 @@ def parse(data, source: str = "<data>") -> CardDB:
         err("field 'format'", f"must be {FORMAT!r}, got {short(data.get('format'))}")
     if data.get("version") != 1:
         err("field 'version'", f"must be 1, got {short(data.get('version'))}")
-    unknown = sorted(set(data) - {"format", "version", "market", "deck"})
+    unknown = sorted(set(data) - {"format", "version", "market", "deck", ERRATA_KEY})
     if unknown:
-        err("file", f"unknown field(s) {', '.join(unknown)}; allowed: format, version, market, deck")
+        err("file", f"unknown field(s) {', '.join(unknown)}; allowed: format, version, market, deck, {ERRATA_KEY}")
     deck_in = data.get("deck")
     if not isinstance(deck_in, list) or len(deck_in) != N_DESIGNS:
         err("field 'deck'", f"must be a list of the {N_DESIGNS} deck designs (ids 0-12)")
@@ -165,9 +168,17 @@ def parse(data, source: str = "<data>") -> CardDB:
         if not isinstance(text, str):
             err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
         market.append(MarketCard(mid, m["name"], cp, text))
-    canon = json.dumps({"deck": [c.__dict__ for c in deck], "market": [m.__dict__ for m in market]},
+    errata = parse_errata(data.get(ERRATA_KEY), ((c.name, c.text) for c in (*deck, *market)),
+                          lambda msg: err("file", msg))
+    return CardDB(tuple(deck), tuple(market), _digest(deck, market, errata), source, _digest(deck, market), errata)
+
+
+def _digest(deck, market, errata=()) -> str:
+    """sha256 of the cards' canonical JSON, as first printed by ``errata`` (none: as they read)."""
+    canon = json.dumps({"deck": first_printing([c.__dict__ for c in deck], errata),
+                        "market": first_printing([m.__dict__ for m in market], errata)},
                        sort_keys=True, separators=(",", ":"))
-    return CardDB(tuple(deck), tuple(market), hashlib.sha256(canon.encode()).hexdigest(), source)
+    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 def load_cards(path=None) -> CardDB:
@@ -217,6 +228,7 @@ def render_markdown(db: CardDB) -> str:
         text = c.text or (NUMBER_USE if c.kind == "number" else "")
         lines.append(f"| {c.id} | {c.name} | {c.kind} | {c.copies} | {text} |")
     lines += ["", f"Card data digest: `{db.digest[:16]}`", ""]
+    lines += errata_markdown(db.errata, db.printing_digest[:16])
     return "\n".join(lines)
 
 

@@ -23,14 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
 from ripmarket_env.core.jsonfile import short
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
     RULE_KEYWORD,
     USES_ARG,
-    effect_text,
     normalize_params,
+    printed_texts,
     resolution_order,
 )
 
@@ -183,7 +184,9 @@ class CardDB:
     n_shadow: int
     living_deck_size: int
     shadow_deck_size: int
-    digest: str  # sha256 of the canonical JSON (see canonical_json)
+    digest: str  # the card set's: sha256 of the canonical JSON as first printed (see canonical_json)
+    printing_digest: str  # sha256 of the canonical JSON as the cards read now (differs only by errata)
+    errata: tuple[Erratum, ...] = ()  # words-only errata (ripmarket_env.core.errata)
     source: str = "<memory>"
 
     def by_name(self, name: str) -> CardDesign:
@@ -198,13 +201,16 @@ class CardDB:
             raise ValueError(f"deck must be one of {DECKS}, got {deck!r}")
         return self.living if deck == "living" else self.shadow
 
-    def canonical_json(self) -> str:
-        """The database as canonical JSON: sorted keys, no whitespace, defaults filled in.
+    def canonical_json(self, printing: bool = False) -> str:
+        """The database as canonical JSON: sorted keys, no whitespace, defaults filled in,
+        its cards as first printed (each erratum's ``printed`` words as the card's text).
 
         ``digest`` is the sha256 of this string, so reformatting the file, reordering
-        keys or spelling out a default parameter does not change it.
+        keys, spelling out a default parameter or correcting a card's words by an erratum
+        does not change it. ``printing=True``: the cards as they read now, whose sha256 is
+        ``printing_digest``.
         """
-        return _canonical(self.version, self.living, self.shadow)
+        return _canonical(self.version, self.living, self.shadow, () if printing else self.errata)
 
 
 # ---------------------------------------------------------------------------------
@@ -279,9 +285,9 @@ def parse_cards(data: Any, *, custom_deck: bool = False, source: str = "<memory>
     err = _Errors(source)
     if not isinstance(data, dict):
         err.top(f"the file must hold a JSON object with keys version, living, shadow; got {type(data).__name__}")
-    extra = sorted(set(data) - {"version", "living", "shadow"})
+    extra = sorted(set(data) - {"version", "living", "shadow", ERRATA_KEY})
     if extra:
-        err.top(f"unknown top-level key(s) {_s(extra, 120)}; allowed: version, living, shadow")
+        err.top(f"unknown top-level key(s) {_s(extra, 120)}; allowed: version, living, shadow, {ERRATA_KEY}")
     if data.get("version") != SCHEMA_VERSION or isinstance(data.get("version"), bool):
         err.top(f"field 'version' must be {SCHEMA_VERSION}, got {_s(data.get('version'))}")
     decks: dict[str, tuple[CardDesign, ...]] = {}
@@ -310,7 +316,9 @@ def parse_cards(data: Any, *, custom_deck: bool = False, source: str = "<memory>
                     f"the {deck} deck totals {sizes[deck]} cards (sum of 'copies'); it must be {want} "
                     "(load with custom_deck=True for other deck sizes)"
                 )
-    return _compile(SCHEMA_VERSION, decks["living"], decks["shadow"], sizes, source)
+    # an erratum's first words are history: a template since reworded no longer generates them
+    errata = parse_errata(data.get(ERRATA_KEY), ((d.name, d.text) for d in decks["living"] + decks["shadow"]), err.top)
+    return _compile(SCHEMA_VERSION, decks["living"], decks["shadow"], sizes, source, errata)
 
 
 class _Errors:
@@ -392,9 +400,10 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
 
     ordered = resolution_order([e.as_dict() for e in ops])
     text = row["text"]
-    want = effect_text(deck, ordered)
-    if text != want:
-        fail("text", f"does not match the text generated from the effect; expected {want!r}, got {_s(text, 160)}")
+    want = printed_texts(deck, ordered)
+    if text not in want:
+        expected = repr(want[0]) if len(want) == 1 else "one of " + " or ".join(map(repr, want))
+        fail("text", f"does not match the text generated from the effect; expected {expected}, got {_s(text, 160)}")
     return CardDesign(
         id=index,
         name=name,
@@ -488,8 +497,10 @@ def _check_card_rules(fail, deck: str, ops: list[EffectOp], keywords: list[str])
 # ---------------------------------------------------------------------------------
 
 
-def _canonical(version: int, living, shadow) -> str:
-    doc = {"version": version, "living": [d.to_json() for d in living], "shadow": [d.to_json() for d in shadow]}
+def _canonical(version: int, living, shadow, errata=()) -> str:
+    """The canonical JSON of the cards, as first printed by ``errata`` (none: as they read)."""
+    doc = {"version": version, "living": first_printing([d.to_json() for d in living], errata),
+           "shadow": first_printing([d.to_json() for d in shadow], errata)}
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -508,10 +519,13 @@ def _op_table(designs) -> tuple[np.ndarray, np.ndarray]:
     return _ro(ops), _ro(nops)
 
 
-def _compile(version: int, living, shadow, sizes: Mapping[str, int], source: str) -> CardDB:
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _compile(version: int, living, shadow, sizes: Mapping[str, int], source: str, errata=()) -> CardDB:
     living_ops, living_nops = _op_table(living)
     shadow_ops, shadow_nops = _op_table(shadow)
-    canon = _canonical(version, living, shadow)
     return CardDB(
         version=version,
         living=living,
@@ -531,6 +545,8 @@ def _compile(version: int, living, shadow, sizes: Mapping[str, int], source: str
         n_shadow=len(shadow),
         living_deck_size=sizes["living"],
         shadow_deck_size=sizes["shadow"],
-        digest=hashlib.sha256(canon.encode("utf-8")).hexdigest(),
+        digest=_sha256(_canonical(version, living, shadow, errata)),
+        printing_digest=_sha256(_canonical(version, living, shadow)),
+        errata=tuple(errata),
         source=source,
     )

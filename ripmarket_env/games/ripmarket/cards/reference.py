@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ripmarket_env.core.errata import errata_markdown
 from ripmarket_env.games.ripmarket.cards.loader import CardDB, CardDesign
 
 FAMILY_LEGEND = {
@@ -93,6 +94,7 @@ def render_cards_markdown(db: CardDB) -> str:
     for d in db.shadow:
         w(f"| {_md_cell(d.name)} | ×{d.copies} | {d.family} | {_md_cell(d.text)} | {_md_cell(d.counterplay or '')} |")
     w("")
+    out.extend(errata_markdown(db.errata, db.printing_digest))
     w("## Totals")
     w("")
     w(_totals_line(db))
@@ -152,7 +154,12 @@ def render_cards_rich(db: CardDB):
     for name, text in {**FAMILY_LEGEND, **KEYWORD_LEGEND}.items():
         legend.append(name, style="bold")
         legend.append(f" — {text}\n")
+    for e in db.errata:
+        legend.append(f"Erratum ({e.rule}): ", style="bold")
+        legend.append(f"{e.card} was first printed \"{e.printed}\"\n")
     legend.append(f"Digest: {db.digest}", style="dim")
+    if db.errata:
+        legend.append(f" (as first printed; as the cards read now: {db.printing_digest})", style="dim")
     return Group(Text("11. Full Card Reference", style="bold underline"), living, shadow, legend)
 
 

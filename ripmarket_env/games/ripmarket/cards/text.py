@@ -2,9 +2,12 @@
 
 Every primitive in the registry has exactly one template in :data:`TEMPLATES`; a card's
 text is its templates' sentences joined in the order the card resolves them (a
-``face_down`` marker first). The stored ``text`` in ``cards.json`` must equal
-:func:`effect_text` of the card's effect — the loader and the tests check it — so the
-printed text and the machine-readable effect can never disagree.
+``face_down`` marker first). The stored ``text`` in ``cards.json`` must be
+one of :func:`printed_texts` of the card's effect — the loader and the tests check it — so
+the printed text and the machine-readable effect can never disagree. A card's text has one
+reading unless it says what a rules variant decides: a Deflection's says whom it may name,
+which R-8.3's ``deflect_target`` decides, so a card file prints the words of the ruling it
+is printed for (:data:`DEFLECT_NAMES`; :func:`effect_text` gives the default ruling's).
 
 Templates receive the op's parameters with defaults filled in and enums given by
 their names, plus a :class:`TextContext` describing the rest of the card.
@@ -30,6 +33,17 @@ RULE_TEXT = {
     "Shadow conditions and earlier rule changes are switched off).",
     "cull": "RULE SHIFT: this round the lowest and the second-lowest final scores each take 1 damage.",
 }
+
+#: R-8.3: whom a Deflection may name, in its text, under each ``deflect_target`` ruling
+#: (``config.DEFLECT_TARGETS``). The second edition prints the default ruling's words (a
+#: words-only erratum of cards.json); the first edition, played under "any", printed "any"'s.
+DEFLECT_NAMES = {
+    "stronger": "Name another living player with more HP than you.",
+    "not_weaker": "Name another living player with at least as much HP as you.",
+    "any": "Name another living player.",
+}
+#: The ruling :func:`effect_text` words a Deflection for: R-8.3's default.
+DEFLECT_DEFAULT = "stronger"
 
 #: The keyword a card with each rule change must carry.
 RULE_KEYWORD = {"low_tide": "RULE FLIP", "earthquake": "RULE FLIP", "cull": "RULE SHIFT"}
@@ -69,6 +83,7 @@ class TextContext:
 
     deck: str
     ops: tuple[str, ...]  # every op name on the card, in resolution order
+    deflect_target: str = DEFLECT_DEFAULT  # R-8.3's ruling a Deflection's text is worded for
 
     @property
     def has_other_text(self) -> bool:
@@ -132,7 +147,7 @@ TEMPLATES: dict[str, Template] = {
     ),
     "exorcise": lambda p, ctx: "Every Shadow card attached to you goes to the Shadow discard.",
     "deflect": lambda p, ctx: (
-        "Name another living player. At resolution, if you would take round damage, they take it instead."
+        f"{DEFLECT_NAMES[ctx.deflect_target]} At resolution, if you would take round damage, they take it instead."
     ),
     "face_down": _face_down,
     "replace": lambda p, ctx: (
@@ -164,14 +179,24 @@ def resolution_order(effect: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [e for e in effect if e["op"] == "face_down"] + [e for e in effect if e["op"] != "face_down"]
 
 
-def effect_text(deck: str, effect_list: Sequence[Mapping[str, Any]]) -> str:
-    """Deterministic English rules text for a (valid) effect list."""
+def effect_text(deck: str, effect_list: Sequence[Mapping[str, Any]], deflect_target: str = DEFLECT_DEFAULT) -> str:
+    """Deterministic English rules text for a (valid) effect list; a Deflection's is worded
+    for R-8.3's ruling ``deflect_target`` (default: the rules' default)."""
     ops = resolution_order(effect_list)
     if not ops:
         return NO_EFFECT
-    ctx = TextContext(deck=deck, ops=tuple(e["op"] for e in ops))
+    ctx = TextContext(deck=deck, ops=tuple(e["op"] for e in ops), deflect_target=deflect_target)
     parts = []
     for e in ops:
         params = normalize_params(e["op"], {k: v for k, v in e.items() if k != "op"})
         parts.append(TEMPLATES[e["op"]](params, ctx))
     return " ".join(parts)
+
+
+def printed_texts(deck: str, effect_list: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Every text a card with this effect may print, :func:`effect_text`'s first: one unless
+    the card has words a ruling decides (a Deflection: one per R-8.3 ruling)."""
+    out = [effect_text(deck, effect_list)]
+    if any(e["op"] == "deflect" for e in effect_list):
+        out += [effect_text(deck, effect_list, t) for t in DEFLECT_NAMES if t != DEFLECT_DEFAULT]
+    return tuple(out)
