@@ -37,15 +37,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(**app_kwargs):
-    """Run ``create_app(**app_kwargs)`` on a free loopback port in a thread; yields its URL."""
+def serve(app=None, **app_kwargs):
+    """Run ``app`` (default: ``create_app(**app_kwargs)``) on a free loopback port in a
+    thread; yields its URL."""
     import uvicorn
 
     from ripmarket_env.app.server import create_app
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(**{"max_games": 8, **app_kwargs}), host="127.0.0.1",
-                                           port=port, log_level="warning", lifespan="off"))
+    app = app if app is not None else create_app(**{"max_games": 8, **app_kwargs})
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -7,8 +7,9 @@ moves by turn, keys for every choice with a cue when they do not fit, choices th
 table cards they name, and the layout rules (nothing scrolls sideways; your seat, the
 choices and your hand in view with nothing over them; the width used on a laptop). A reload
 finds the same game, "New game" ends an unfinished one and goes back to the set-up screen,
-the rematch starts another with the same settings. Without Chromium this test fails and
-says so."""
+the rematch starts another with the same settings. A closed tab's beacon marks its game
+away, and past the grace the game no longer counts (a reload's beacon does not end it).
+Without Chromium this test fails and says so."""
 
 from __future__ import annotations
 
@@ -496,3 +497,72 @@ def test_a_person_is_never_locked_out_by_their_own_games(tight_server):
             assert not page.problems, page.problems
         finally:
             browser.close()
+
+
+def test_a_closed_tabs_game_stops_counting_after_a_short_grace():
+    """Issue 39, item 2: a tab that goes away sends the server a beacon (pagehide). A reload
+    sends it too and resumes the same game at once, which clears the mark: the game lives on
+    long past the grace. Two tabs closed: the server marks their games away, and once the
+    grace is over they no longer count, so the third game starts without the "End my
+    previous games" button (the limit is two). The server's clock is skewed forward instead
+    of waiting for the grace."""
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    from ripmarket_env.app.server import create_app
+    from tests.pagekit import serve
+
+    skew = [0.0]
+    app = create_app(max_games=8, max_games_per_client=2, away_seconds=10, clock=lambda: time.time() + skew[0])
+    manager = app.state.games
+    beacons = []
+    mark = manager.away
+    manager.away = lambda game, game_id, token: (beacons.append(game_id), mark(game, game_id, token))[1]
+
+    def away_since(g: dict):
+        return manager._live[g["id"]].away_since
+
+    def wait_for_beacon(g: dict) -> None:
+        deadline = time.monotonic() + 20
+        while g["id"] not in beacons:
+            assert time.monotonic() < deadline, f"no beacon for game {g['id']} reached the server"
+            time.sleep(0.05)
+
+    server = serve(app=app)
+    base = next(server)
+    with sync_playwright() as p:
+        browser, page = browser_page(p, "desktop")
+        try:
+            context = page.context
+            closed = []
+            for k in range(2):
+                tab = context.new_page()
+                assert open_game(tab, base, "toy") == "your_turn"
+                g = stored(tab, "toy")
+                if k == 0:  # a reload: the beacon goes, the page resumes the same game and clears the mark
+                    tab.reload()
+                    assert settled(tab) == "your_turn" and stored(tab, "toy") == g
+                    wait_for_beacon(g)
+                    assert away_since(g) is None
+                    skew[0] += 60  # long past the grace: the game still plays
+                    assert _gone(tab, base, g) == 200
+                    beacons.clear()
+                closed.append(g)
+                tab.close(run_before_unload=True)  # fires pagehide: the page sends its beacon
+                wait_for_beacon(g)
+                assert away_since(g) is not None  # the server marked the game away
+            assert manager.client_games("127.0.0.1") == 2  # still counted within the grace
+            skew[0] += 11
+            page.goto(base + "/toy")
+            assert settled(page) == "setup"
+            page.locator("#start").click()
+            assert settled(page) == "your_turn", page.locator("#error").inner_text()
+            assert page.locator("#end-previous").count() == 0 and page.locator("#error").is_hidden()
+            for g in closed:
+                assert _gone(page, base, g) == 410
+                assert manager.store.get("toy", g["id"]).end_reason.startswith("tab closed")
+            assert not page.problems, page.problems
+        finally:
+            browser.close()
+            next(server, None)

@@ -963,6 +963,7 @@ def serve(
     max_games: int = typer.Option(64, "--max-games", metavar="N", help="Live games held at once, all clients together; past it, new games get HTTP 429 with Retry-After."),
     max_games_per_client: int = typer.Option(4, "--max-games-per-client", metavar="N", help="Live games one client (peer address) may hold at once."),
     idle_timeout: float = typer.Option(1800, "--idle-timeout", metavar="SECONDS", help="A live game with no decision answered for this long expires (reading it does not count)."),
+    away_grace: float = typer.Option(30, "--away-grace", metavar="SECONDS", help="A game whose page was closed (the tab's beacon) ends and frees its player's slot this long after, unless the player comes back (a reload) before."),
     max_game_age: float = typer.Option(4 * 3600, "--max-game-age", metavar="SECONDS", help="A live game expires this long after it started, played or not."),
     keep_finished: float = typer.Option(7 * 24 * 3600, "--keep-finished", metavar="SECONDS", help="Finished games and their records stay fetchable this long after they end."),
     db: Optional[Path] = typer.Option(None, "--db", metavar="FILE", help="SQLite file of the games (they survive a restart); default $XDG_DATA_HOME/ripmarket/server.sqlite3 (~/.local/share/...). ':memory:' keeps nothing."),
@@ -981,8 +982,8 @@ def serve(
     check_int("--max-games-per-client", max_games_per_client, 1)
     check_int("--max-body", max_body, 1024)
     check_int("--bot-calls", bot_calls, 1)
-    for option, value in (("--idle-timeout", idle_timeout), ("--max-game-age", max_game_age),
-                          ("--keep-finished", keep_finished)):
+    for option, value in (("--idle-timeout", idle_timeout), ("--away-grace", away_grace),
+                          ("--max-game-age", max_game_age), ("--keep-finished", keep_finished)):
         if not (value > 0 and value < float("inf")):
             fail(f"{option} {value:g} is not allowed; allowed: a positive number of seconds")
     try:
@@ -998,7 +999,7 @@ def serve(
     path = db if db is not None else default_db_path()
     try:
         web = create_app(max_games=max_games, idle_seconds=idle_timeout, max_games_per_client=max_games_per_client,
-                         max_age_seconds=max_game_age, keep_seconds=keep_finished, db=path,
+                         max_age_seconds=max_game_age, keep_seconds=keep_finished, away_seconds=away_grace, db=path,
                          allowed_hosts=hosts, max_body=max_body, warm_up=True, bot_calls=bot_calls)
     except StoreError as exc:
         fail(str(exc))

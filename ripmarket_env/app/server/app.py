@@ -21,6 +21,10 @@ game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
 * ``GET /api/{game}/games/{id}/record`` — the game record (JSON lines, replayable with
   ``ripmarket replay``) once the game is over; it shows every hand, so not before.
 * ``DELETE /api/{game}/games/{id}`` — end and drop a game (live, finished or expired).
+* ``POST /api/{game}/games/{id}/away`` ``{seat_token}`` — the page went away (the tab's
+  ``pagehide`` beacon, which cannot set headers, so the token is in the body, JSON sent as
+  ``application/json`` or ``text/plain``): unless its player's next request comes within
+  the grace (``ripmarket serve --away-grace``), the game ends and stops counting.
 * ``GET /api/{game}/bots`` — the bots that can sit at the game's tables (with a plain
   difficulty label), the registered ones that cannot (``unavailable``, with the reason),
   the default line-up, the observation size and the number of actions; and what a set-up
@@ -63,7 +67,7 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, ValidationError, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -124,6 +128,11 @@ class ActionIn(Strict):
     decision_number: IntIn(0, 10**9) = Field(...,
         description="The decision_number of the view this answers: an answer to a decision already taken "
                     "(a repeated or stale request) is refused with 409.")
+
+
+class AwayIn(Strict):
+    seat_token: str = Field(..., min_length=1, max_length=64,
+                            description="Your seat_token from POST /api/{game}/games (a beacon cannot send headers).")
 
 
 def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
@@ -587,12 +596,13 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                db: str | Path = ":memory:", allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS,
                max_body: int = MAX_BODY_BYTES, bot_threads: int | None = None, clock=None,
                warm_up: bool = False, bot_calls: int = 120, bot_seconds: float = 60.0,
-               kinds: dict[str, GameKind] | None = None) -> FastAPI:
+               kinds: dict[str, GameKind] | None = None, away_seconds: float = 30.0) -> FastAPI:
     """The app. ``db`` is the SQLite file of its games (``":memory:"``: gone with the
     process); ``allowed_hosts`` the names the Host header may carry (None: no check);
     ``bot_threads`` the worker threads that run bots (default: the CPU count, at least 2);
     ``bot_calls`` per ``bot_seconds``: each client's budget of stateless bot decisions;
-    ``warm_up`` loads the engines and the slow bots in the background at once
+    ``away_seconds``: the grace of a game whose page went away (its tab's beacon) before it
+    ends and stops counting; ``warm_up`` loads the engines and the slow bots in the background at once
     (``ripmarket serve`` does); ``kinds``: the games served (default: every registered
     game: its own web session, else the generic TableSession)."""
     from ripmarket_env.app.server.warmup import Warmup
@@ -600,7 +610,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     kinds = dict(kinds if kinds is not None else registered_kinds())
     primary = default_game() if default_game() in kinds else next(iter(kinds))
     limits = Limits(max_games=max_games, max_games_per_client=max_games_per_client, idle_seconds=idle_seconds,
-                    max_age_seconds=max_age_seconds, keep_seconds=keep_seconds)
+                    max_age_seconds=max_age_seconds, keep_seconds=keep_seconds, away_seconds=away_seconds)
     manager = GameManager(limits, Store(db, legacy_game=primary), kinds=kinds, clock=clock or time.time)
     pool = BotPool()
     budget = Budget(bot_calls, bot_seconds)
@@ -649,9 +659,9 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"detail": _validation_message(request, list(exc.errors()))}, status_code=422)
 
-    def find(game: str, game_id: str, token: str):
+    def find(game: str, game_id: str, token: str, how=None):
         try:
-            return manager.open(game, game_id, token)
+            return (how or manager.open)(game, game_id, token)
         except UnknownGame as exc:
             raise ApiError(404, str(exc)) from None
         except GameGone as exc:
@@ -725,6 +735,25 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             raise ApiError(403, str(exc)) from None
         return Response(status_code=204)
 
+    async def away(game: GameParam, game_id: GameIdParam, request: Request):
+        """Sent by the page's ``pagehide`` beacon: ``navigator.sendBeacon`` cannot set headers, so
+        the seat token comes in the body (this JSON object, sent as application/json or as
+        text/plain). The live game is marked away: any later request of its player (a read, an
+        answer, a reload's resume) clears the mark; without one within the grace (``ripmarket
+        serve --away-grace``) the game expires ("tab closed") and no longer counts toward the
+        live-game limit. A finished game is left as it is."""
+        raw = await request.body()
+        if not raw.strip():
+            raise ApiError(422, 'invalid request: the request body is missing; send {"seat_token": '
+                                '"<your seat_token>"}')
+        try:
+            token = AwayIn.model_validate_json(raw).seat_token
+        except ValidationError as exc:
+            raise ApiError(422, _validation_message(request, exc.errors()) +
+                           '. Expected a JSON object {"seat_token": "<your seat_token>"}') from None
+        await anyio.to_thread.run_sync(lambda: find(game.value, game_id, token, manager.away))
+        return Response(status_code=204)
+
     def bots(game: GameParam) -> dict:
         kind = kinds[game.value]
         refused = kind.unavailable()
@@ -749,7 +778,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         """``bots`` (comma-separated): what ``ready`` is about, besides the game's engine."""
         return warm.status(game.value, [b for b in bots.split(",") if b][:10])
 
-    for fn in (read_game, act, record, delete_game, bots, status):  # local types: not by name
+    for fn in (read_game, act, record, delete_game, away, bots, status):  # local types: not by name
         fn.__annotations__["game"] = GameParam
 
     def create_route(kind: GameKind):
@@ -893,6 +922,10 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             tags=["games"], summary="The game record (JSON lines) of a finished game")(record)
     app.delete("/api/{game}/games/{game_id}", status_code=204, responses=errors, tags=["games"],
                summary="End and drop a game (live, finished or expired)")(delete_game)
+    app.post("/api/{game}/games/{game_id}/away", status_code=204, responses=errors, tags=["games"],
+             summary="Your page went away (its beacon): the game ends unless you come back within the grace",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/json": {"schema": AwayIn.model_json_schema()}}}})(away)
     app.get("/api/{game}/bots", response_model=BotsOut, responses={422: ERRORS[422]}, tags=["bots"],
             summary="The bots you can play against")(bots)
     app.get("/api/{game}/status", response_model=StatusOut, responses={422: ERRORS[422]}, tags=["bots"],

@@ -13,6 +13,10 @@ Limits (``Limits``; ``ripmarket serve`` options; docs/SERVER.md):
   says when a slot frees up (HTTP 429 with ``Retry-After``);
 * a live game expires when no decision was answered for ``idle_seconds`` or when it is
   ``max_age_seconds`` old, whatever happens: reading a game does not keep it alive;
+* a game whose page went away (its tab closed: the page's beacon, :meth:`GameManager.away`)
+  and that saw no request of its player for ``away_seconds`` since expires ("tab closed"):
+  it stops counting toward its client's limit after that short grace, while a reload
+  within the grace (its request clears the mark) keeps the game;
 * a finished game leaves the live games at once (its slot is free) and, like an
   expired one, stays in the store for ``keep_seconds`` after it ended: finished games
   can be read and their records fetched for that long, expired ones answer 410.
@@ -65,13 +69,14 @@ class Limits:
     idle_seconds: float = 1800.0
     max_age_seconds: float = 4 * 3600.0
     keep_seconds: float = 7 * 24 * 3600.0
+    away_seconds: float = 30.0
 
     def __post_init__(self):
         for name in ("max_games", "max_games_per_client"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be an integer of at least 1, got {v!r}")
-        for name in ("idle_seconds", "max_age_seconds", "keep_seconds"):
+        for name in ("idle_seconds", "max_age_seconds", "keep_seconds", "away_seconds"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {v!r}")
@@ -79,11 +84,14 @@ class Limits:
 
 @dataclass
 class ManagedGame:
-    """A game as the server holds it: ``session`` while it is live, ``row`` always."""
+    """A game as the server holds it: ``session`` while it is live, ``row`` always;
+    ``away_since``: when its page said it went away (kept in memory only: a restarted
+    server forgets it, and the game then lives until its idle timeout)."""
 
     row: GameRow
     session: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    away_since: float | None = None
 
     @property
     def game_id(self) -> str:
@@ -94,7 +102,8 @@ class ManagedGame:
         return self.row.status == "live"
 
     def expires_at(self, limits: Limits) -> float:
-        return min(self.row.last_action + limits.idle_seconds, self.row.created + limits.max_age_seconds)
+        away = self.away_since + limits.away_seconds if self.away_since is not None else math.inf
+        return min(self.row.last_action + limits.idle_seconds, self.row.created + limits.max_age_seconds, away)
 
 
 def _when(seconds: float) -> str:
@@ -136,6 +145,9 @@ class GameManager:
         if now - g.row.created > lim.max_age_seconds:
             return f"it reached the maximum game age of {_when(lim.max_age_seconds)} " \
                    f"(ripmarket serve --max-game-age {lim.max_age_seconds:g})"
+        if g.away_since is not None and now - g.away_since > lim.away_seconds:
+            return (f"tab closed: its page went away and did not come back within {_when(lim.away_seconds)} "
+                    f"(ripmarket serve --away-grace {lim.away_seconds:g})")
         return None
 
     def _expire(self, g: ManagedGame, reason: str, now: float) -> None:
@@ -146,7 +158,7 @@ class GameManager:
         self.store.expire(g.game_id, now, reason)
 
     def sweep(self) -> int:
-        """Expire idle and too-old live games (not one in the middle of a request);
+        """Expire idle, too-old and away live games (not one in the middle of a request);
         drop finished ones past ``keep_seconds``. How many games were expired."""
         now = self.clock()
         n = 0
@@ -181,8 +193,8 @@ class GameManager:
                     f"you already have {lim.max_games_per_client} live games, the most one player may have at once "
                     f"(ripmarket serve --max-games-per-client {lim.max_games_per_client}). To start a new game, end "
                     f"one you are not playing any more (the page's \"End my previous game\" button, or DELETE "
-                    f"/api/<game>/games/<game_id> with its seat token), or retry in {_when(wait)}, when your "
-                    "oldest idle game expires",
+                    f"/api/<game>/games/<game_id> with its seat token), or retry in {_when(wait)}, when one of your "
+                    "games expires (idle, or its tab closed)",
                     math.ceil(max(wait, 1)))
             if len(self._live) + sum(self._reserved.values()) >= lim.max_games:
                 wait = min((g.expires_at(lim) for g in self._live.values()), default=now + 1) - now
@@ -221,7 +233,7 @@ class GameManager:
         if not isinstance(token, str) or not secrets.compare_digest(token_digest(token), row.token_hash):
             raise BadToken(
                 f"the seat token does not match game {row.game_id!r}; send the seat_token that "
-                f"POST /api/{row.game}/games returned in the X-Seat-Token header"
+                f"POST /api/{row.game}/games returned in the X-Seat-Token header (the away beacon: in its body)"
             )
 
     def _unknown(self, game: str, game_id: str) -> UnknownGame:
@@ -251,6 +263,8 @@ class GameManager:
                 reason = self._expired_reason(managed, now)
                 if reason is None and managed.session is None:
                     reason = self._restore(managed)
+                if reason is None:
+                    managed.away_since = None  # its player is back (a reload, a read, an answer)
                 if reason is not None:
                     with self._lock:
                         self._expire(managed, reason, now)
@@ -261,6 +275,17 @@ class GameManager:
             raise GameGone(f"{self.kinds[game].title} game {game_id!r} could not be brought back from the "
                            f"server's store: {managed.row.error}; start a new one with POST /api/{game}/games")
         return managed
+
+    def away(self, game: str, game_id: str, token: str) -> bool:
+        """The page of ``game``'s game ``game_id`` went away (its tab closed or reloaded):
+        mark the live game away from now; its player's next request clears the mark. Whether
+        it was marked (a finished game is not). Raises what :meth:`open` raises."""
+        managed = self.open(game, game_id, token)
+        with managed.lock:
+            if not managed.live:
+                return False
+            managed.away_since = self.clock()
+            return True
 
     def _restore(self, managed: ManagedGame) -> str | None:
         r = managed.row

@@ -651,6 +651,19 @@ window.RipmarketTable = window.RipmarketTable || {
   $("players").addEventListener("change", () => buildSetup({...settingsFromForm(), opponents: null}));
   $("seat").addEventListener("change", () => buildSetup(settingsFromForm()));
   $("setup-form").addEventListener("submit", (e) => { e.preventDefault(); startGame(settingsFromForm()); });
+  // A closed tab's game stops counting soon: when the page goes away (closed, reloaded, left)
+  // it tells the server (a beacon: it cannot set headers, so the seat token is in its body).
+  // Unless this tab comes back within the grace (a reload resumes at once, and any request
+  // of the game clears the mark), the server ends the game and frees its slot.
+  window.addEventListener("pagehide", () => {
+    const s = saved();
+    if (!s || !s.id || (view && view.over) || !navigator.sendBeacon) return;
+    try {
+      navigator.sendBeacon(`${api}/games/${encodeURIComponent(s.id)}/away`, JSON.stringify({seat_token: s.token}));
+    } catch (e) { /* the game then ends by its idle timeout */ }
+  });
+  // Back from the browser's page cache (no reload): say so by reading the game again.
+  window.addEventListener("pageshow", (e) => { if (e.persisted && saved() && saved().id) resume(); });
   $("rematch").addEventListener("click", rematch);
   $("new-game").addEventListener("click", newGame);
 
