@@ -319,7 +319,8 @@ def test_bench_peers_json():
     assert res.exit_code == 0, res.output
     report = json.loads(res.stdout)
     peers = report["peers"]
-    assert peers["config"] == {"game": report["game"], "players": 4, "batch": 8, "seconds_per_slice": 0.05, "rounds": 2}
+    assert peers["config"] == {"game": report["game"], "players": 4, "batch": 8, "seconds_per_slice": 0.05, "rounds": 2,
+                               "numba_threads": 1}
     rows = peers["results"]
     engine_keys = set(report["results"][0])
     for r in rows:

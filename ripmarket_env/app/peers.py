@@ -6,7 +6,9 @@ The contenders, each timed for ``seconds`` per slice, in the same order in every
 
 - ours: the game's ``random_play`` and ``random_play_obs`` (``bench._Runner``: a batch of
   games, a uniformly random legal action drawn from the mask inside the compiled loop,
-  auto-reset), at the given table size and batch;
+  auto-reset), at the given table size and batch, on ``threads`` numba threads (default
+  one, as the peers' C++ loop runs on one core: on a shared machine a second OpenMP thread
+  spends CPU time spinning at the batch's barrier while it waits for a descheduled one);
 - OpenSpiel (``pyspiel``, when installed): its C++ ``evaluate_bots`` with uniform random bots
   (``make_uniform_random_bot``), one whole game per call, on each of its card games
   (``OPEN_SPIEL_GAMES``, those the installed version has; Bridge without the double-dummy
@@ -56,17 +58,23 @@ class _Contender:
 class _Ours(_Contender):
     engine = "ours"
 
-    def __init__(self, game: str, players: int, batch: int, observations: bool) -> None:
+    def __init__(self, game: str, players: int, batch: int, observations: bool, threads: int) -> None:
         from ripmarket_env.app.bench import _Runner
 
+        self.threads = threads
         self.run_ = _Runner(players, batch, game=game)
         self.name, self.players, self.batch, self.observations = game, players, batch, observations
         self.extra = {"state_bytes": int(self.run_.eng.state.nbytes),
                       "obs_buffer_bytes": int(self.run_.out.nbytes) if observations else 0}
         self.n = max(1, -(-1024 // batch))
-        self.run_.call(max(self.n, 20 * players), observations)  # warm up: a game per row
+        with _numba_threads(threads):
+            self.run_.call(max(self.n, 20 * players), observations)  # warm up: a game per row
 
     def run(self, seconds: float) -> tuple[int, int, float, float]:
+        with _numba_threads(self.threads):
+            return self._run(seconds)
+
+    def _run(self, seconds: float) -> tuple[int, int, float, float]:
         steps = games = 0
         wall = cpu = 0.0
         while wall < seconds:
@@ -79,6 +87,23 @@ class _Ours(_Contender):
             if dt < 0.05:
                 self.n *= 2
         return steps, games, wall, cpu
+
+
+class _numba_threads:
+    """``with _numba_threads(n)``: numba's thread count set to ``n`` (capped by the pool),
+    then restored."""
+
+    def __init__(self, n: int) -> None:
+        import numba
+
+        self.numba, self.n = numba, max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+
+    def __enter__(self):
+        self.old = self.numba.get_num_threads()
+        self.numba.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        self.numba.set_num_threads(self.old)
 
 
 def _random_steps_per_game(game, rng: np.random.Generator, max_games: int, max_seconds: float) -> tuple[float, int]:
@@ -224,15 +249,17 @@ def run_peers(
     seed: int = 0,
     sample_games: int = 200,
     on_slice=None,
+    threads: int = 1,
 ) -> dict:
     """Our engine (without and with observations) alternated with the installed peers,
     ``rounds`` rounds of one ``seconds`` slice each; the JSON-ready ``peers`` report.
 
     ``open_spiel_games``: OpenSpiel game strings (default ``OPEN_SPIEL_GAMES``, those
-    registered); ``pgx=False`` leaves Pgx out. ``on_slice(label)`` after each slice."""
+    registered); ``pgx=False`` leaves Pgx out. ``on_slice(label)`` after each slice;
+    ``threads``: numba threads of our loops."""
     from ripmarket_env.app.bench import maxrss_mb
 
-    contenders: list[_Contender] = [_Ours(game, players, batch, False), _Ours(game, players, batch, True)]
+    contenders: list[_Contender] = [_Ours(game, players, batch, obs, threads) for obs in (False, True)]
     skipped = []
     try:
         import pyspiel
@@ -278,7 +305,7 @@ def run_peers(
         "benchmark": "random legal play alternated in one process: ours, then each installed peer, every round",
         "unit": "agent steps per second and per CPU-second (medians over rounds)",
         "config": {"game": game, "players": players, "batch": batch, "seconds_per_slice": seconds,
-                   "rounds": rounds},
+                   "rounds": rounds, "numba_threads": contenders[0].threads},
         "results": rows,
         "skipped": skipped,
         "ratios": ratios,
