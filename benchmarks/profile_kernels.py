@@ -64,11 +64,20 @@ def _loops(apply_action, step_game, mask_fn, encode_obs, reset_game):
                 S[g] = S0[g]
                 step_game(S[g], TB[0], c, acts[g])
 
-    @njit
-    def mask(S0, S, TB, c, n, rounds):
-        for _ in range(rounds):
-            for g in range(n):
-                mask_fn(S[g], TB[0], c)
+    if mask_fn.py_func.__code__.co_argcount == 2:  # mask(r, c)
+
+        @njit
+        def mask(S0, S, TB, c, n, rounds):
+            for _ in range(rounds):
+                for g in range(n):
+                    mask_fn(S[g], c)
+    else:  # mask(r, T, c)
+
+        @njit
+        def mask(S0, S, TB, c, n, rounds):
+            for _ in range(rounds):
+                for g in range(n):
+                    mask_fn(S[g], TB[0], c)
 
     @njit
     def encode(S0, TB, c, n, rounds, offs, out):
@@ -155,19 +164,19 @@ def profile(game: str, players: int | None, batch: int = 4096, reps: int = 5, ro
     # the bench loops themselves, one thread, for comparison
     loop = {}
     for obs in (False, True):
-        run.call(10, obs)
+        run.call(200, obs)
         c0 = time.process_time()
         k = 0
         while time.process_time() - c0 < 1.0:
-            run.call(10, obs)
-            k += 10 * batch
+            run.call(200, obs)
+            k += 200 * batch
         loop["obs" if obs else "raw"] = (time.process_time() - c0) / k * 1e9
-    play_direct(eng.state, TB, c, 10, run.rng)
+    play_direct(eng.state, TB, c, 200, run.rng)
     c0 = time.process_time()
     k = 0
     while time.process_time() - c0 < 1.0:
-        play_direct(eng.state, TB, c, 10, run.rng)
-        k += 10 * batch
+        play_direct(eng.state, TB, c, 200, run.rng)
+        k += 200 * batch
     loop["raw, direct calls"] = (time.process_time() - c0) / k * 1e9
     # agent steps per game under random play
     e2 = _Runner(P, 1024, game=game, seed=1)

@@ -378,27 +378,26 @@ def buy_cost(r, T, c, p):
 
 
 @njit(**JIT)
-def effect_legal(r, T, c, p, prim):
-    if not has_unused_die(r):
+def steal_target(r, c, p):
+    """BM-6.8: seat p has room for a stolen card and an opponent holds cards."""
+    if room(r, c, p) <= 0:
         return False
-    if prim_avail(r, T, c, p, prim) <= 0:
-        return False
-    if prim == P_STEAL:
-        if room(r, c, p) <= 0:
-            return False
-        for q in range(c[C_P]):
-            if is_opponent(c, p, q) and r.hand_n[q] > 0:
-                return True
-        return False
-    return True
+    for q in range(c[C_P]):
+        if is_opponent(c, p, q) and r.hand_n[q] > 0:
+            return True
+    return False
 
 
 @njit(**JIT)
 def compute_mask(r, T, c):
-    """The legal actions of the deciding seat (``r.mask``, ``r.n_legal``). What does not
-    depend on the slot (the unused dice, the ways to pay a flip, the purchase cost and the
-    Smuggler / Crowbar access) is worked out once per call; the mask is ``can_pay_flip``,
-    ``can_buy`` and ``effect_legal`` slot by slot (BM-4.2 .. BM-4.6, BM-6)."""
+    """The legal actions of the deciding seat (``r.mask``, ``r.n_legal``), BM-4.2 .. BM-4.6
+    and BM-6: with an unused die showing k, slot k's card may be flipped or rotated with
+    each payment ``can_pay_flip`` allows and bought in a colour the card has (BM-4.4: not
+    an unseen face-down card, another side's card only with a Smuggler, a face-down one only
+    with a Crowbar; ``buy_cost`` cards of that colour), and a card drawn; an available
+    effect may be used (a Heist only with room and an opponent holding cards). What does
+    not depend on the slot (the unused dice, the payments, the cost, the Smuggler and
+    Crowbar) is worked out once per call."""
     m = r.mask
     for i in range(m.shape[0]):
         m[i] = False
@@ -451,8 +450,8 @@ def compute_mask(r, T, c):
                                 n += 1
                 m[A_DRAW + s] = True
                 n += 1
-            for e in range(4):
-                if effect_legal(r, T, c, p, e):
+            for e in range(4):  # effect_legal, an unused die being known here
+                if prim_avail(r, T, c, p, e) > 0 and (e != P_STEAL or steal_target(r, c, p)):
                     m[A_EFFECT + e] = True
                     n += 1
     elif ph == PH_CHOOSE_DIE:
