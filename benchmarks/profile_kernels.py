@@ -133,22 +133,22 @@ def profile(game: str, players: int | None, batch: int = 4096, reps: int = 5, ro
     TB, c, offs = eng.tables, eng.cfg, eng._offs
     out = np.zeros((n, eng.obs_size), np.float32)
     rng = np.arange(n, dtype=np.int64) * 2654435761 & 0xFFFFFFFF
-    acts = np.zeros(n, np.int64)
-    r2 = rng.copy()
+    acts = np.zeros(n, np.int64)  # a legal action of each row, the same for every kernel
     for g in range(n):
         m = np.flatnonzero(S0["mask"][g])
-        acts[g] = m[(int(r2[g]) * 7919 + g) % len(m)]
+        acts[g] = m[(int(rng[g]) * 7919 + g) % len(m)]
     seeds = (np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
     R = max(1, 200_000 // n)
 
-    def timed(call):
+    def timed(call, rounds=R):
+        """ns per row of ``call(rounds)``, the median of ``reps`` runs."""
         call(1)  # compile / warm
         xs = []
         for _ in range(reps):
             c0 = time.process_time()
-            call(R)
-            xs.append((time.process_time() - c0) / (n * R) * 1e9)
+            call(rounds)
+            xs.append((time.process_time() - c0) / (n * rounds) * 1e9)
         return statistics.median(xs)
 
     tc = timed(lambda k: copy_only(S0, S, n, k))
@@ -160,7 +160,7 @@ def profile(game: str, players: int | None, batch: int = 4096, reps: int = 5, ro
     S[:] = S0
     res["mask"] = timed(lambda k: mask(S0, S, TB, c, n, k))
     res["encode"] = timed(lambda k: encode(S0, TB, c, n, k, offs, out))
-    res["reset"] = timed(lambda k: reset(S, TB, c, n, max(1, k // 4), seeds)) / max(1, R // 4) * R
+    res["reset"] = timed(lambda k: reset(S, TB, c, n, k, seeds), max(1, R // 4))
     # the bench loops themselves, one thread, for comparison
     loop = {}
     for obs in (False, True):
@@ -193,8 +193,9 @@ def main(argv=None) -> None:
     ap.add_argument("players", nargs="?", type=int)
     ap.add_argument("--batch", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rows", type=int, default=64, help="live rows timed (64: they stay in cache)")
     a = ap.parse_args(argv)
-    r = profile(a.game, a.players, a.batch, a.reps)
+    r = profile(a.game, a.players, a.batch, a.reps, a.rows)
     print(f"{r['game']}, {r['players']} players: {r['rows']} live rows of {r['state_bytes']} bytes, "
           f"obs {r['obs_size']}, {r['steps_per_game']:.1f} agent steps per game")
     for k, v in r["ns_per_row"].items():
