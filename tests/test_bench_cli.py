@@ -288,3 +288,75 @@ def test_bench_bot_suite_plays_every_game_at_its_default_count(game, agent, play
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["bot"]["results"]
     assert (row["agent"], row["players"], row["decisions"]) == (agent, players, 6)
+
+
+def test_bench_engine_same_schema_every_game():
+    """Every registered game reports without and with observations, under the same keys."""
+    from ripmarket_env.games import get, ids
+
+    keys = None
+    for game in ids():
+        P = get(game).default_players
+        res = runner.invoke(app, ["bench", "--json", "--suite", "engine", "--game", game, "--players", str(P),
+                                  "--batch", "4", "--seconds", "0.05"])
+        assert res.exit_code == 0, res.output
+        report = json.loads(res.stdout)
+        assert report["game"] == game
+        assert {(r["players"], r["batch"], r["observations"]) for r in report["results"]} == {(P, 4, False), (P, 4, True)}
+        assert all(r["agent_steps"] > 0 for r in report["results"])
+        shape = (set(report), set(report["memory"]), frozenset(frozenset(r) for r in report["results"]))
+        assert keys is None or shape == keys, game
+        keys = shape
+
+
+def test_bench_peers_json():
+    """--peers: ours (without and with observations) and each installed peer in one schema;
+    a peer that is not installed is listed as skipped with the reason."""
+    import importlib.util
+
+    res = runner.invoke(app, ["bench", "--json", "--suite", "engine", "--players", "4", "--batch", "8",
+                              "--seconds", "0.05", "--peers", "--rounds", "2", "--peer-games", "hearts,leduc_poker"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    peers = report["peers"]
+    assert peers["config"] == {"game": report["game"], "players": 4, "batch": 8, "seconds_per_slice": 0.05, "rounds": 2,
+                               "numba_threads": 1}
+    rows = peers["results"]
+    engine_keys = set(report["results"][0])
+    for r in rows:
+        assert engine_keys <= set(r), engine_keys - set(r)
+        assert len(r["rounds_steps_per_cpu_sec"]) == 2 and r["agent_steps"] > 0 and r["games_finished"] > 0
+        assert r["median_steps_per_cpu_sec"] > 0 and r["cpu_seconds"] > 0
+    ours = [(r["name"], r["players"], r["batch"], r["observations"]) for r in rows if r["engine"] == "ours"]
+    assert ours == [(report["game"], 4, 8, False), (report["game"], 4, 8, True)]
+    skipped = {s["engine"]: s["reason"] for s in peers["skipped"]}
+    if importlib.util.find_spec("pyspiel") is not None:
+        spiel = {r["name"]: r for r in rows if r["engine"] == "open_spiel"}
+        assert set(spiel) == {"hearts", "leduc_poker"}
+        assert spiel["hearts"]["players"] == 4 and spiel["hearts"]["batch"] == 1
+        assert spiel["hearts"]["steps_per_game_sample"] > 0 and spiel["hearts"]["mean_steps_per_game"] > 13
+        assert spiel["leduc_poker"]["players"] == 2
+    else:
+        assert "not installed" in skipped["open_spiel"]
+    pgx = [r for r in rows if r["engine"] == "pgx"]
+    if importlib.util.find_spec("pgx") is not None:
+        assert len(pgx) == 1 and pgx[0]["batch"] == 8 and pgx[0]["name"] == "leduc_holdem"
+    else:
+        assert pgx == [] and "pgx is not installed" in skipped["pgx"]
+    assert [r["observations"] for r in peers["ratios"]] == [False, True]
+    assert [r["target"] for r in peers["ratios"]] == [5.0, 2.5]
+    best = max((r for r in rows if r["engine"] != "ours"), key=lambda r: r["median_steps_per_cpu_sec"])
+    for r, mine in zip(peers["ratios"], rows[:2]):
+        assert r["best_peer"] == f"{best['engine']}:{best['name']}"
+        assert r["ratio_per_cpu_sec"] == pytest.approx(mine["median_steps_per_cpu_sec"] / best["median_steps_per_cpu_sec"])
+        assert r["met"] == (r["ratio_per_cpu_sec"] >= r["target"])
+
+
+def test_bench_peers_bad_input():
+    res = runner.invoke(app, ["bench", "--suite", "env", "--peers"])
+    assert res.exit_code != 0 and "--peers" in res.output and "allowed with: engine" in res.output
+    res = runner.invoke(app, ["bench", "--suite", "engine", "--peers", "--rounds", "0"])
+    assert res.exit_code != 0 and "--rounds 0 is not allowed" in res.output
+    pytest.importorskip("pyspiel")
+    res = runner.invoke(app, ["bench", "--suite", "engine", "--peers", "--peer-games", "hearts,nosuchgame"])
+    assert res.exit_code != 0 and "'nosuchgame'" in res.output and "hearts" in res.output

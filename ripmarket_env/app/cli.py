@@ -496,6 +496,9 @@ def bench(
     env_runners: Optional[int] = typer.Option(None, "--env-runners", metavar="N", help="Train suite, backend rllib: rllib.num_env_runners instead of the config's (0: the driver samples)."),
     agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search, at a table they play, e.g. ppo-lookahead,ppo,greedy,search,search-ppo at 6 players for R.I.P. Market)."),
     decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
+    peers: bool = typer.Option(False, "--peers", help="Engine suite: also run the game (its default table, or the first of --players, at the largest --batch) alternated in one process with OpenSpiel's C++ evaluate_bots on its card games and Pgx's Leduc Hold'em at the same batch, where installed (a peer that is not is listed as skipped)."),
+    peer_games: Optional[str] = typer.Option(None, "--peer-games", metavar="LIST", help="With --peers: OpenSpiel game strings, comma-separated (default: its card games: bridge, hearts, spades, ...; 'none' for no OpenSpiel game)."),
+    rounds: int = typer.Option(3, "--rounds", metavar="N", help="With --peers: alternated rounds (one --seconds slice per contender each)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
@@ -521,6 +524,7 @@ def bench(
     spec = get(game)
     from ripmarket_env.app.bench import default_players
 
+    players_given = players is not None
     if players is None:
         players = ",".join(str(p) for p in default_players(spec))
     ps = _int_list(players, "--players", spec.min_players, spec.max_players)
@@ -531,6 +535,22 @@ def bench(
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
+    if (peers or peer_games is not None) and "engine" not in suites[suite]:
+        fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
+    if rounds < 1:
+        fail(f"--rounds {rounds} is not allowed; give an integer >= 1")
+    os_games = None
+    if peer_games is not None:
+        os_games = [] if peer_games.strip() == "none" else [g.strip() for g in peer_games.split(",") if g.strip()]
+        try:
+            import pyspiel
+        except ImportError:
+            pyspiel = None
+        if pyspiel is not None:
+            have = sorted(g.short_name for g in pyspiel.registered_games())
+            bad = [g for g in os_games if g.split("(")[0] not in have]
+            if bad:
+                fail(f"--peer-games {','.join(bad)!r} is not an OpenSpiel game here; allowed: {', '.join(have)} (or none)")
     from rich.console import Console
 
     from eval.progress import Progress
@@ -548,6 +568,11 @@ def bench(
 
         if "engine" in run:
             report = B.run_bench(ps, bs, seconds, on_config=advance, game=game)
+            if peers:
+                from ripmarket_env.app import peers as PE
+
+                P0 = ps[0] if players_given else spec.default_players
+                report["peers"] = PE.run_peers(game, P0, max(bs), seconds, rounds, os_games, on_slice=progress.describe)
         else:
             report = {"environment": B.environment()}
         report["suite"] = suite
@@ -562,6 +587,10 @@ def bench(
         console = Console()
         if "engine" in run:
             console.print(B.render_rich(report))
+            if "peers" in report:
+                from ripmarket_env.app import peers as PE
+
+                console.print(PE.render_rich(report["peers"]))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
 

@@ -110,3 +110,29 @@ else:
 def rand_below(r, n):
     """A uniform integer in [0, n) (n below 2**31) from the game's RNG."""
     return (rng_u32(r) * np.int64(n)) >> 32
+
+
+# ---------------------------------------------------------------------------------------
+# Exact quotients by a constant without a division (observation encoders): ``x / 3.0`` and
+# ``x / 10.0`` of a small integer count, read from tables of the very quotients (computed
+# by the same IEEE division), so an encoder writes the same float32 bits. A float division
+# costs several cycles of its unit; an encoder does dozens per row.
+# ---------------------------------------------------------------------------------------
+THIRDS = np.array([i / 3.0 for i in range(64)])
+TENTHS = np.array([i / 10.0 for i in range(256)])
+
+
+@njit(**JIT)
+def div3(x):
+    """``x / 3.0`` of an integer ``x`` (a table read for 0 <= x < 64)."""
+    if x >= 0 and x < 64:
+        return THIRDS[x]
+    return x / 3.0
+
+
+@njit(**JIT)
+def div10(x):
+    """``x / 10.0`` of an integer ``x`` (a table read for 0 <= x < 256)."""
+    if x >= 0 and x < 256:
+        return TENTHS[x]
+    return x / 10.0

@@ -378,92 +378,99 @@ def buy_cost(r, T, c, p):
 
 
 @njit(**JIT)
-def buy_access(r, T, c, p, s):
-    """0: the card in slot s may not be bought by p; 1: it may (BM-4.4, BM-6.9, BM-6.10)."""
-    d = r.map_card[s]
-    if d < 0:
-        return 0
-    other = r.map_side[s] != side_of(p)
-    down = r.map_down[s] != 0
-    if down and r.map_seen[s] == 0:
-        return 0  # BM-5.2: an unseen card cannot be bought (its colour would leak)
-    if other and prim_avail(r, T, c, p, P_SMUGGLE) <= 0:
-        return 0
-    if down and prim_avail(r, T, c, p, P_CROWBAR) <= 0:
-        return 0
-    return 1
-
-
-@njit(**JIT)
-def can_buy(r, T, c, p, s, col):
-    if buy_access(r, T, c, p, s) == 0:
+def steal_target(r, c, p):
+    """BM-6.8: seat p has room for a stolen card and an opponent holds cards."""
+    if room(r, c, p) <= 0:
         return False
-    d = r.map_card[s]
-    dc = T.colour[d]
-    if dc != DUAL and dc != col:
-        return False
-    return r.hand[p, col] >= buy_cost(r, T, c, p)
-
-
-@njit(**JIT)
-def effect_legal(r, T, c, p, prim):
-    if not has_unused_die(r):
-        return False
-    if prim_avail(r, T, c, p, prim) <= 0:
-        return False
-    if prim == P_STEAL:
-        if room(r, c, p) <= 0:
-            return False
-        for q in range(c[C_P]):
-            if is_opponent(c, p, q) and r.hand_n[q] > 0:
-                return True
-        return False
-    return True
+    for q in range(c[C_P]):
+        if is_opponent(c, p, q) and r.hand_n[q] > 0:
+            return True
+    return False
 
 
 @njit(**JIT)
 def compute_mask(r, T, c):
+    """The legal actions of the deciding seat (``r.mask``, ``r.n_legal``), BM-4.2 .. BM-4.6
+    and BM-6: with an unused die showing k, slot k's card may be flipped or rotated with
+    each payment ``can_pay_flip`` allows and bought in a colour the card has (BM-4.4: not
+    an unseen face-down card, another side's card only with a Smuggler, a face-down one only
+    with a Crowbar; ``buy_cost`` cards of that colour), and a card drawn; an available
+    effect may be used (a Heist only with room and an opponent holding cards). What does
+    not depend on the slot (the unused dice, the payments, the cost, the Smuggler and
+    Crowbar) is worked out once per call."""
     m = r.mask
     for i in range(m.shape[0]):
         m[i] = False
     p = r.actor
     P = c[C_P]
     ph = r.phase
+    n = 0
     if ph == PH_ACT:
-        for k in range(1, 7):
-            if unused_die_with(r, k) < 0:
-                continue
-            s = k - 1
-            if r.map_card[s] >= 0:
-                for pc in range(3):
-                    if can_pay_flip(r, c, p, pc):
-                        m[A_FLIP + 3 * s + pc] = True
-                        m[A_ROTATE + 3 * s + pc] = True
-                for col in range(2):
-                    if can_buy(r, T, c, p, s, col):
-                        m[A_BUY + 2 * s + col] = True
-            m[A_DRAW + s] = True
-        for e in range(4):
-            if effect_legal(r, T, c, p, e):
-                m[A_EFFECT + e] = True
+        dbits = 0  # bit k: an unused die shows k
+        for i in range(r.n_dice):
+            if r.dice_used[i] == 0:
+                dbits |= 1 << r.dice[i]
+        if dbits != 0:
+            pay0 = can_pay_flip(r, c, p, 0)
+            pay1 = can_pay_flip(r, c, p, 1)
+            pay2 = can_pay_flip(r, c, p, 2)
+            cost = buy_cost(r, T, c, p)
+            smuggle = prim_avail(r, T, c, p, P_SMUGGLE) > 0
+            crowbar = prim_avail(r, T, c, p, P_CROWBAR) > 0
+            side = side_of(p)
+            for s in range(N_SLOTS):
+                if (dbits >> (s + 1)) & 1 == 0:
+                    continue
+                d = r.map_card[s]
+                if d >= 0:
+                    f = A_FLIP + 3 * s
+                    o = A_ROTATE + 3 * s
+                    if pay0:
+                        m[f] = True
+                        m[o] = True
+                        n += 2
+                    if pay1:
+                        m[f + 1] = True
+                        m[o + 1] = True
+                        n += 2
+                    if pay2:
+                        m[f + 2] = True
+                        m[o + 2] = True
+                        n += 2
+                    # buy_access: an unseen face-down card, the other side without a
+                    # Smuggler, a face-down card without a Crowbar cannot be bought
+                    down = r.map_down[s] != 0
+                    if not (down and r.map_seen[s] == 0) and (smuggle or r.map_side[s] == side) and (
+                        crowbar or not down
+                    ):
+                        dc = T.colour[d]
+                        for col in range(2):
+                            if (dc == DUAL or dc == col) and r.hand[p, col] >= cost:
+                                m[A_BUY + 2 * s + col] = True
+                                n += 1
+                m[A_DRAW + s] = True
+                n += 1
+            for e in range(4):  # effect_legal, an unused die being known here
+                if prim_avail(r, T, c, p, e) > 0 and (e != P_STEAL or steal_target(r, c, p)):
+                    m[A_EFFECT + e] = True
+                    n += 1
     elif ph == PH_CHOOSE_DIE:
         for k in range(1, 7):
             if unused_die_with(r, k) >= 0:
                 m[A_SLOT + k - 1] = True
+                n += 1
     elif ph == PH_CHOOSE_NUMBER:
         old = r.dice[r.pend_die]
         for k in range(1, 7):
             if k != old:
                 m[A_SLOT + k - 1] = True
+                n += 1
     elif ph == PH_CHOOSE_SEAT:
         for j in range(1, P):
             q = (p + j) % P
             if is_opponent(c, p, q) and r.hand_n[q] > 0:
                 m[A_SEAT + j - 1] = True
-    n = 0
-    for i in range(m.shape[0]):
-        if m[i]:
-            n += 1
+                n += 1
     r.n_legal = n
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ripmarket_env.core.kernels import div10
 from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.blackmarket.config import C_MAX_TURNS, C_P, C_TARGET, C_TEAMS
 from ripmarket_env.games.blackmarket.state import MAX_DICE, MAX_SEATS, N_PHASES, N_SLOTS, PH_OVER
@@ -140,10 +141,10 @@ def encode_obs(r, T, c, viewer, offs, out):
     out[offs[O_HDECK]] = r.hdeck_n / r.hdeck.shape[0]
     for k in range(3):
         out[offs[O_HDECK] + 1 + k] = r.hdisc[k] / T.hand_copies[k] if T.hand_copies[k] > 0 else 0.0
-        out[offs[O_HAND] + k] = r.hand[viewer, k] / 10.0
+        out[offs[O_HAND] + k] = div10(r.hand[viewer, k])
     for d in range(D):
         e = T.eff_index[d]
-        if e >= 0:
+        if e >= 0 and r.used[d] != 0:  # a zero count leaves the zeroed entry (0 / n is +0.0)
             out[offs[O_EFF] + e] = r.used[d] / T.copies[d]
     if live and r.pend >= 0:
         j = 0 if r.pend == 0 else (1 if r.pend == 1 else 2)
@@ -169,10 +170,13 @@ def encode_obs(r, T, c, viewer, offs, out):
         out[b + offs[S_ACTOR]] = 1.0 if (live and r.actor == q) else 0.0
         out[b + offs[S_FIRST]] = 1.0 if r.first_player == q else 0.0
         out[b + offs[S_POINTS]] = r.points[q] / tgt
-        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
+        out[b + offs[S_HANDN]] = div10(r.hand_n[q])
+        so = b + offs[S_OWNED]
+        ss = b + offs[S_SPENT]
         for d in range(D):
-            out[b + offs[S_OWNED] + d] = r.owned[q, d] / T.copies[d]
+            if r.owned[q, d] != 0:  # most designs are owned by nobody; 0 / n is the zeroed +0.0
+                out[so + d] = r.owned[q, d] / T.copies[d]
             si = T.spent_index[d]
             if si >= 0 and r.spent[q, d] > 0:
-                out[b + offs[S_SPENT] + si] = 1.0
+                out[ss + si] = 1.0
 

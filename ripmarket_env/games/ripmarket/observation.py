@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ripmarket_env.core.kernels import div3, div10
 from ripmarket_env.core.spec import Layout as _CoreLayout
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
@@ -189,14 +190,14 @@ def encode_obs(r, T, c, viewer, offs, out):
     out[offs[O_DECK]] = r.deck_n / r.deck.shape[0]
     out[offs[O_SDECK]] = r.shadow_deck_n / r.shadow_deck.shape[0]
     for d in range(DL):
-        out[offs[O_DISCARD] + d] = r.discard[d] / 3.0
-        out[offs[O_HAND] + d] = r.hand[viewer, d] / 3.0
+        out[offs[O_DISCARD] + d] = div3(r.discard[d])
+        out[offs[O_HAND] + d] = div3(r.hand[viewer, d])
     for k in range(MAX_MARKET):
         d = r.market[k]
         if d >= 0:
             out[offs[O_MARKET] + k * DL + d] = 1.0
     for sd in range(DS):
-        out[offs[O_SHAND] + sd] = r.shadow_hand[viewer, sd] / 3.0
+        out[offs[O_SHAND] + sd] = div3(r.shadow_hand[viewer, sd])
     if me_actor:
         if r.pend_card >= 0 and ph >= 2 and ph <= 4:
             out[offs[O_PCARD] + r.pend_card] = 1.0
@@ -212,8 +213,8 @@ def encode_obs(r, T, c, viewer, offs, out):
         out[b + offs[S_PRESENT]] = 1.0
         out[b + offs[S_ALIVE]] = 1.0 if r.alive[q] else 0.0
         out[b + offs[S_HP]] = r.hp[q] / hp0
-        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
-        out[b + offs[S_SHANDN]] = r.shadow_n[q] / 3.0
+        out[b + offs[S_HANDN]] = div10(r.hand_n[q])
+        out[b + offs[S_SHANDN]] = div3(r.shadow_n[q])
         out[b + offs[S_FIRST]] = 1.0 if r.first_player == q else 0.0
         out[b + offs[S_ACTED]] = 1.0 if r.acted[q] else 0.0
         out[b + offs[S_ACTOR]] = 1.0 if (r.actor == q and ph < N_PHASES - 1) else 0.0
@@ -238,4 +239,4 @@ def encode_obs(r, T, c, viewer, offs, out):
         for i in range(r.attached_n[q]):
             out[b + offs[S_ATTACHED] + r.attached[q, i]] += 1.0 / 3.0
         out[b + offs[S_LASTDMG]] = r.last_damage[q]
-        out[b + offs[S_LASTSCORE]] = r.last_score[q] / 10.0
+        out[b + offs[S_LASTSCORE]] = div10(r.last_score[q])

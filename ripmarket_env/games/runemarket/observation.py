@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ripmarket_env.core.kernels import div10
 from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_NUMBER_COST, C_P, C_REMOVAL
 from ripmarket_env.games.runemarket.state import I_ATTACK, MAX_SEATS, N_DESIGNS, N_PHASES, PH_OVER
@@ -138,7 +139,7 @@ def encode_obs(r, T, c, viewer, offs, out):
         if r.intent >= 0:
             out[offs[O_INTENT] + r.intent] = 1.0
         if r.intent == I_ATTACK:
-            out[offs[O_PVALUE]] = r.pend_value / 10.0
+            out[offs[O_PVALUE]] = div10(r.pend_value)
         out[offs[O_PSUM]] = r.pay_sum / c[C_NUMBER_COST]
         out[offs[O_THEFTS]] = r.thefts_left / 2.0
         if r.other >= 0:
@@ -172,12 +173,12 @@ def encode_obs(r, T, c, viewer, offs, out):
             out[b + offs[S_TURN]] = 1.0
         if r.first_player == q:
             out[b + offs[S_FIRST]] = 1.0
-        out[b + offs[S_HANDN]] = r.hand_n[q] / 10.0
+        out[b + offs[S_HANDN]] = div10(r.hand_n[q])
         out[b + offs[S_RUNES]] = (r.loose[q, 0] + r.loose[q, 1] + r.inside[q, 0] + r.inside[q, 1]) / total
-        out[b + offs[S_PLACE]] = r.loose[q, 0] / 10.0
-        out[b + offs[S_PLACE] + 1] = r.inside[q, 0] / 10.0
-        out[b + offs[S_PLACE] + 2] = r.loose[q, 1] / 10.0
-        out[b + offs[S_PLACE] + 3] = r.inside[q, 1] / 10.0
+        out[b + offs[S_PLACE]] = div10(r.loose[q, 0])
+        out[b + offs[S_PLACE] + 1] = div10(r.inside[q, 0])
+        out[b + offs[S_PLACE] + 2] = div10(r.loose[q, 1])
+        out[b + offs[S_PLACE] + 3] = div10(r.inside[q, 1])
         out[b + offs[S_SHELTERS]] = r.shelter[q, 0]
         out[b + offs[S_SHELTERS] + 1] = r.shelter[q, 1]
         out[b + offs[S_SHELTERS] + 2] = r.boat[q, 0]
