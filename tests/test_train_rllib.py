@@ -46,6 +46,24 @@ def test_config_backend_is_checked():
     assert config_from_dict({"rllib": {"num_envs_per_env_runner": 1}}).rllib.num_envs_per_env_runner == 1
 
 
+def test_ppo_settings_are_the_sb3_paths():
+    """RLlib's PPO gets the config's PPO settings, and none of its own that SB3's MaskablePPO
+    does not have: no KL penalty, no clipping of the value loss."""
+    from train.rllib_backend import ppo_config
+    from train.rllib_module import LeaguePPOModule
+
+    cfg = load_config(CONFIG)
+    c = ppo_config(cfg)
+    assert c.use_kl_loss is False and c.vf_clip_param == float("inf")
+    assert (c.lr, c.gamma, c.lambda_, c.clip_param, c.entropy_coeff, c.vf_loss_coeff, c.grad_clip) == (
+        cfg.learning_rate, cfg.gamma, cfg.gae_lambda, cfg.clip_range, cfg.ent_coef, cfg.vf_coef, cfg.max_grad_norm)
+    assert (c.train_batch_size_per_learner, c.minibatch_size, c.num_epochs) == (
+        cfg.n_envs * cfg.n_steps, cfg.batch_size, cfg.n_epochs)
+    assert c.rl_module_spec.module_class is LeaguePPOModule and c.num_envs_per_env_runner == cfg.n_envs
+    assert not c.add_default_connectors_to_env_to_module_pipeline
+    assert not c.add_default_connectors_to_module_to_env_pipeline
+
+
 def test_cli_refuses_resume_with_rllib(tmp_path):
     from typer.testing import CliRunner
 

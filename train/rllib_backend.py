@@ -8,14 +8,18 @@ engine batch per env runner, the learner in one seat per game (drawn per episode
 other seat played by the league in batch (frozen snapshots of the learner, the game's zoo
 from ``agents.game_agents``, the random agent; compiled when all are random). RLlib sees a
 single-agent vector env (``gym_env_vectorize_mode="vector_entry_point"``: the env creator
-returns the whole batch) with observations ``{"observations", "action_mask"}``, the keys
-of its action-masking module. RLlib's env runner expects Gymnasium's next-step
-auto-reset: the step that ends a game returns its last observation and ``terminated``;
-the batch has dealt the next game already, and the next step holds it (its action is -1:
-the engine skips the game) and returns its first observation.
+returns the whole batch) whose observation is one float32 row per game: the game's
+observation, then the 0/1 mask of its legal actions (``masked_observation_space``). RLlib's
+env runner expects Gymnasium's next-step auto-reset: the step that ends a game returns its
+last observation and ``terminated``; the batch has dealt the next game already, and the
+next step holds it (its action is -1: the engine skips the game) and returns its first
+observation.
 
-Module: RLlib's ``ActionMaskingTorchRLModule`` (the default MLP, ``policy.net_arch``
-hidden layers with tanh, separate actor and critic networks, illegal logits masked).
+Module: ``train.rllib_module.LeaguePPOModule``, RLlib's default PPO network (the MLP of
+``policy.net_arch`` hidden layers with tanh, separate actor and critic, a linear head each;
+the layers and the masking of RLlib's ``ActionMaskingTorchRLModule``) that samples a
+runner's whole batch in one pass; the env runner's connectors are that module's two short
+ones (``RowsToModule``, ``ModuleToRows``) instead of RLlib's generic pipelines.
 
 League: every env runner builds its own ``League`` from the config (zoo agents by name,
 seeded per runner). Every ``league.snapshot_every`` learner steps the driver sends the
@@ -26,7 +30,8 @@ Batches: each iteration samples ``n_envs * n_steps`` learner decisions over all 
 (``train_batch_size_per_learner``; with ``num_env_runners`` runners of ``n_envs`` games
 each, every runner samples ``n_steps / num_env_runners`` steps per game), cut into
 minibatches of ``batch_size`` for ``n_epochs`` epochs, with the config's learning rate,
-gamma, GAE lambda, clip range, entropy and value coefficients and gradient clip.
+gamma, GAE lambda, clip range, entropy and value coefficients and gradient clip; no KL
+penalty and no value-loss clipping, as SB3's MaskablePPO (RLlib's defaults would add both).
 
 Checkpoints: ``<out>/checkpoints/<run_name>/latest.zip`` every ``checkpoint_every`` learner
 steps and at the end, in the project's checkpoint format: the learner's weights mapped
@@ -136,6 +141,10 @@ def make_env(env_ctx) -> Any:
     """RLlib's env creator (``gym_env_vectorize_mode="vector_entry_point"``): the league
     vector env of ``env_ctx["train_config"]`` for env runner ``env_ctx.worker_index``."""
     cfg = config_from_dict(env_ctx["train_config"])
+    if getattr(env_ctx, "worker_index", 0):  # a remote env runner: its process's torch threads, as the driver's
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
     n = env_ctx.get("num_envs", cfg.n_envs)
     if n != cfg.n_envs:  # pragma: no cover - ppo_config sets num_envs_per_env_runner = n_envs
         raise ValueError(f"the league env of this config has n_envs = {cfg.n_envs} games, RLlib asked for {n}")
