@@ -99,6 +99,10 @@ def league_vector_env_class():
             self.action_space = batch_space(self.single_action_space, self.num_envs)
             self._held = np.zeros(self.num_envs, bool)
             self._false = np.zeros(self.num_envs, bool)
+            # The first deal and the terminal observation load (or compile) their kernels here,
+            # when the runner is built, not in the first iteration: as the sb3 trainer's set-up.
+            b.reset(self.seed_base)
+            b._encode(np.zeros(1, np.int64), b.seat[:1], np.empty((1, b.obs_size), np.float32))
 
         def _rows(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
             """A new array (the batch's buffers are reused; RLlib keeps views of what it gets):
