@@ -108,7 +108,10 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
 
 
 def _job(args, report=None) -> dict[str, Any]:
+    from ripmarket_env.games import get
+
     spec, num_players, games, zoo, seed, first, game = args
+    get(game)  # a worker process or Ray task builds the game first: a plugin game's checkpoint is then its own
     agent = make_agent(spec, seed=seed + first, game=game)
     res = evaluate_vs_zoo(agent, num_players, games, list(zoo), seed=seed * 1_000_003 + first, batch=games,
                           report=report, game=game)

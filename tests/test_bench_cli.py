@@ -214,7 +214,8 @@ def test_run_demo_results():
 
 
 def test_bench_train_suite_measures_a_config(tmp_path):
-    """--suite train: a training config's learner steps/s, split into env, policy and update."""
+    """--suite train: a training config's learner steps/s, split into env, policy and update,
+    and per CPU second of the trainer."""
     import sb3_contrib  # noqa: F401
     from pathlib import Path
 
@@ -236,6 +237,8 @@ def test_bench_train_suite_measures_a_config(tmp_path):
     split = r["env_us_per_step"] + r["policy_us_per_step"] + r["update_us_per_step"]
     assert r["training_steps_per_s"] > 0 and split == pytest.approx(1e6 / r["training_steps_per_s"], rel=1e-6)
     assert r["env_runners"] is None  # sb3: no env runners
+    # CPU seconds of the same rollouts and updates (every update counted, the last one too)
+    assert 0 < r["training_cpu_s"] and r["training_steps_per_cpu_s"] == pytest.approx(r["steps"] / r["training_cpu_s"])
     rllib = smoke.parent / "rllib_ppo_4p.yaml"
     assert bench_config(rllib, 2, "rllib", 2).rllib.num_env_runners == 2
     assert bench_config(rllib, 2, "rllib").rllib.num_env_runners == 0  # the config's

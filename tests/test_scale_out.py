@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ripmarket_env.games import ids
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 120.0
@@ -99,26 +101,47 @@ def _run(env, *args) -> subprocess.CompletedProcess:
     return r
 
 
-def test_cluster_recipe_train_tournament_evaluate(ray_head, tmp_path):
+def _env_runner_logs(temp: Path) -> set[Path]:
+    """The head's worker logs that name an env runner actor (one per actor process)."""
+    return {f for f in (temp / "session_latest" / "logs").glob("worker-*")
+            if "EnvRunner" in f.read_text(errors="replace")}
+
+
+@pytest.mark.parametrize("game", ids())
+def test_cluster_recipe_train_tournament_evaluate(ray_head, tmp_path, game):
+    """Every registered game: its smoke config trained with backend rllib and an env runner on the head,
+    a tournament of its heuristics (the random agent for a game without any) and an
+    evaluation of the trained checkpoint, each with ``--ray auto``."""
+    import agents
+
+    from ripmarket_env.games import get
+
     env, temp = ray_head
-    d = yaml.safe_load((ROOT / "configs" / "ripmarket" / "smoke.yaml").read_text(encoding="utf-8"))
+    smoke = ROOT / "configs" / game / "smoke.yaml"
+    spec = get(game)
+    # The game's smoke config; a game without one (the tests' toy game) the same run with the defaults.
+    d = yaml.safe_load(smoke.read_text(encoding="utf-8")) if smoke.exists() else {
+        "game": game, "num_players": min(max(4, spec.min_players), spec.max_players), "progress": False,
+        "league": {"mix": {"self": 0.4, "zoo": 0.4, "random": 0.2}}}
     d.update(backend="rllib", total_timesteps=128, n_envs=8, n_steps=16, batch_size=64, checkpoint_every=0,
              final_eval_games=0, eval_every=0, policy={"arch": "mlp", "net_arch": [16]}, rllib={"num_env_runners": 1})
     d.pop("pretrain", None)
     d["league"].update(snapshot_every=64, pool_size=2)
     config = tmp_path / "cluster.yaml"
     config.write_text(yaml.safe_dump(d), encoding="utf-8")
+    runners_before = _env_runner_logs(temp)
     r = _run(env, "train", str(config), "--out", str(tmp_path), "--ray", "auto")
     assert "(rllib):" in r.stdout + r.stderr
     (ckpt,) = (tmp_path / "checkpoints").glob("*/latest.zip")
-    # The run used the head: its env runner was an actor there (the head's worker logs name it).
-    logs = list((temp / "session_latest" / "logs").glob("worker-*"))
-    assert any("EnvRunner" in f.read_text(errors="replace") for f in logs)
-    r = _run(env, "tournament", "--agents", "random,greedy", "--players", "3", "--games", "24",
-             "--chunk-sets", "2", "--quiet", "--out", str(tmp_path / "t"), "--ray", "auto")
+    # The run used the head: its env runner was a new actor there (the head's worker logs name it).
+    assert _env_runner_logs(temp) - runners_before
+    players = str(d.get("num_players", 4))
+    lineup = ["random", *agents.game_agents(game).heuristics[:1]]
+    r = _run(env, "tournament", "--game", game, "--agents", ",".join(lineup), "--players", players,
+             "--games", "24", "--chunk-sets", "2", "--quiet", "--out", str(tmp_path / "t"), "--ray", "auto")
     results = json.loads((tmp_path / "t" / "results.json").read_text())
     assert results["settings"]["backend"] == "ray" and results["settings"]["chunks"] >= 2
-    r = _run(env, "evaluate", str(ckpt), "--players", "4", "--games", "8", "--zoo", "random", "--json",
-             "--ray", "auto")
+    r = _run(env, "evaluate", str(ckpt), "--game", game, "--players", players, "--games", "8", "--zoo", "random",
+             "--json", "--ray", "auto")
     res = json.loads(r.stdout[r.stdout.index("{"):])
     assert res["games"] == 8

@@ -46,6 +46,24 @@ def test_config_backend_is_checked():
     assert config_from_dict({"rllib": {"num_envs_per_env_runner": 1}}).rllib.num_envs_per_env_runner == 1
 
 
+def test_ppo_settings_are_the_sb3_paths():
+    """RLlib's PPO gets the config's PPO settings, and none of its own that SB3's MaskablePPO
+    does not have: no KL penalty, no clipping of the value loss."""
+    from train.rllib_backend import ppo_config
+    from train.rllib_module import LeaguePPOModule
+
+    cfg = load_config(CONFIG)
+    c = ppo_config(cfg)
+    assert c.use_kl_loss is False and c.vf_clip_param == float("inf")
+    assert (c.lr, c.gamma, c.lambda_, c.clip_param, c.entropy_coeff, c.vf_loss_coeff, c.grad_clip) == (
+        cfg.learning_rate, cfg.gamma, cfg.gae_lambda, cfg.clip_range, cfg.ent_coef, cfg.vf_coef, cfg.max_grad_norm)
+    assert (c.train_batch_size_per_learner, c.minibatch_size, c.num_epochs) == (
+        cfg.n_envs * cfg.n_steps, cfg.batch_size, cfg.n_epochs)
+    assert c.rl_module_spec.module_class is LeaguePPOModule and c.num_envs_per_env_runner == cfg.n_envs
+    assert not c.add_default_connectors_to_env_to_module_pipeline
+    assert not c.add_default_connectors_to_module_to_env_pipeline
+
+
 def test_cli_refuses_resume_with_rllib(tmp_path):
     from typer.testing import CliRunner
 
@@ -67,23 +85,27 @@ def test_league_env_resets_on_the_next_step():
     """RLlib's env runner reads Gymnasium's next-step auto-reset: the step that ends a game
     returns its last observation (R-11: its final reward, terminated); the next step ignores
     that game's action and returns the first decision of the game the batch dealt, with
-    reward 0; every other game steps as usual. Illegal actions still raise."""
+    reward 0; every other game steps as usual. A row is the observation, then the 0/1 mask
+    of the legal actions. Illegal actions still raise."""
     from ripmarket_env.core.engine import IllegalActionError
 
     env = _league_env(tiny(n_envs=6))
     assert env.metadata["autoreset_mode"].value == "NextStep"
+    n, A = env.batch.obs_size, env.batch.num_actions
     obs, _ = env.reset()
-    assert obs["observations"].shape == (6, env.batch.obs_size) and obs["action_mask"].dtype == np.int8
+    assert obs.shape == (6, n + A) and obs.dtype == np.float32 and env.single_observation_space.contains(obs[0])
+    np.testing.assert_array_equal(obs[:, :n], env.batch.obs)
+    np.testing.assert_array_equal(obs[:, n:], env.batch.masks)
     rng = np.random.default_rng(0)
 
     def legal(o):
-        keys = rng.random(o["action_mask"].shape)
-        keys[o["action_mask"] == 0] = -1
+        keys = rng.random((len(o), A))
+        keys[o[:, n:] == 0] = -1
         return keys.argmax(1)
 
     bad = legal(obs)
-    bad[0] = int(np.flatnonzero(obs["action_mask"][0] == 0)[0])
-    before = obs["observations"].copy()
+    bad[0] = int(np.flatnonzero(obs[0, n:] == 0)[0])
+    before = obs.copy()
     with pytest.raises(IllegalActionError):
         env.step(bad)
     ended_seen = 0
@@ -91,9 +113,11 @@ def test_league_env_resets_on_the_next_step():
         obs, rew, term, trunc, _ = env.step(legal(obs))
         assert not trunc.any()
         assert np.all(rew[~term] == 0)
+        live = ~term
+        np.testing.assert_array_equal(obs[live, n:], env.batch.masks[live])
         if term.any():
             ended = np.flatnonzero(term)
-            assert np.all(obs["action_mask"][ended] == 1)  # a last observation: nothing to decide
+            assert np.all(obs[ended, n:] == 1)  # a last observation: nothing to decide
             waiting = env.batch.obs[ended].copy()  # the new deals, held for one step
             episodes = env.batch.episode[ended].copy()
             garbage = np.zeros(6, np.int64)  # any action: the held games ignore theirs
@@ -101,15 +125,15 @@ def test_league_env_resets_on_the_next_step():
             acts[ended] = garbage[ended]
             nxt, rew2, term2, _, _ = env.step(acts)
             assert np.all(rew2[ended] == 0) and not term2[ended].any()
-            np.testing.assert_array_equal(nxt["observations"][ended], waiting)
+            np.testing.assert_array_equal(nxt[ended, :n], waiting)
             np.testing.assert_array_equal(env.batch.episode[ended], episodes)
-            assert nxt["action_mask"][ended].any(axis=1).all()
+            assert nxt[ended, n:].any(axis=1).all()
             obs = nxt
             ended_seen += len(ended)
             if ended_seen >= 6:
                 break
     assert ended_seen >= 6
-    assert not np.array_equal(before, obs["observations"])
+    assert not np.array_equal(before, obs)
     # The hold is the rllib env's alone: the SB3 league batch still refuses -1 as illegal.
     env.batch.holds = False
     with pytest.raises(IllegalActionError):
@@ -118,8 +142,11 @@ def test_league_env_resets_on_the_next_step():
 
 # ----------------------------------------------------------------------------- weights
 def test_learner_weights_map_onto_the_checkpoint_policy(tmp_path):
-    """The RLlib module and the SB3 policy built from its weights give the same logits, and
-    the saved checkpoint loads as a PolicyAgent playing the module's masked argmax."""
+    """The learner's module (``LeaguePPOModule``, rows of observation and mask) computes what
+    RLlib's ``ActionMaskingTorchRLModule`` computes with the same weights (masked logits for
+    sampling and for training, values); it samples legal actions from the softmax of those
+    logits with their log-probabilities; the SB3 policy built from its weights gives the same
+    logits, and the saved checkpoint loads as a PolicyAgent playing the module's masked argmax."""
     import torch
     from gymnasium import spaces
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -127,28 +154,70 @@ def test_learner_weights_map_onto_the_checkpoint_policy(tmp_path):
 
     from agents.policy import load_agent
     from ripmarket_env.vector_env import RipMarketVecEnv
-    from train.rllib_backend import model_config, save_checkpoint, sb3_policy
+    from train.rllib_backend import masked_observation_space, model_config, save_checkpoint, sb3_policy
+    from train.rllib_module import LeaguePPOModule, ModuleToRows, RowsToModule
 
     cfg = tiny(policy={"arch": "mlp", "net_arch": [24, 16]})
     venv = RipMarketVecEnv(num_envs=32, num_players=4, seed=2)
     obs = venv.reset()
     n = venv.action_space.n
-    space = spaces.Dict({"observations": spaces.Box(-np.inf, np.inf, (obs.shape[1],), np.float32),
-                         "action_mask": spaces.Box(0, 1, (n,), np.int8)})
+    box = spaces.Box(-np.inf, np.inf, (obs.shape[1],), np.float32)
+    space = spaces.Dict({"observations": box, "action_mask": spaces.Box(0, 1, (n,), np.int8)})
     torch.manual_seed(0)
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=space,
+    module = RLModuleSpec(module_class=LeaguePPOModule, observation_space=masked_observation_space(box, n),
                           action_space=spaces.Discrete(n), model_config=model_config(cfg)).build()
+    reference = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=space,
+                             action_space=spaces.Discrete(n), model_config=model_config(cfg)).build()
+    reference.load_state_dict(module.state_dict(), strict=True)  # the same layers, the same names
     masks = venv.action_masks()
+    legal = masks == 1
+    rows = torch.from_numpy(np.concatenate([obs, masks.astype(np.float32)], axis=1))
+
+    def ref_batch():
+        return {"obs": {"observations": torch.from_numpy(obs.copy()),
+                        "action_mask": torch.from_numpy(masks.astype(np.float32))}}
+
     with torch.no_grad():
-        out = module.forward_inference({"obs": {"observations": torch.from_numpy(obs.copy()),
-                                                "action_mask": torch.from_numpy(masks.astype(np.float32))}})
+        out = module.forward_inference({"obs": rows})
+        ref = reference.forward_inference(ref_batch())["action_dist_inputs"].numpy()
+        train_out = module.forward_train({"obs": rows})["action_dist_inputs"].numpy()
+        ref_train = reference.forward_train({"obs": torch.from_numpy(obs.copy()),
+                                             "action_mask": torch.from_numpy(masks.astype(np.float32))})
+        values = module.compute_values({"obs": rows}).numpy()
+        ref_values = reference.compute_values(ref_batch()).numpy()
     rl_logits = out["action_dist_inputs"].numpy()
+    np.testing.assert_allclose(rl_logits, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(train_out, ref_train["action_dist_inputs"].numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(values, ref_values, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(out["actions"].numpy(), np.where(legal, rl_logits, -np.inf).argmax(1))
+    # Sampling: legal actions, their log-probabilities, the softmax's frequencies.
+    many = rows[:1].repeat(20_000, 1)
+    explored = module.forward_exploration({"obs": many})
+    acts = explored["actions"].numpy()
+    assert legal[0, acts].all()
+    logp = torch.log_softmax(torch.from_numpy(ref[:1]), -1).numpy()[0]
+    np.testing.assert_allclose(explored["action_logp"].numpy(), logp[acts], rtol=1e-5, atol=1e-6)
+    freq = np.bincount(acts, minlength=n) / len(acts)
+    np.testing.assert_allclose(freq, np.exp(logp), atol=0.02)
+    # The env runner's connectors: rows of the episodes in, numpy columns out.
+    class Ep:
+        def __init__(self, row):
+            self.row = row
+
+        def get_observations(self, i):
+            assert i == -1
+            return self.row
+
+    batch = RowsToModule()(rl_module=module, batch={}, episodes=[Ep(r) for r in rows.numpy()[:5]])
+    torch.testing.assert_close(batch["obs"], rows[:5])
+    to_env = ModuleToRows()(rl_module=module, batch=module.forward_exploration(batch), episodes=[])
+    assert isinstance(to_env["actions"], np.ndarray) and to_env["actions"].shape == (5,)
+    assert legal[np.arange(5), to_env["actions"]].all()
     state = {k: v.numpy() for k, v in module.state_dict().items()}
     policy = sb3_policy(cfg, state)
     with torch.no_grad():
         feats = policy.extract_features(torch.from_numpy(obs.copy()), policy.pi_features_extractor)
         sb3_logits = policy.action_net(policy.mlp_extractor.forward_actor(feats)).numpy()
-    legal = masks == 1
     np.testing.assert_allclose(sb3_logits[legal], rl_logits[legal], rtol=1e-4, atol=1e-5)
     path = save_checkpoint(cfg, state, tmp_path / "latest.zip", steps=7)
     agent = load_agent(path)

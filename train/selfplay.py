@@ -521,6 +521,8 @@ class LeagueCallback(BaseCallback):
         self.history: list[dict] = []
         self.t_rollout = self.t_train = self.t_callback = 0.0
         self._t0 = self._t_roll_start = self._t_roll_end = None
+        self.cpu_train = 0.0  # CPU seconds of the process (all its threads) in the rollouts and updates
+        self._c_roll_start = self._c_roll_end = None
         self._ret = None
         self._len = None
         self._done_ret: list[float] = []
@@ -557,10 +559,11 @@ class LeagueCallback(BaseCallback):
         self._t0 = time.perf_counter()
 
     def _on_rollout_start(self) -> None:
-        now = time.perf_counter()
-        if self._t_roll_end is not None:
+        now, cpu = time.perf_counter(), time.process_time()
+        if self._t_roll_end is not None:  # the update after the last rollout
             self.t_train += now - self._t_roll_end
-        self._t_roll_start = now
+            self.cpu_train += cpu - self._c_roll_end
+        self._t_roll_start, self._c_roll_start = now, cpu
 
     def _on_step(self) -> bool:
         r, d = self.locals["rewards"], self.locals["dones"]
@@ -577,10 +580,11 @@ class LeagueCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         now = time.perf_counter()
         self.t_rollout += now - self._t_roll_start
+        self.cpu_train += time.process_time() - self._c_roll_start
         try:
             self._rollout_end_work(now)
         finally:
-            self._t_roll_end = time.perf_counter()
+            self._t_roll_end, self._c_roll_end = time.perf_counter(), time.process_time()
             self.t_callback += self._t_roll_end - now
 
     def _rollout_end_work(self, now: float) -> None:
@@ -660,6 +664,14 @@ class LeagueCallback(BaseCallback):
         return save_checkpoint(self.model, self.ckpt_dir / f"{tag}.zip", meta)
 
     def _on_training_end(self) -> None:
+        now, cpu = time.perf_counter(), time.process_time()
+        if self._t_roll_start is not None and (self._t_roll_end is None or self._t_roll_end < self._t_roll_start):
+            self.t_rollout += now - self._t_roll_start  # a rollout cut short (max_minutes)
+            self.cpu_train += cpu - self._c_roll_start
+        elif self._t_roll_end is not None:  # the last update (SB3 calls no rollout start after it)
+            self.t_train += now - self._t_roll_end
+            self.cpu_train += cpu - self._c_roll_end
+        self._t_roll_start = self._t_roll_end = None
         if self.progress is not None:
             self.progress.__exit__(None, None, None)
 
@@ -1083,6 +1095,7 @@ def train(cfg: TrainConfig, out: str | Path = ".", console=None, resume: str | P
         "training_steps_per_s": (model.num_timesteps - cb.start_steps) / max(cb.t_rollout + cb.t_train, 1e-9),
         "time_env_s": env.batch.env_time, "time_policy_s": cb.t_rollout - env.batch.env_time,
         "time_update_s": cb.t_train, "time_eval_checkpoint_s": cb.t_callback - cb.t_refresh,
+        "training_cpu_s": cb.cpu_train,
         "time_zoo_refresh_s": cb.t_refresh, "time_zoo_refresh_start_s": cb.t_refresh_start,
         "zoo_refreshes": cb.refreshes,
         "time_other_s": max(0.0, wall - cb.t_rollout - cb.t_train - cb.t_callback), "setup_s": setup_s,

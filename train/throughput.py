@@ -1,6 +1,10 @@
 """``ripmarket bench --suite train``: learner env steps per second of a training config,
 end to end (rollouts against the config's league, the learner's forward pass and the
-PPO updates), with the time per learner step split into env, policy and update.
+PPO updates), with the time per learner step split into env, policy and update, and the
+same steps per CPU second (``training_steps_per_cpu_s``: the CPU time of the trainer's
+process, all its threads, in the same rollouts and updates, plus with backend rllib that of
+its remote env runners' processes; on a shared machine it moves less with the other jobs
+than the wall-clock figure).
 
 The config runs as written (network, rollout shape, batch, epochs, league mix and pool
 size, torch threads) for a few rollouts, with what only matters for learning left out:
@@ -64,6 +68,8 @@ def train_bench(config: str | Path, rollouts: int = 12, console=None, backend: s
         "league_mix": dict(cfg.league.mix), "pool_size": cfg.league.pool_size, "rollouts": rollouts,
         "env_runners": cfg.rllib.num_env_runners if cfg.backend == "rllib" else None,
         "steps": steps, "training_steps_per_s": s["training_steps_per_s"],
+        "training_cpu_s": s.get("training_cpu_s"),
+        "training_steps_per_cpu_s": steps / s["training_cpu_s"] if s.get("training_cpu_s") else None,
         "env_us_per_step": split["env"], "policy_us_per_step": split["policy"],
         "update_us_per_step": split["update"], "wall_s": time.perf_counter() - t,
     }
@@ -74,8 +80,9 @@ def render_rich(r: dict[str, Any]):
 
     t = Table(title=f"Training throughput: {r['config']}, backend {r.get('backend', 'sb3')} ({r['steps']:,} learner "
                     f"steps, {r['rollouts']} rollouts of {r['n_envs']:,} x {r['n_steps']})")
-    for c in ("learner steps/s", "env µs/step", "policy µs/step", "update µs/step"):
+    for c in ("learner steps/s", "per CPU second", "env µs/step", "policy µs/step", "update µs/step"):
         t.add_column(c, justify="right")
     us = [("-" if r[k] is None else f"{r[k]:.1f}") for k in ("env_us_per_step", "policy_us_per_step", "update_us_per_step")]
-    t.add_row(f"{r['training_steps_per_s']:,.1f}", *us)
+    cpu = r.get("training_steps_per_cpu_s")
+    t.add_row(f"{r['training_steps_per_s']:,.1f}", "-" if cpu is None else f"{cpu:,.1f}", *us)
     return t
