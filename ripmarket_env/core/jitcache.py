@@ -36,7 +36,7 @@ from pathlib import Path
 
 from numba.core import event as _event
 
-_CONSTANT_SOURCES = {"registry.py", "config.py", "state.py", "jitcache.py"}
+_CONSTANT_SOURCES = {"registry.py", "config.py", "state.py"}
 #: the packages whose compiled functions get one version per argument type
 _PROJECT = ("ripmarket_env.", "agents.")
 
@@ -55,6 +55,11 @@ def source_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def cache_home() -> Path:
+    """The project's cache folder, ``$XDG_CACHE_HOME/ripmarket`` (numba's cache below it)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ripmarket"
+
+
 def configure() -> None:
     install_progress()
     one_version_per_type()
@@ -62,8 +67,7 @@ def configure() -> None:
         return
     import numba
 
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    numba.config.CACHE_DIR = str(home / "ripmarket" / "numba" / source_digest())
+    numba.config.CACHE_DIR = str(cache_home() / "numba" / source_digest())
 
 
 _PATCHED = False

@@ -61,8 +61,9 @@ def engine_part(game: str) -> str:
 
 def times_path() -> Path:
     """Where the warm-up keeps how long each part took (the estimates' source)."""
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return home / "ripmarket" / "warmup-times.json"
+    from ripmarket_env.core.jitcache import cache_home
+
+    return cache_home() / "warmup-times.json"
 
 
 def engine_kernels(spec) -> list[str]:
