@@ -31,6 +31,7 @@ measured here, a bound said as one.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -97,9 +98,20 @@ def _short_game(spec):
     return eng, obs, mask
 
 
+_LIVE: set = set()  # helper processes still running (ended when the server exits)
+
+
+@atexit.register
+def _end_helpers() -> None:
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            proc.terminate()
+
+
 class _Helper:
     """A helper process compiling one game's engine and bots into numba's cache; its
-    stderr (the compile progress lines) is read for the status."""
+    stderr (the compile progress lines) is read for the status. A helper still running
+    when the server exits is ended."""
 
     def __init__(self, game: str, bots: Sequence[str], on_exit):
         self.game, self.bots = game, list(bots)
@@ -110,6 +122,7 @@ class _Helper:
         self.proc = subprocess.Popen([sys.executable, "-m", __name__, game, *self.bots], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True,
                                      errors="replace")
+        _LIVE.add(self.proc)
         self._thread = threading.Thread(target=self._read, args=(on_exit,), name=f"warmup-{game}", daemon=True)
         self._thread.start()
 
@@ -119,6 +132,7 @@ class _Helper:
             if line.startswith("numba:"):
                 self.line = line.removeprefix("numba:").strip()
         self.returncode = self.proc.wait()
+        _LIVE.discard(self.proc)
         on_exit(self)
 
     @property
