@@ -65,7 +65,7 @@ def test_the_game_asked_for_goes_first_and_its_helper_starts_at_once(cold):
     assert s["stage"].startswith(f"Compiling {title}'s rules engine") and "helper process" in s["stage"]
     for k in warmup.engine_kernels(kinds[last].spec):  # the kernels by name
         assert k in s["stage"]
-    assert "up to about" in s["stage"] and "so far" in s["stage"]  # never measured here: a bound, said so
+    assert "at this machine's load (not measured here yet)" in s["stage"] and "so far" in s["stage"]
     assert not s["ready"] and s["elapsed"] >= 3.0
     assert len(s["loading"]) == 2 and s["loading"][0] == s["stage"]
     # another game's status says what it waits behind

@@ -26,7 +26,7 @@ ready waits for that part only (its helper, then the load), never for another ga
 Words. ``status(game)`` says what is loading *for that game* (``stage``): which kernels
 (the helper's latest compile line) or bot, with an estimate: the time the same part took
 last time on this machine (``$XDG_CACHE_HOME/ripmarket/warmup-times.json``), or, never
-measured here, a bound said as one.
+measured here, a guess said as one (its CPU seconds scaled by the machine's load).
 """
 
 from __future__ import annotations
@@ -46,9 +46,19 @@ import numpy as np
 _WHY = {"search": "its search kernels", "ppo": "torch and its network",
         "lookahead": "torch, its network and its lookahead kernels"}
 
-#: estimates (seconds) for a part never measured on this machine: a cold engine compile,
-#: loading a compiled engine, loading a bot
-_GUESS = {"cold": 90.0, "warm": 5.0, "bot": 25.0}
+#: CPU seconds of a part never measured on this machine: a cold engine compile, loading
+#: a compiled engine, loading a bot (scaled by the machine's load, ``_busy``)
+_GUESS = {"cold": 30.0, "warm": 1.0, "bot": 10.0}
+
+
+def _busy() -> float:
+    """How much longer than its CPU time a job takes now: the load average per core (a
+    process gets about 1.7 of its share on a loaded machine: measured 133 s for about 30
+    CPU seconds at a load of 15 on 2 cores), at least 1."""
+    try:
+        return max(1.0, 0.6 * os.getloadavg()[0] / (os.cpu_count() or 1))
+    except OSError:  # pragma: no cover
+        return 1.0
 
 
 def _why(bot: str) -> str:
@@ -232,7 +242,7 @@ class Warmup:
     def estimate(self, key: str, guess: float) -> tuple[float, bool]:
         """(seconds, measured here before) for a part's key."""
         t = self._known_times().get(key)
-        return (float(t), True) if isinstance(t, (int, float)) and t > 0 else (guess, False)
+        return (float(t), True) if isinstance(t, (int, float)) and t > 0 else (guess * _busy(), False)
 
     @staticmethod
     def _about(seconds: float, measured: bool, elapsed: float) -> str:
@@ -240,7 +250,8 @@ class Warmup:
             left = max(seconds - elapsed, 0.0)
             tail = f"{left:.0f} s left" if left >= 1 else "any moment now"
             return f"took {seconds:.0f} s last time on this machine, {elapsed:.0f} s so far, about {tail}"
-        return f"up to about {seconds:.0f} s on a busy 2-core machine, {elapsed:.0f} s so far"
+        return (f"about {seconds:.0f} s at this machine's load (not measured here yet), "
+                f"{elapsed:.0f} s so far")
 
     # ------------------------------------------------------------------ status
     def _loading_words(self, game: str) -> list[tuple[str, str]]:
