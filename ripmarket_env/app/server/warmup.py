@@ -274,9 +274,9 @@ class Warmup:
                 warm = engine_cached(self.kinds[g].spec)
                 secs, measured = self.estimate(f"{g}|{part}|{'warm' if warm else 'cold'}",
                                                _GUESS["warm" if warm else "cold"])
-                verb = "Loading the compiled" if warm else "Compiling"
+                verb, where = ("Loading", " from the cache") if warm else ("Compiling", "")
                 kernels = ", ".join(engine_kernels(self.kinds[g].spec))
-                words = (f"{verb} {self.describe(g, part)} (kernels {kernels}; "
+                words = (f"{verb} {self.describe(g, part)}{where} (kernels {kernels}; "
                          f"{self._about(secs, measured, now - started)})")
             else:
                 secs, measured = self.estimate(f"{g}|{part}", _GUESS["bot"])
