@@ -68,9 +68,10 @@ def test_the_game_asked_for_goes_first_and_its_helper_starts_at_once(cold):
     assert "at this machine's load (not measured here yet)" in s["stage"] and "so far" in s["stage"]
     assert not s["ready"] and s["elapsed"] >= 3.0
     assert len(s["loading"]) == 2 and s["loading"][0] == s["stage"]
-    # another game's status says what it waits behind
+    # another game's status says its own part first
     other = w.status(games[0])
     assert other["stage"].startswith(f"Compiling {kinds[games[0]].title}'s rules engine")
+    assert other["loading"] == [other["stage"], s["stage"]]
 
 
 def test_a_request_waits_for_its_own_helper_only_and_the_estimate_is_measured(cold, monkeypatch):
@@ -91,6 +92,9 @@ def test_a_request_waits_for_its_own_helper_only_and_the_estimate_is_measured(co
     t.join(5.0)
     assert not t.is_alive() and loaded == [last]  # then loads here, not waiting for the first game's helper
     assert w.status(last)["ready"] and not w.status(games[0])["ready"]
+    assert w.status(last)["stage"] is None  # ready: the first game's helper is not its business
+    waiting = w.status(games[1])  # no helper of its own yet: it waits behind the first game's
+    assert waiting["stage"].endswith(f" - then {kinds[games[1]].title}'s rules engine")
     # the helper's time is kept: the next cold start's estimate is measured, not guessed
     w2 = warmup.Warmup(kinds, helpers=1, times_file=w.times_file)
     secs, measured = w2.estimate(f"{last}|helper", 1.0)

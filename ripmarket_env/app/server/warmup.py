@@ -287,9 +287,9 @@ class Warmup:
         return out
 
     def status(self, game: str, bots: Sequence[str] = ()) -> dict:
-        """What is loading now and what is ready. ``stage``: what is loading for ``game``
-        (else what the server is busy with); ``ready``: ``game``'s engine is ready, with
-        ``bots`` if named, and nothing of it is loading."""
+        """What is loading now and what is ready. ``stage``: what is loading for ``game``, or
+        what it waits behind (null when nothing of it loads and it is ready); ``ready``:
+        ``game``'s engine is ready, with ``bots`` if named."""
         with self._cond:
             parts = self.parts()
             mine_first = sorted(parts, key=lambda p: p[0] != game)
@@ -298,11 +298,12 @@ class Warmup:
             loading = self._loading_words(game)
             started = [t for (g, _), t in self._running.items() if g == game]
             started += [h.started for g, h in self._helper.items() if g == game and not h.done]
-        stage = loading[0][1] if loading else None
-        if loading and loading[0][0] != game and not all(p in self._ready for p in need):
-            stage = f"{stage} - then {self.describe(game, engine_part(game))}"
+        ready = all(p in self._ready for p in need)
+        stage = loading[0][1] if loading and loading[0][0] == game else None
+        if loading and stage is None and not ready:  # waiting behind another game's part
+            stage = f"{loading[0][1]} - then {self.describe(game, engine_part(game))}"
         return {
-            "ready": all(p in self._ready for p in need),
+            "ready": ready,
             "stage": stage,
             "loading": [w for _, w in loading],
             "done": len(done),
