@@ -305,3 +305,38 @@ def test_compile_progress_is_installed_and_silenced_by_the_environment():
     off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={**__import__("os").environ, "RIPMARKET_COMPILE_PROGRESS": "0"})
     assert off.stdout.strip() == "False" and "numba:" not in off.stderr
+
+
+def _callee_and_caller(module: str):
+    """A kernel ``add(x, k)`` said to live in ``module``, and a caller passing it three
+    different constants."""
+    import numba
+
+    def add(x, k):
+        return x + k
+
+    add.__module__ = module
+    add = numba.njit(add)
+
+    @numba.njit
+    def caller(x):
+        return add(x, 1) + add(x, 2) + add(x, 3)
+
+    return add, caller
+
+
+def test_project_kernels_compile_once_per_type_not_per_constant():
+    """Issue 37 (cold start): a project kernel called with literal constants compiles once
+    for the constants' type (``jitcache.one_version_per_type``), not once per constant (R.I.P.
+    Market's event logger had 40 versions); another package's function keeps numba's
+    behaviour; the results are the same."""
+    import ripmarket_env  # noqa: F401  (installs it)
+    from ripmarket_env.core import jitcache
+
+    assert jitcache.one_version_per_type()
+    ours, caller = _callee_and_caller("ripmarket_env.games.toy.kernels")
+    assert caller(10) == 36
+    assert [str(t) for sig in ours.overloads for t in sig] == ["int64", "int64"]
+    theirs, caller2 = _callee_and_caller("somebody_else.kernels")
+    assert caller2(10) == 36
+    assert len(theirs.overloads) == 3  # numba's own: one per literal

@@ -932,7 +932,7 @@ def test_view_explains_rounds_moves_and_the_result(client):
 def test_status_says_what_is_loading_and_warm_up_finishes():
     with TestClient(create_app(max_games=2), base_url=BASE) as c:
         s = c.get("/api/status").json()
-        assert set(s) == {"ready", "stage", "done", "total", "elapsed", "error", "parts"}
+        assert set(s) == {"ready", "stage", "loading", "done", "total", "elapsed", "error", "parts"}
         assert s["total"] == len(s["parts"]) >= 1 and s["stage"] is None and s["error"] is None
         new_game(c, players=3, opponents=["greedy"])
         assert c.get("/api/status").json()["ready"] is True

@@ -268,13 +268,17 @@ class StatusPart(BaseModel):
 
 class StatusOut(BaseModel):
     ready: bool = Field(description="Nothing is loading and the asked game's engine (and the bots named) is ready.")
-    stage: Optional[str] = Field(description="What is loading now, in words; null when idle.")
+    stage: Optional[str] = Field(description="What is loading now for the asked game, in words (its kernels or bot, "
+                                             "with an estimate), else what the server is busy with; null when idle.")
+    loading: list[str] = Field(default_factory=list, description="Everything loading now, in words, the asked "
+                                                                 "game's first.")
     done: int
     total: int
     elapsed: float
     error: Optional[str]
-    parts: list[StatusPart] = Field(description="Every part the warm-up loads, in its order: every game's "
-                                                "engine, then the slow bots.")
+    parts: list[StatusPart] = Field(description="Every part the warm-up loads, the asked game's first, then in the "
+                                                "warm-up's order: per game its engine and its default line-up's slow "
+                                                "bots (games asked for first), then the other slow bots.")
 
 
 class UnavailableBot(BaseModel):
@@ -614,7 +618,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     manager = GameManager(limits, Store(db, legacy_game=primary), kinds=kinds, clock=clock or time.time)
     pool = BotPool()
     budget = Budget(bot_calls, bot_seconds)
-    warm = Warmup(kinds)
+    warm = Warmup(kinds, helpers=max(1, (os.cpu_count() or 2) // 2) if warm_up else 0)
     if warm_up:
         warm.start()
     # Bots (game set-up, answers, the bot endpoint) run in their own few threads: a burst of
@@ -775,8 +779,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         }
 
     def status(game: GameParam, bots: Annotated[str, Field(max_length=400)] = "") -> dict:
-        """``bots`` (comma-separated): what ``ready`` is about, besides the game's engine."""
-        return warm.status(game.value, [b for b in bots.split(",") if b][:10])
+        """``bots`` (comma-separated): what ``ready`` is about, besides the game's engine.
+        Asking puts the game (and these bots) first in the warm-up."""
+        names = [b for b in bots.split(",") if b][:10]
+        warm.want(game.value, names)
+        return warm.status(game.value, names)
 
     for fn in (read_game, act, record, delete_game, away, bots, status):  # local types: not by name
         fn.__annotations__["game"] = GameParam
@@ -901,7 +908,9 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     def status_any(game: Game = Game(primary), bots: Annotated[str, Field(max_length=400)] = "") -> dict:
         """``game`` and ``bots`` (comma-separated): what ``ready`` is about."""
-        return warm.status(game.value, [b for b in bots.split(",") if b][:10])
+        names = [b for b in bots.split(",") if b][:10]
+        warm.want(game.value, names)
+        return warm.status(game.value, names)
 
     status_any.__annotations__["game"] = Game
     app.get("/api/status", response_model=StatusOut, tags=["bots"], responses={422: ERRORS[422]},

@@ -315,7 +315,7 @@ window.RipmarketTable = window.RipmarketTable || {
         const s = r.data;
         const mine = (s.parts || []).filter((p) => p.game === game && (p.name.endsWith(" engine") || bots.split(",").includes(p.name)));
         $("loading-text").textContent = s.stage
-          ? `${s.stage}${s.elapsed ? ` - ${Math.round(s.elapsed)} s so far` : ""}`
+          ? (s.stage.includes("so far") ? s.stage : `${s.stage}${s.elapsed ? ` - ${Math.round(s.elapsed)} s so far` : ""}`)
           : (mine.every((p) => p.ready) ? "Dealing the cards..." : `Loading ${mine.filter((p) => !p.ready).map((p) => p.what).join(", ")}...`);
         $("loading-parts").replaceChildren(...mine.map((p) => {
           const now = !p.ready && !!s.stage && s.stage.includes(p.what);
