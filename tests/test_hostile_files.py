@@ -165,6 +165,8 @@ def _configs(tmp: Path) -> list[Case]:
         case(f"{tag}_league_list", g + "league: [1, 2]\n", "league:", "mapping")
         case(f"{tag}_lr_nan", g + "learning_rate: .nan\n", "learning_rate", "a number in")
         case(f"{tag}_key_list", g + "? [a, b]\n: 1\n", "line 2", "plain value")
+        case(f"{tag}_exp_name_nul", g + 'exp_name: "a\\x00b"\n', "exp_name", "printable")
+        case(f"{tag}_exp_name_long", g + "exp_name: " + "a" * 100_000 + "\n", "exp_name", "at most 100")
     case("game_unknown", "game: chess\n", "'game'", "black-market")
     case("game_list", "game: [ripmarket]\n", "'game'", "rune-market")
     case("game_deep", "game: " + _deep(50_000) + "\n", "")

@@ -404,8 +404,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         raise ConfigError("init_from and pretrain.games both start the policy; set only one "
                           "(or name a pretrain.teacher to clone into the init_from network)")
     for k in ("exp_name", "env_id"):
-        if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
-            raise _bad(k, data[k], "a non-empty string without '__' or '/'")
+        v = data.get(k, "x")  # a run folder's name is made of it: printable, and short enough for any file system
+        if not (isinstance(v, str) and 0 < len(v) <= 100 and v.isprintable() and "__" not in v and "/" not in v):
+            raise _bad(k, v, "a non-empty string of at most 100 printable characters, without '__' or '/'")
     data.setdefault("env_id", spec.id)
     _int(data, "seed", 0, MAX_SEED)
     lo, hi = spec.min_players, spec.max_players
