@@ -705,8 +705,8 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                     legal = s.legal_actions() if s.your_turn else []
                     choices = dict(map(_choice_pair, s.choices())) if s.your_turn else {}
                     allowed = "; ".join(f"{a} ({t})" for a, t in choices.items()) or ", ".join(map(str, legal))
-                    if not 0 <= body.action < kind.num_actions:
-                        raise ApiError(422, f"action {body.action} is out of range (actions are 0 to "
+                    if not 0 <= body.action < kind.num_actions:  # the schema's bound is every game's: 409 as illegal
+                        raise ApiError(409, f"action {body.action} is out of range (actions are 0 to "
                                             f"{kind.num_actions - 1}); legal now: {allowed}")
                     if body.action not in legal:
                         raise ApiError(409, f"action {body.action} is not legal now (decision: {s.phase}); "
@@ -842,7 +842,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                 raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
             except Exception as exc:  # in bounds, yet no table of the game shows it (e.g. more dice than a game has)
                 log.warning("bot %s of %s refused an observation: %s: %s", name, kind.id, type(exc).__name__, exc)
-                raise ApiError(422, f"observation: bot {name} cannot read it ({_short(str(exc))}); each value is within "
+                raise ApiError(409, f"observation: bot {name} cannot read it ({_short(str(exc))}); each value is within "
                                     f"its bounds, but together they are not a {kind.title} position a seat can see") from None
             if not (0 <= a < n_actions and mask[a]):  # pragma: no cover - agents return legal actions
                 a = int(np.flatnonzero(mask)[0])
