@@ -334,13 +334,14 @@ ERRORS_AS_JSON = {
 }
 
 
-def _links(token: str) -> dict:
+def _links(token: str, older: bool = False) -> dict:
     """OpenAPI links from an answer that shows a game (its ``game`` and ``game_id``) to what a
     client does next with it: read it, answer its decision, fetch its record, end it; ``token``
-    is where the seat token is (the new game's answer, or the request's header)."""
-    base = "#/paths/~1api~1{game}~1games~1{game_id}"
-    params = {"path.game": "$response.body#/game", "path.game_id": "$response.body#/game_id",
-              f"header.{SEAT_TOKEN_HEADER}": token}
+    is where the seat token is (the new game's answer, or the request's header); ``older``:
+    to the default game's older paths (``/api/games/...``)."""
+    base = "#/paths/~1api~1games~1{game_id}" if older else "#/paths/~1api~1{game}~1games~1{game_id}"
+    params = {"path.game_id": "$response.body#/game_id", f"header.{SEAT_TOKEN_HEADER}": token,
+              **({} if older else {"path.game": "$response.body#/game"})}
     answer = {"action": "$response.body#/table/choices/0/action", "decision_number": "$response.body#/decision_number"}
     return {"links": {
         "ReadGame": {"operationRef": f"{base}/get", "parameters": params},
@@ -679,6 +680,8 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     errors_as_json = {**ERRORS_AS_JSON, 410: ERRORS_AS_JSON[404]}
     created = {**errors, 201: _links("$response.body#/seat_token")}  # links: the game's next requests
     shown = {**errors, 200: _links(f"$request.header.{SEAT_TOKEN_HEADER}")}
+    created_older = {**errors, 201: _links("$response.body#/seat_token", older=True)}
+    shown_older = {**errors, 200: _links(f"$request.header.{SEAT_TOKEN_HEADER}", older=True)}
 
     # -------------------------------------------------------------- a game's routes
     def read_game(game: GameParam, game_id: GameIdParam, token: Token) -> dict:
@@ -874,11 +877,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     # The older paths of the default game first: /api/games/{id} must not be read as a game id.
     old = "the default game's older path, the same as "
-    app.post("/api/games", response_model=GameCreated, status_code=201, responses=created, tags=["games"],
+    app.post("/api/games", response_model=GameCreated, status_code=201, responses=created_older, tags=["games"],
              summary=f"Start a game ({old}POST /api/{primary}/games)")(create_route(kinds[primary]))
-    app.get("/api/games/{game_id}", response_model=GameView, responses=shown, tags=["games"],
+    app.get("/api/games/{game_id}", response_model=GameView, responses=shown_older, tags=["games"],
             summary=f"The game as your seat sees it ({old}GET /api/{primary}/games/{{game_id}})")(fixed(read_game, primary))
-    app.post("/api/games/{game_id}/actions", response_model=GameView, responses=shown, tags=["games"],
+    app.post("/api/games/{game_id}/actions", response_model=GameView, responses=shown_older, tags=["games"],
              summary=f"Take your decision ({old}POST /api/{primary}/games/{{game_id}}/actions)")(
         fixed_async(act, primary))
     app.get("/api/games/{game_id}/record", response_class=NdjsonResponse, responses=errors_as_json, tags=["games"],
