@@ -164,6 +164,8 @@ def _data():
     (lambda d: d["hand_cards"][2].update(kind="red"), r"kind 'red' must appear exactly once, found 2"),
     (lambda d: d["point_cards"][9]["effect"].update(primitive="reroll_die"), r"'Fixer'.*already the effect of 'Loaded Dice'"),
     (lambda d: d["point_cards"][12].update(effect="smuggle"), r"'Smuggler'.*'effect'"),
+    (lambda d: d["point_cards"][4].update(cost=3), r"point card #4 'Black 2'.*'cost' is not a field"),
+    (lambda d: d["hand_cards"][1].update(text=["a"]), r"hand card #1 'Black'.*'text' must be a string"),
 ])
 def test_bm_2_3_malformed_card_data_names_card_and_field(edit, msg):
     """BM-2.3: malformed card data: one error naming the card and the field."""

@@ -177,7 +177,7 @@ def test_bad_requests_change_nothing():
     for body, code, needle in (
         ({"action": bad, "decision_number": v["decision_number"]}, 409, "not legal now"),  # BM-12.4
         ({"action": 99_999, "decision_number": v["decision_number"]}, 422, "action"),
-        ({"action": 69, "decision_number": v["decision_number"]}, 422, "out of range (actions are 0 to 68)"),
+        ({"action": 69, "decision_number": v["decision_number"]}, 409, "out of range (actions are 0 to 68)"),
         ({"action": _choices(v)[0]["action"], "decision_number": v["decision_number"] + 1}, 409, "decision_number"),
         ({"action": "x", "decision_number": 0}, 422, "action"),
         ({"action": True, "decision_number": 0}, 422, "boolean"),

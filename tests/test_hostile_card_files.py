@@ -1,10 +1,13 @@
 """Every game's card loader on hostile and damaged files: a one-line error naming the file
-and what is wrong, never a traceback, a recursion or a value taken in silence (NaN, a huge
-file). R.I.P. Market's loader has its own corpus in tests/test_hostile_files.py; this one
-runs the siblings' loaders and the `ripmarket cards --game G --file` command on each file."""
+and the field, never a traceback, a recursion or a value taken in silence (NaN, a huge
+file, an unknown field). The loaders are found through the registry: every game whose spec
+has a ``card_reference`` hook (``ripmarket cards --game G --file F``); the corpus is made
+from the game's packaged card file. R.I.P. Market's loader has a further corpus of its own
+in tests/test_hostile_files.py."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -13,56 +16,130 @@ import pytest
 from typer.testing import CliRunner
 
 from ripmarket_env.app.cli import app
-from ripmarket_env.games.blackmarket import cards as bm_cards
-from ripmarket_env.games.runemarket import cards as rm_cards
+from ripmarket_env.core.jsonfile import MAX_DATA_FILE_BYTES
+from ripmarket_env.games import get, ids
 
-LOADERS = {"black-market": (bm_cards.load, bm_cards.CardDataError, bm_cards.DATA),
-           "rune-market": (rm_cards.load_cards, rm_cards.CardDataError, rm_cards.DATA_FILE)}
+GAMES = [g for g in ids() if get(g).extras.get("card_reference") is not None]
 
 
-def _corpus(base: Path, packaged: Path) -> dict[str, Path]:
-    text = packaged.read_text(encoding="utf-8")
-    files = {
-        "not_utf8": b"\xff\xfe{\"a\": 1}",
-        "deep": "[" * 100_000 + "]" * 100_000,
-        "deep_field": '{"point_cards": ' + "[" * 900 + "]" * 900 + "}",
-        "int_5000_digits": '{"x": ' + "9" * 5000 + "}",
-        "huge": " " * (12 << 20) + "{}",
-        "empty": "",
-        "top_list": "[1, 2]",
-        "nan": re.sub(r"(: )(\d+)", r"\1NaN", text, count=3),
-        "infinity": re.sub(r"(: )(\d+)", r"\1-Infinity", text, count=3),
-        "float": re.sub(r"(: )(\d+)", r"\g<1>1.5", text, count=3),
-        "name_object": re.sub(r'"name": "[^"]*"', '"name": {"a": [1]}', text, count=1),
-        "int_400_digits": re.sub(r"(: )(\d+)", r"\g<1>" + "1" * 400, text, count=1),
-        "unknown_key": json.dumps({**json.loads(text), "surprise": 1}),
-    }
-    out = {}
-    for name, body in files.items():
-        p = base / f"{name}.json"
-        p.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
-        out[name] = p
-    out["folder"] = base
-    out["missing"] = base / "missing.json"
+def _packaged(game: str) -> Path:
+    """The game's packaged card file: the ``cards.json`` of its package."""
+    pkg = Path(importlib.import_module(get(game).engine_class.__module__).__file__).parent
+    return sorted(pkg.rglob("cards.json"))[0]
+
+
+def _leaves(data, want) -> list[tuple[str, str]]:
+    """(path, key) of every leaf for which ``want(value)`` holds, in file order; paths in
+    the loaders' notation (``point_cards[3].effect.amount``)."""
+    out, stack = [], [("", data, "")]
+    while stack:
+        where, v, key = stack.pop()
+        if isinstance(v, dict):
+            stack.extend((f"{where}.{k}" if where else k, x, k) for k, x in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x, key) for i, x in reversed(list(enumerate(v))))
+        elif want(v):
+            out.append((where, key))
     return out
 
 
-@pytest.mark.parametrize("game", sorted(LOADERS))
+def _with(data, where: str, value):
+    """A copy of ``data`` with the leaf at ``where`` set to ``value``."""
+    data = json.loads(json.dumps(data))
+    parts = re.findall(r"[^.\[\]]+|\[\d+\]", where)
+    cur = data
+    for p in parts[:-1]:
+        cur = cur[int(p[1:-1])] if p.startswith("[") else cur[p]
+    last = parts[-1]
+    cur[int(last[1:-1]) if last.startswith("[") else last] = value
+    return data
+
+
+def _corpus(base: Path, packaged: Path) -> dict[str, tuple[Path, str | None]]:
+    """name -> (file, the field its message must name, or None for a whole-file problem)."""
+    text = packaged.read_text(encoding="utf-8")
+    data = json.loads(text)
+    ints = _leaves(data, lambda v: isinstance(v, int) and not isinstance(v, bool))
+    strs = _leaves(data, lambda v: isinstance(v, str) and v)
+    (num, num_key), (word, word_key) = ints[-1], strs[-1]  # deep in the file: not the version
+    first_card = next(k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict))
+    mark = '"@@here@@"'
+
+    def at(where, raw):  # the file with ``raw`` JSON text (NaN, deep brackets) at ``where``
+        return json.dumps(_with(data, where, "@@here@@")).replace(mark, raw)
+
+    files = {
+        "not_utf8": (b"\xff\xfe{\"a\": 1}", None),
+        "deep": ("[" * 100_000 + "]" * 100_000, None),
+        "deep_field": (at(word, "[" * 100_000 + "]" * 100_000), None),
+        "deep_within_limits": (at(word, "[" * 900 + "]" * 900), word_key),
+        "int_5000_digits": (at(num, "9" * 5000), num),
+        "huge": (" " * (MAX_DATA_FILE_BYTES + 1) + "{}", None),
+        "empty": ("", None),
+        "top_list": ("[1, 2]", None),
+        "top_string": ('"cards"', None),
+        "nan": (at(num, "NaN"), num),
+        "infinity": (at(num, "-Infinity"), num),
+        "float": (json.dumps(_with(data, num, 1.5)), num_key),
+        "int_as_string": (json.dumps(_with(data, num, "3")), num_key),
+        "int_400_digits": (at(num, "1" * 400), num_key),
+        "text_object": (json.dumps(_with(data, word, {"a": [1]})), word_key),
+        "null_field": (json.dumps(_with(data, word, None)), word_key),
+        "unknown_key": (json.dumps({**data, "surprise": 1}), "surprise"),
+        "unknown_card_field": (json.dumps({**data, first_card: [{**data[first_card][0], "surprise": 1},
+                                                                 *data[first_card][1:]]}), "surprise"),
+        "cards_not_a_list": (json.dumps({**data, first_card: {"a": 1}}), first_card),
+        "card_not_an_object": (json.dumps({**data, first_card: [7, *data[first_card][1:]]}), None),
+    }
+    out = {}
+    for name, (body, field) in files.items():
+        p = base / f"{name}.json"
+        p.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
+        out[name] = (p, field)
+    out["folder"] = (base, None)
+    out["missing"] = (base / "missing.json", None)
+    return out
+
+
+def _problems(name: str, path: Path, field: str | None, msg: str) -> list[str]:
+    out = []
+    if "\n" in msg.strip() or len(msg) > 400 or "Traceback" in msg:
+        out.append(f"{name}: not one short line: {msg[:400]!r}")
+    if str(path) not in msg and path.name not in msg:
+        out.append(f"{name}: does not name the file: {msg[:300]!r}")
+    if field is not None and field not in msg:
+        out.append(f"{name}: does not name the field {field!r}: {msg[:300]!r}")
+    return out
+
+
+def test_every_game_with_card_files_is_checked():
+    assert len(GAMES) >= 3 and all(_packaged(g).is_file() for g in GAMES)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_every_hostile_card_file_is_refused_in_one_line(tmp_path, game):
-    load, error, packaged = LOADERS[game]
-    for name, path in _corpus(tmp_path, Path(packaged)).items():
-        with pytest.raises(error) as info:
-            load(path)
-        msg = str(info.value)
-        assert "\n" not in msg and len(msg) < 300, f"{game} {name}: {msg[:400]}"
-        assert str(path) in msg or path.name in msg or name in ("deep_field",), f"{game} {name}: {msg}"
-    assert load(None).digest == load(packaged).digest  # the packaged cards still load
+    hook = get(game).extras["card_reference"]
+    packaged = _packaged(game)
+    problems = []
+    for name, (path, field) in _corpus(tmp_path, packaged).items():
+        try:
+            hook(path)
+        except ValueError as exc:  # every game's CardDataError is a ValueError
+            problems += _problems(name, path, field, str(exc))
+        except Exception as exc:  # anything else would be a traceback for the user
+            problems.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
+        else:
+            problems.append(f"{name}: accepted")
+    assert not problems, "\n".join(problems)
+    assert hook(None)[0] == hook(packaged)[0]  # the packaged cards still load
 
 
-@pytest.mark.parametrize("game", sorted(LOADERS))
+@pytest.mark.parametrize("game", GAMES)
 def test_the_cards_command_reports_them_without_a_traceback(tmp_path, game):
-    corpus = _corpus(tmp_path, Path(LOADERS[game][2]))
-    for name in ("not_utf8", "deep", "nan", "huge", "int_400_digits"):
-        res = CliRunner().invoke(app, ["cards", "--game", game, "--file", str(corpus[name])])
+    corpus = _corpus(tmp_path, _packaged(game))
+    for name in ("not_utf8", "deep", "deep_field", "nan", "huge", "int_400_digits", "unknown_card_field"):
+        path, field = corpus[name]
+        res = CliRunner().invoke(app, ["cards", "--game", game, "--file", str(path)])
         assert res.exit_code == 2, (name, res.output)
         assert res.output.startswith("error: ") and res.output.count("\n") == 1, (name, res.output)
+        assert not _problems(name, path, field, res.output), res.output

@@ -88,3 +88,32 @@ def test_replay_shows_the_web_pages_records_and_the_terminals(tmp_path):
         res = CliRunner().invoke(app, ["replay", str(path)], terminal_width=100)
         assert res.exit_code == 0, res.output[-2000:]
         assert "person" in res.output and "record verified" in res.output and "game finished" in res.output
+
+
+def test_the_servers_records_replay_for_every_game(tmp_path):
+    """A game played through the JSON API to its end: the record route's file replays and
+    verifies with `ripmarket replay`, for every game the server seats."""
+    from fastapi.testclient import TestClient
+
+    from ripmarket_env.app.server import create_app
+
+    with TestClient(create_app(max_games=8, max_games_per_client=8), base_url="http://127.0.0.1") as client:
+        for game in GAMES:
+            bots = [b["name"] for b in client.get(f"/api/{game}/bots").json()["bots"]]
+            r = client.post(f"/api/{game}/games", json={"seed": 3, "opponents": ["random" if "random" in bots else bots[0]]})
+            assert r.status_code == 201, r.text
+            v = r.json()
+            token, url = {"X-Seat-Token": v["seat_token"]}, f"/api/{game}/games/{v['game_id']}"
+            while not v["over"]:
+                choice = v["table"]["choices"][-1]["action"]
+                r = client.post(url + "/actions", headers=token,
+                                json={"action": choice, "decision_number": v["decision_number"]})
+                assert r.status_code == 200, r.text
+                v = r.json()
+            rec = client.get(url + "/record", headers=token)
+            assert rec.status_code == 200, rec.text
+            path = tmp_path / f"server-{game}.jsonl"
+            path.write_text(rec.text)
+            res = CliRunner().invoke(app, ["replay", str(path)], terminal_width=100)
+            assert res.exit_code == 0 and "Traceback" not in res.output, (game, res.output[-2000:])
+            assert "record verified" in res.output and "game finished" in res.output, (game, res.output[-500:])

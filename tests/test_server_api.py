@@ -269,7 +269,7 @@ def test_game_errors_leave_the_game_unchanged(client):
         ({"action": legal[0], "decision_number": n}, {"X-Seat-Token": "wrong"}, 403, "the seat token does not match"),
         ({"action": legal[0], "decision_number": n}, {}, 422, "header parameter 'X-Seat-Token': required but missing"),
         ({"action": illegal, "decision_number": n}, h, 409, f"action {illegal} is not legal now"),
-        ({"action": 57, "decision_number": n}, h, 422, "action 57 is out of range (actions are 0 to 56)"),
+        ({"action": 57, "decision_number": n}, h, 409, "action 57 is out of range (actions are 0 to 56)"),
         ({"action": -1, "decision_number": n}, h, 422, "action: input should be greater than or equal to 0"),
         ({"action": "1", "decision_number": n}, h, 422, "action: input should be a valid integer"),
         ({"action": 1.5, "decision_number": n}, h, 422, "action: input should be a valid integer"),

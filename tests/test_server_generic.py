@@ -87,7 +87,7 @@ def test_toy_errors_are_one_line_and_change_nothing(client):
     r = client.post(url + "/actions", headers=token, json={"action": bad, "decision_number": g["decision_number"]})
     assert r.status_code == 409 and "play a" in r.json()["detail"] and "\n" not in r.json()["detail"]
     r = client.post(url + "/actions", headers=token, json={"action": 99, "decision_number": g["decision_number"]})
-    assert r.status_code == 422 and "out of range" in r.json()["detail"]
+    assert r.status_code == 409 and "out of range" in r.json()["detail"]
     assert client.get(url, headers=token).json()["decision_number"] == g["decision_number"]
     r = client.post("/api/toy/games", json={"players": 5})
     assert r.status_code == 422

@@ -41,6 +41,7 @@ MAX_EPOCHS = 1000
 MAX_THREADS = 256
 MAX_SEED = 2**63 - 1
 MAX_CONFIG_BYTES = 1 << 20  # a config file larger than 1 MiB is not a config
+MAX_CONFIG_VALUES = 100_000  # values of a config once its YAML aliases are expanded
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -61,6 +62,28 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                                   "(each key may appear once per mapping)")
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+    def construct_document(self, node):
+        """Refuse a document whose aliases expand it past ``MAX_CONFIG_VALUES`` values (an
+        anchor bomb: a few lines that stand for billions of values) before building it."""
+        size: dict[int, int] = {}
+        stack = [(node, False)]
+        while stack:
+            n, children_done = stack.pop()
+            if id(n) in size:
+                continue
+            kids = [k for pair in n.value for k in pair] if isinstance(n, yaml.MappingNode) else (
+                n.value if isinstance(n, yaml.SequenceNode) else [])
+            if children_done:
+                size[id(n)] = min(1 + sum(size[id(k)] for k in kids), MAX_CONFIG_VALUES + 1)
+                if size[id(n)] > MAX_CONFIG_VALUES:
+                    raise ConfigError(f"line {n.start_mark.line + 1}: its anchors and aliases (&name, *name) expand "
+                                      f"to more than {MAX_CONFIG_VALUES:,} values; a config is far smaller")
+            else:
+                stack.append((n, True))
+                stack.extend((k, False) for k in kids if id(k) not in size)
+        return super().construct_document(node)
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _UniqueKeyLoader.construct_mapping)
@@ -285,7 +308,7 @@ def _allowed(cls) -> list[str]:
 
 def _check_keys(data: dict, cls, where: str) -> None:
     if not isinstance(data, dict):
-        raise ConfigError(f"{where or 'config'}: expected a mapping of keys to values, got {type(data).__name__}")
+        raise ConfigError(f"{where.rstrip('.') or 'config'}: expected a mapping of keys to values, got {type(data).__name__}")
     allowed = _allowed(cls)
     for k in data:
         if k not in allowed:
@@ -381,8 +404,9 @@ def config_from_dict(data: dict | None) -> TrainConfig:
         raise ConfigError("init_from and pretrain.games both start the policy; set only one "
                           "(or name a pretrain.teacher to clone into the init_from network)")
     for k in ("exp_name", "env_id"):
-        if k in data and not (isinstance(data[k], str) and data[k] and "__" not in data[k] and "/" not in data[k]):
-            raise _bad(k, data[k], "a non-empty string without '__' or '/'")
+        v = data.get(k, "x")  # a run folder's name is made of it: printable, and short enough for any file system
+        if not (isinstance(v, str) and 0 < len(v) <= 100 and v.isprintable() and "__" not in v and "/" not in v):
+            raise _bad(k, v, "a non-empty string of at most 100 printable characters, without '__' or '/'")
     data.setdefault("env_id", spec.id)
     _int(data, "seed", 0, MAX_SEED)
     lo, hi = spec.min_players, spec.max_players

@@ -17,8 +17,47 @@ from pathlib import Path
 MAX_DATA_FILE_BYTES = 4 << 20
 
 
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
+class _Refused:
+    """A number JSON data may not hold, left in place by the parser until its field is known."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+
+def _integer(text: str) -> int | _Refused:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= 4300 else _Refused(f"an integer of {digits:,} digits (more than 4300 digits)")
+
+
+def loads(text: str):
+    """``json.loads``, refusing what Python's parser would take or choke on: ``NaN``,
+    ``Infinity`` and integers of more than 4,300 digits raise ``ValueError`` naming their
+    field (``field 'point_cards[2].points': NaN is not a number JSON allows``)."""
+    refused = []
+
+    def constant(name: str) -> _Refused:
+        refused.append(name)
+        return _Refused(f"{name} is not a number JSON allows")
+
+    try:
+        data = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past 4,300 digits: parse again, slowly, to find its field
+        data = json.loads(text, parse_constant=constant, parse_int=_integer)
+        refused.append("int")
+    if not refused:
+        return data
+    stack = [("", data)]
+    while stack:  # iterative: a deep document is no recursion here
+        where, v = stack.pop()
+        if isinstance(v, _Refused):
+            raise ValueError(f"field {short(where or '(top level)', 120)}: {v.what}")
+        if isinstance(v, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), x) for k, x in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+    return data
 
 
 def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DATA_FILE_BYTES):
@@ -42,13 +81,13 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
     except UnicodeDecodeError as exc:
         raise error(f"{label}: not UTF-8 text (byte {exc.start})") from None
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise error(f"{label}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise error(f"{label}: nested too deeply to be a data file") from None
-    except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits
-        raise error(f"{label}: a value cannot be read ({str(exc).split(';')[0]})") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits, in its field
+        raise error(f"{label}: {exc}") from None
 
 
 def short(v, limit: int = 60) -> str:

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.engine import Engine, IllegalActionError
+from ripmarket_env.core.jsonfile import loads
 from ripmarket_env.core.spec import GameSpec
 
 FORMAT = "ripmarket-record"
@@ -246,13 +247,13 @@ def _read(path) -> list[tuple[int, dict, str]]:
     out = []
     for i, (n, raw) in enumerate(raws):
         try:
-            obj = json.loads(raw)
+            obj = loads(raw)
         except RecursionError:
             raise RecordError(f"{path}: line {n} is nested too deeply to be a record line") from None
         except ValueError as exc:  # JSONDecodeError, or an integer of more than 4,300 digits
             if i == len(raws) - 1 and not text.endswith("\n"):
                 raise RecordError(f"{path}: truncated: the last line ({n}) is cut off") from None
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(";")[0]
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)  # NaN, a huge integer: its field
             raise RecordError(f"{path}: line {n} is not valid JSON ({msg})") from None
         if not isinstance(obj, dict):
             raise RecordError(f"{path}: line {n} must be a JSON object, got {type(obj).__name__}")

@@ -347,6 +347,23 @@ ERRORS_AS_JSON = {
 }
 
 
+def _links(token: str, older: bool = False) -> dict:
+    """OpenAPI links from an answer that shows a game (its ``game`` and ``game_id``) to what a
+    client does next with it: read it, answer its decision, fetch its record, end it; ``token``
+    is where the seat token is (the new game's answer, or the request's header); ``older``:
+    to the default game's older paths (``/api/games/...``)."""
+    base = "#/paths/~1api~1games~1{game_id}" if older else "#/paths/~1api~1{game}~1games~1{game_id}"
+    params = {"path.game_id": "$response.body#/game_id", f"header.{SEAT_TOKEN_HEADER}": token,
+              **({} if older else {"path.game": "$response.body#/game"})}
+    answer = {"action": "$response.body#/table/choices/0/action", "decision_number": "$response.body#/decision_number"}
+    return {"links": {
+        "ReadGame": {"operationRef": f"{base}/get", "parameters": params},
+        "Act": {"operationRef": f"{base}~1actions/post", "parameters": params, "requestBody": answer},
+        "Record": {"operationRef": f"{base}~1record/get", "parameters": params},
+        "EndGame": {"operationRef": f"{base}/delete", "parameters": params},
+    }}
+
+
 class NdjsonResponse(PlainTextResponse):
     """A game record: JSON lines."""
 
@@ -675,6 +692,10 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     errors = {**ERRORS, 410: ERRORS[404]}
     errors_as_json = {**ERRORS_AS_JSON, 410: ERRORS_AS_JSON[404]}
+    created = {**errors, 201: _links("$response.body#/seat_token")}  # links: the game's next requests
+    shown = {**errors, 200: _links(f"$request.header.{SEAT_TOKEN_HEADER}")}
+    created_older = {**errors, 201: _links("$response.body#/seat_token", older=True)}
+    shown_older = {**errors, 200: _links(f"$request.header.{SEAT_TOKEN_HEADER}", older=True)}
 
     # -------------------------------------------------------------- a game's routes
     def read_game(game: GameParam, game_id: GameIdParam, token: Token) -> dict:
@@ -701,8 +722,8 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                     legal = s.legal_actions() if s.your_turn else []
                     choices = dict(map(_choice_pair, s.choices())) if s.your_turn else {}
                     allowed = "; ".join(f"{a} ({t})" for a, t in choices.items()) or ", ".join(map(str, legal))
-                    if not 0 <= body.action < kind.num_actions:
-                        raise ApiError(422, f"action {body.action} is out of range (actions are 0 to "
+                    if not 0 <= body.action < kind.num_actions:  # the schema's bound is every game's: 409 as illegal
+                        raise ApiError(409, f"action {body.action} is out of range (actions are 0 to "
                                             f"{kind.num_actions - 1}); legal now: {allowed}")
                     if body.action not in legal:
                         raise ApiError(409, f"action {body.action} is not legal now (decision: {s.phase}); "
@@ -858,6 +879,10 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                 a = await in_bot_thread(pool.act, kind.id, name, seed, obs, mask)
             except CheckpointError as exc:  # a trained bot of other cards (e.g. the first edition's stages)
                 raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
+            except Exception as exc:  # in bounds, yet no table of the game shows it (e.g. more dice than a game has)
+                log.warning("bot %s of %s refused an observation: %s: %s", name, kind.id, type(exc).__name__, exc)
+                raise ApiError(409, f"observation: bot {name} cannot read it ({_short(str(exc))}); each value is within "
+                                    f"its bounds, but together they are not a {kind.title} position a seat can see") from None
             if not (0 <= a < n_actions and mask[a]):  # pragma: no cover - agents return legal actions
                 a = int(np.flatnonzero(mask)[0])
             return {"action": a, "description": kind.describe_action(a)}
@@ -888,11 +913,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     # The older paths of the default game first: /api/games/{id} must not be read as a game id.
     old = "the default game's older path, the same as "
-    app.post("/api/games", response_model=GameCreated, status_code=201, responses=errors, tags=["games"],
+    app.post("/api/games", response_model=GameCreated, status_code=201, responses=created_older, tags=["games"],
              summary=f"Start a game ({old}POST /api/{primary}/games)")(create_route(kinds[primary]))
-    app.get("/api/games/{game_id}", response_model=GameView, responses=errors, tags=["games"],
+    app.get("/api/games/{game_id}", response_model=GameView, responses=shown_older, tags=["games"],
             summary=f"The game as your seat sees it ({old}GET /api/{primary}/games/{{game_id}})")(fixed(read_game, primary))
-    app.post("/api/games/{game_id}/actions", response_model=GameView, responses=errors, tags=["games"],
+    app.post("/api/games/{game_id}/actions", response_model=GameView, responses=shown_older, tags=["games"],
              summary=f"Take your decision ({old}POST /api/{primary}/games/{{game_id}}/actions)")(
         fixed_async(act, primary))
     app.get("/api/games/{game_id}/record", response_class=NdjsonResponse, responses=errors_as_json, tags=["games"],
@@ -918,14 +943,14 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
     # Every game's routes.
     for kind in kinds.values():
-        app.post(f"/api/{kind.id}/games", response_model=GameCreated, status_code=201, responses=errors,
+        app.post(f"/api/{kind.id}/games", response_model=GameCreated, status_code=201, responses=created,
                  tags=["games"], summary=f"Start a game of {kind.title} against the bots")(create_route(kind))
         app.post(f"/api/{kind.id}/bots/{{name}}/act", response_model=BotActOut, responses=errors, tags=["bots"],
                  summary=f"One decision of a {kind.title} bot for an observation and action mask "
                          "(stateless)")(bot_act_route(kind))
-    app.get("/api/{game}/games/{game_id}", response_model=GameView, responses=errors, tags=["games"],
+    app.get("/api/{game}/games/{game_id}", response_model=GameView, responses=shown, tags=["games"],
             summary="The game as your seat sees it")(read_game)
-    app.post("/api/{game}/games/{game_id}/actions", response_model=GameView, responses=errors, tags=["games"],
+    app.post("/api/{game}/games/{game_id}/actions", response_model=GameView, responses=shown, tags=["games"],
              summary="Take your decision; the bots then play until your next one")(act)
     app.get("/api/{game}/games/{game_id}/record", response_class=NdjsonResponse, responses=errors_as_json,
             tags=["games"], summary="The game record (JSON lines) of a finished game")(record)

@@ -141,6 +141,17 @@ def _str(where, obj, field, allowed=None):
     return v
 
 
+def _text_of(where, obj, allowed: tuple[str, ...]) -> str:
+    """The card's ``text`` (a string, may be empty), after refusing fields it does not have."""
+    unknown = sorted(str(k) for k in obj if k not in allowed)
+    if unknown:
+        _fail(where, unknown[0], f"is not a field of this card; allowed: {', '.join(allowed)}")
+    v = obj.get("text", "")
+    if not isinstance(v, str) or len(v) > 1000:
+        _fail(where, "text", f"must be a string of at most 1000 characters, got {short(v)}")
+    return v
+
+
 def parse(data, source: str = "cards") -> CardDB:
     """A validated ``CardDB`` from the decoded JSON ``data`` (CardDataError otherwise)."""
     if not isinstance(data, dict):
@@ -166,7 +177,7 @@ def parse(data, source: str = "cards") -> CardDB:
         name = _str(where, obj, "name")
         kind = _str(where, obj, "kind", HAND_KINDS)
         copies = _int(where, obj, "copies", 0, 99)
-        hand.append(HandCard(i, name, kind, copies, str(obj.get("text", ""))))
+        hand.append(HandCard(i, name, kind, copies, _text_of(where, obj, ("id", "name", "kind", "copies", "text"))))
     kinds = [c.kind for c in hand]
     for k in HAND_KINDS:
         if kinds.count(k) != 1:
@@ -212,7 +223,8 @@ def parse(data, source: str = "cards") -> CardDB:
             unknown = sorted(set(eff) - {"primitive", "one_time", "amount"})
             if unknown:
                 _fail(where, "effect", f"has unknown key(s) {', '.join(unknown)}; allowed: primitive, one_time, amount")
-        point.append(PointCard(i, name, colour, points, copies, prim, one_time, amount, str(obj.get("text", ""))))
+        text = _text_of(where, obj, ("id", "name", "colour", "points", "copies", "effect", "text"))
+        point.append(PointCard(i, name, colour, points, copies, prim, one_time, amount, text))
     if len(point) > 24:
         raise CardDataError(f"card data: point_cards: at most 24 designs, got {len(point)}")
     deck = sum(c.copies for c in point)

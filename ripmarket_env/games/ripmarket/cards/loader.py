@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import short
+from ripmarket_env.core.jsonfile import loads, short
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
@@ -261,16 +261,15 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
         raise CardDataError(f"{label}: {len(raw):,} characters is too large for a card file "
                             f"(at most {MAX_CARD_FILE_CHARS:,})")
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except json.JSONDecodeError as exc:
         raise CardDataError(
             f"{label}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     except RecursionError:
         raise CardDataError(f"{label}: nested too deeply to be a card file (designs are flat objects)") from None
-    except ValueError as exc:  # an integer of more than 4,300 digits
-        raise CardDataError(f"{label}: a value cannot be read ({str(exc).split(';')[0]}); "
-                            "card numbers are small integers") from None
+    except ValueError as exc:  # NaN/Infinity or an integer of more than 4,300 digits, in its field
+        raise CardDataError(f"{label}: {exc}; card numbers are small integers") from None
     return parse_cards(data, custom_deck=custom_deck, source=label)
 
 
