@@ -36,6 +36,8 @@ from pathlib import Path
 
 from numba.core import event as _event
 
+from ripmarket_env.core.jsonfile import save_cache_json
+
 _CONSTANT_SOURCES = {"registry.py", "config.py", "state.py"}
 #: the packages whose compiled functions get one version per argument type
 _PROJECT = ("ripmarket_env.", "agents.")
@@ -216,14 +218,7 @@ class CompileProgress(_event.Listener):
         counts = self._known()
         if counts.get(name) != self.nested:
             counts[name] = self.nested
-            try:
-                path = self._path()
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(counts, sort_keys=True))
-                os.replace(tmp, path)
-            except OSError:
-                pass
+            save_cache_json(self._path(), counts)
         self.top = None
 
 

@@ -99,3 +99,15 @@ def short(v, limit: int = 60) -> str:
     except (ValueError, RecursionError):
         return f"a {type(v).__name__} too large to show"
     return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def save_cache_json(path: Path, data) -> None:
+    """Write ``data`` to ``path`` as JSON in one step (a temporary file, then a rename, so a
+    reader never sees half a file); a cache that cannot be written is skipped."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError:
+        pass

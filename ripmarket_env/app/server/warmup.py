@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core.jsonfile import save_cache_json
+
 _WHY = {"search": "its search kernels", "ppo": "torch and its network",
         "lookahead": "torch, its network and its lookahead kernels"}
 
@@ -230,14 +232,7 @@ class Warmup:
     def _record(self, key: str, seconds: float) -> None:
         times = self._known_times()
         times[key] = round(seconds, 1)
-        path = self.times_file or times_path()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(times, sort_keys=True))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        save_cache_json(self.times_file or times_path(), times)
 
     def estimate(self, key: str, guess: float) -> tuple[float, bool]:
         """(seconds, measured here before) for a part's key."""
