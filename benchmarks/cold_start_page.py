@@ -7,7 +7,7 @@ game's defaults (the default line-up of bots), and wait until the answer is the 
 first decision (``your_turn``). Prints one JSON line per game: wall seconds from the first
 status poll to that answer, and the server's CPU seconds (its process and its helpers, until it ends).
 
-    python benchmarks/cold_start_page.py ripmarket black-market rune-market
+    python benchmarks/cold_start_page.py [GAME ...]     # default: every registered game
 """
 
 from __future__ import annotations
@@ -82,5 +82,7 @@ def measure(game: str, timeout: float = 900.0) -> dict:
 
 
 if __name__ == "__main__":
-    for g in sys.argv[1:] or ["ripmarket", "black-market", "rune-market"]:
+    import ripmarket_env
+
+    for g in sys.argv[1:] or ripmarket_env.games():
         print(json.dumps(measure(g)), flush=True)
