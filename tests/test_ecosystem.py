@@ -340,3 +340,75 @@ def test_project_kernels_compile_once_per_type_not_per_constant():
     theirs, caller2 = _callee_and_caller("somebody_else.kernels")
     assert caller2(10) == 36
     assert len(theirs.overloads) == 3  # numba's own: one per literal
+
+
+def _project_kernels(tag: str):
+    """Four kernels said to live in the project: ``top`` calls ``mid`` (which calls
+    ``leaf``) and ``fails`` (which raises with a message when ``x < -100``)."""
+    import numba
+
+    source = (
+        "def leaf(x):\n    return x * 3\n"
+        "def mid(x):\n    return leaf(x) + 1\n"
+        "def fails(x):\n    if x < -100:\n        raise ValueError('x is far too small')\n    return x\n"
+        "def top(x):\n    return mid(x) + fails(x)\n")
+    glb = {"__name__": f"ripmarket_env.games.toy{tag}.kernels"}
+    exec(compile(source, f"<toy{tag}>", "exec"), glb)
+    for name in ("leaf", "mid", "fails", "top"):
+        glb[name] = numba.njit(glb[name])
+    return {name: glb[name] for name in ("leaf", "mid", "fails", "top")}
+
+
+def test_callees_are_linked_into_their_callers_not_built():
+    """Issue 37 (cold start): a project kernel compiled because a compiled caller calls it
+    is lowered to IR and linked into that caller only (``jitcache.link_only_callees``: no
+    wrappers, no machine code of its own, nothing cached for it); the caller computes the
+    same; called later from Python (or its address asked for) the callee is compiled in
+    full and gives the same answers; an exception raised in a linked callee reaches
+    Python with its message."""
+    import numba
+    import pytest
+
+    import ripmarket_env  # noqa: F401  (installs it)
+    from ripmarket_env.core import jitcache
+
+    assert jitcache.link_only_callees()
+    k = _project_kernels("a")
+    assert k["top"](5) == 5 * 3 + 1 + 5
+    for name in ("leaf", "mid", "fails"):
+        (cres,) = k[name].overloads.values()
+        assert isinstance(cres.entry_point, jitcache._LinkedEntry), name
+        assert not cres.library._finalized, name  # never optimized nor emitted on its own
+    (top,) = k["top"].overloads.values()
+    assert callable(top.entry_point) and top.library._finalized
+    with pytest.raises(ValueError, match="x is far too small"):
+        k["top"](-1000)
+    assert k["mid"](2) == 7 and k["leaf"](4) == 12  # compiled in full for Python now
+    (mid,) = k["mid"].overloads.values()
+    assert callable(mid.entry_point)
+    from numba.experimental.function_type import _get_wrapper_address
+
+    k2 = _project_kernels("b")
+    assert k2["top"](1) == 5
+    sig = numba.core.typing.signature(numba.int64, numba.int64)
+    assert _get_wrapper_address(k2["leaf"], sig) > 0  # an address asked for: built in full
+    assert k2["top"](2) == 9
+
+
+def test_callees_are_built_in_full_when_switched_off():
+    """``RIPMARKET_LINK_ONLY_CALLEES=0`` keeps numba's own behaviour: every callee is a
+    complete library with a Python entry point."""
+    import subprocess
+    import sys
+
+    code = ("import ripmarket_env, sys\n"
+            "from ripmarket_env.core import jitcache\n"
+            "sys.path.insert(0, 'tests')\n"
+            "from test_ecosystem import _project_kernels\n"
+            "k = _project_kernels('c')\n"
+            "assert k['top'](5) == 21\n"
+            "(c,) = k['leaf'].overloads.values()\n"
+            "print(jitcache._LINK_ONLY, callable(c.entry_point))\n")
+    env = {**__import__("os").environ, "RIPMARKET_LINK_ONLY_CALLEES": "0", "RIPMARKET_COMPILE_PROGRESS": "0"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.stdout.strip() == "False True", out.stderr

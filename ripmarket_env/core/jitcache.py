@@ -23,6 +23,19 @@ compiled 40 times for R.I.P. Market alone, about a fifth of a cold ``make()``. T
 project's kernels are compiled for the constants' plain types instead (the callee is
 inlined by LLVM in its caller, so the constant still folds there); the games' results
 are the same (goldens, conformance suite), compile time drops.
+
+Callees are linked, not built (``link_only_callees``): numba builds every compiled
+function as a complete library: its module optimized on its own, machine code emitted,
+a Python wrapper and a C wrapper made and compiled, the result cached. A kernel called
+only from another kernel needs none of it: its caller links the callee's IR into its own
+module and optimizes and emits the whole once. A project kernel compiled because another
+compiled function calls it is therefore lowered to IR only (no wrappers, no module
+passes, no machine code, not cached on its own) and linked into its callers; the
+callers, compiled from Python, are built, optimized and cached as before (their cached
+code holds the callees). If such a kernel is later called from Python, or its address
+is asked for, it is compiled then in full. Half of a cold ``make()``'s CPU time went to
+building callees no one calls; set ``RIPMARKET_LINK_ONLY_CALLEES=0`` for numba's own
+behaviour.
 """
 
 from __future__ import annotations
@@ -31,6 +44,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,7 +52,9 @@ from numba.core import event as _event
 
 from ripmarket_env.core.jsonfile import save_cache_json
 
-_CONSTANT_SOURCES = {"registry.py", "config.py", "state.py"}
+#: files hashed into the cache key besides those with compiled code: the constants kernels
+#: read, and this module (it decides how kernels are compiled)
+_CONSTANT_SOURCES = {"registry.py", "config.py", "state.py", "jitcache.py"}
 #: the packages whose compiled functions get one version per argument type
 _PROJECT = ("ripmarket_env.", "agents.")
 
@@ -65,6 +81,7 @@ def cache_home() -> Path:
 def configure() -> None:
     install_progress()
     one_version_per_type()
+    link_only_callees()
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     import numba
@@ -90,15 +107,177 @@ def one_version_per_type() -> bool:
         return False
 
     def get_call_template(self, args, kws):
-        module = getattr(self.py_func, "__module__", "") or ""
-        if module.startswith(_PROJECT):
-            args = tuple(types.unliteral(a) for a in args)
-            kws = {k: types.unliteral(v) for k, v in kws.items()}
-        return original(self, args, kws)
+        if not _is_project(self):
+            return original(self, args, kws)
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        outer = getattr(_COMPILING, "callee", False)
+        _COMPILING.callee = True  # the compile this call may start is for a compiled caller
+        try:
+            return original(self, args, kws)
+        finally:
+            _COMPILING.callee = outer
 
     get_call_template.__wrapped__ = original
     dispatcher.Dispatcher.get_call_template = get_call_template
     _PATCHED = True
+    return True
+
+
+def _is_project(dispatcher) -> bool:
+    return (getattr(dispatcher.py_func, "__module__", "") or "").startswith(_PROJECT)
+
+
+#: per thread: ``callee`` while numba types a call from compiled code into a project kernel
+#: (set by ``one_version_per_type``'s hook), ``link_only`` for the one compile it starts
+_COMPILING = threading.local()
+_LINK_ONLY = False
+
+
+class _LinkedEntry:
+    """The entry point recorded for a callee compiled link-only: a unique key under which
+    its callers find its IR (``insert_user_function``); it cannot be called from Python."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: linked into its callers>"
+
+
+def link_only_callees() -> bool:
+    """Build a project kernel compiled for a compiled caller as IR to be linked only (see
+    the module docstring). Installed by ``import ripmarket_env`` unless
+    ``RIPMARKET_LINK_ONLY_CALLEES=0``; False when it is off or this numba lacks the hooks
+    (numba's behaviour is then unchanged)."""
+    global _LINK_ONLY
+    if _LINK_ONLY:
+        return True
+    if os.environ.get("RIPMARKET_LINK_ONLY_CALLEES", "1") == "0" or not one_version_per_type():
+        return False
+    from numba.core import codegen, dispatcher, sigutils
+    from numba.core import event as ev
+    from numba.core.compiler_lock import global_compiler_lock
+
+    needed = (hasattr(dispatcher.Dispatcher, "compile") and hasattr(dispatcher.Dispatcher, "get_compile_result")
+              and hasattr(dispatcher, "_FunctionCompiler")
+              and hasattr(dispatcher._FunctionCompiler, "_customize_flags")
+              and hasattr(codegen, "JITCodeLibrary")
+              and hasattr(codegen.JITCodeLibrary, "_get_module_for_linking"))
+    if not needed:  # pragma: no cover - another numba
+        return False
+
+    class LinkOnlyLibrary(codegen.JITCodeLibrary):
+        """A callee's code library: its IR is linked into its callers' modules (which
+        optimize it with theirs); it is never optimized or emitted on its own, unless
+        someone asks for its machine code (then it is finalized as numba would)."""
+
+        def _ensure_finalized(self):
+            pass  # linking needs no finalized callee
+
+        def _finalize_now(self):
+            if not self._finalized:
+                self.finalize()
+
+        def get_pointer_to_function(self, name):
+            self._finalize_now()
+            return super().get_pointer_to_function(name)
+
+        def serialize_using_object_code(self):
+            self._finalize_now()
+            return super().serialize_using_object_code()
+
+        def serialize_using_bitcode(self):
+            self._finalize_now()
+            return super().serialize_using_bitcode()
+
+        def get_asm_str(self):
+            self._finalize_now()
+            return super().get_asm_str()
+
+        def _get_module_for_linking(self):
+            if self._finalized:
+                return super()._get_module_for_linking()
+            if self._shared_module is not None:
+                return self._shared_module
+            mod = self._final_module.clone()
+            seen = set()
+            for lib in self._linking_libraries:  # its own callees, linked the same way
+                if lib not in seen:
+                    seen.add(lib)
+                    self._reload_init.update(lib._reload_init)
+                    mod.link_in(lib._get_module_for_linking(), preserve=True)
+            for fn in mod.functions:
+                if not fn.is_declaration and fn.linkage == codegen.ll.Linkage.external:
+                    fn.linkage = "linkonce_odr"  # as numba does: defined in every caller that links it
+            self._shared_module = mod
+            return mod
+
+    customize = dispatcher._FunctionCompiler._customize_flags
+    compile_ = dispatcher.Dispatcher.compile
+    compile_result = dispatcher.Dispatcher.get_compile_result
+
+    def _customize_flags(self, flags):
+        flags = customize(self, flags)
+        if getattr(_COMPILING, "link_only", False):
+            _COMPILING.link_only = False  # this compile only, not the ones its typing starts
+            flags.no_cpython_wrapper = True
+            flags.no_cfunc_wrapper = True
+            flags.no_compile = True
+        return flags
+
+    def _drop_linked(self, args) -> None:
+        done = self.overloads.get(tuple(args))
+        if done is not None and isinstance(done.entry_point, _LinkedEntry):
+            del self.overloads[tuple(args)]  # compiled again in full for Python
+
+    def compile(self, sig):
+        callee = getattr(_COMPILING, "callee", False)
+        _COMPILING.callee = False  # the function's own calls are typed as a caller's
+        try:
+            if not (callee and self._can_compile and _is_project(self)):
+                with global_compiler_lock:
+                    _drop_linked(self, sigutils.normalize_signature(sig)[0])
+                return compile_(self, sig)
+            with global_compiler_lock:
+                args, return_type = sigutils.normalize_signature(sig)
+                args = tuple(args)
+                done = self.overloads.get(args)
+                if done is not None:
+                    return done.entry_point
+                cres = self._cache.load_overload(sig, self.targetctx)  # a full build cached before
+                if cres is not None:
+                    self._cache_hits[sig] += 1
+                    self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+                    self.add_overload(cres)
+                    return cres.entry_point
+                with ev.trigger_event("numba:compile", data=dict(dispatcher=self, args=args,
+                                                                 return_type=return_type)):
+                    _COMPILING.link_only = True
+                    try:
+                        cres = self._compiler.compile(args, return_type)
+                    finally:
+                        _COMPILING.link_only = False
+                cres.library.__class__ = LinkOnlyLibrary
+                entry = _LinkedEntry(self.py_func.__qualname__)
+                cres = cres._replace(entry_point=entry)
+                self.targetctx.insert_user_function(entry, cres.fndesc, [cres.library])
+                self.overloads[args] = cres  # for typing and linking; not callable from Python
+                return entry
+        finally:
+            _COMPILING.callee = callee
+
+    def get_compile_result(self, sig):
+        with global_compiler_lock:
+            _drop_linked(self, tuple(sig.args))
+        return compile_result(self, sig)
+
+    dispatcher._FunctionCompiler._customize_flags = _customize_flags
+    dispatcher.Dispatcher.compile = compile
+    dispatcher.Dispatcher.get_compile_result = get_compile_result
+    _LINK_ONLY = True
     return True
 
 

@@ -2,8 +2,8 @@
 bots once, the game a person asks for first, and say what is loading for that game while
 it happens (``GET /api/{game}/status``).
 
-The first game after an install compiles a game's numba engine (about 20-30 CPU seconds,
-a minute or more of wall time on a busy 2-core machine), and the first game against a
+The first game after an install compiles a game's numba engine (about 9-14 CPU seconds,
+half a minute or more of wall time on a busy 2-core machine), and the first game against a
 search or trained bot compiles its kernels or imports torch (10-25 s). The bots worth
 loading early are each game's ``slow_bots`` (``agents.game_agents``); of those, the ones
 in the game's default line-up come first.
@@ -50,7 +50,7 @@ _WHY = {"search": "its search kernels", "ppo": "torch and its network",
 
 #: CPU seconds of a part never measured on this machine: a cold engine compile, loading
 #: a compiled engine, loading a bot (scaled by the machine's load, ``_busy``)
-_GUESS = {"cold": 30.0, "warm": 1.0, "bot": 10.0}
+_GUESS = {"cold": 15.0, "warm": 1.0, "bot": 10.0}
 
 
 def _busy() -> float:
