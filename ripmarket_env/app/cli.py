@@ -1110,6 +1110,11 @@ def _print_final_eval(console, summary: dict) -> None:
             lo, hi = r["wilson95"]
             console.print(f"final evaluation vs the zoo at {n} players: {r['wins']:.0f}/{r['games']} "
                           f"wins = {r['win_rate']:.1%} (95% Wilson {lo:.1%}..{hi:.1%}; parity {1 / int(n):.1%})")
+    elif fe and "by_table" in fe:  # several tables: one line per table
+        for label, r in fe["by_table"].items():
+            lo, hi = r["wilson95"]
+            console.print(f"final evaluation vs the zoo at table {label}: {r['wins']:.0f}/{r['games']} "
+                          f"wins = {r['win_rate']:.1%} (95% Wilson {lo:.1%}..{hi:.1%}; parity {1 / int(r['parity']):.1%})")
     elif fe:
         lo, hi = fe["wilson95"]
         console.print(f"final evaluation vs the zoo: {fe['wins']:.0f}/{fe['games']} wins = {fe['win_rate']:.1%} "
