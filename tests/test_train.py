@@ -408,7 +408,7 @@ def test_a_bot_plays_each_count_with_its_own_network(tmp_path):
     got = ts(torch.as_tensor(obs[six]), torch.as_tensor(masks[six])).argmax(1).numpy()
     np.testing.assert_array_equal(got, a[six])  # the export of the 6-player network
     files = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-6p")}
-    assert specialists(files) == {"ppo": {6: Path("ppo-at-6p.zip"), 10: Path("ppo-at-10p.zip")}}
+    assert specialists(files) == {"ppo": {"6p": Path("ppo-at-6p.zip"), "10p": Path("ppo-at-10p.zip")}}
     shipped = agents.make("ppo")  # the shipped bot: its own networks at 4 and 6 players (configs/ripmarket/ppo_at_*.yaml)
     assert isinstance(shipped, ByCountAgent) and list(shipped.by_count) == [4, 6]
     assert [shipped.by_count[n].name for n in (4, 6)] == ["ppo-at-4p", "ppo-at-6p"] and shipped.default.name == "ppo"
