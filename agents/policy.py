@@ -177,9 +177,10 @@ class ByTableAgent(BaseAgent):
         tables = {(f"{k}p" if isinstance(k, int) else k): a for k, a in by_table.items()}
         self.by_table = dict(sorted(tables.items(), key=lambda kv: (_table_count(kv[0]), kv[0])))
         self.game = game
-        self._keys = spec.table_keys
+        self._keys = _resolved(spec.table_keys)
         self.name = name
         self._route: dict[str, PolicyAgent] = {}
+        self._count: dict[str, int] = {}
 
     @property
     def metadata(self) -> dict:
@@ -207,7 +208,13 @@ class ByTableAgent(BaseAgent):
 
     def counts(self, observations: np.ndarray) -> np.ndarray:
         """The player count of each observation's table."""
-        return np.array([_table_count(k) or 0 for k in self.tables(observations)], np.int64)
+        c = self._count
+        out = []
+        for k in self.tables(observations):
+            if k not in c:
+                c[k] = _table_count(k) or 0
+            out.append(c[k])
+        return np.array(out, np.int64)
 
     def network_for_table(self, key: str) -> PolicyAgent:
         """The network that decides at table ``key``."""
@@ -225,6 +232,9 @@ class ByTableAgent(BaseAgent):
         tables' order, then the default: each network sees its rows in order, once."""
         keys = self.tables(observations)
         if not len(keys):
+            return
+        if len(keys) == 1 or (keys == keys[0]).all():  # one table (the usual batch): one network
+            yield self.network_for_table(keys[0]), np.arange(len(keys))
             return
         uniq, inv = np.unique(keys.astype(str), return_inverse=True)
         nets = [self.network_for_table(k) for k in uniq]
@@ -266,6 +276,17 @@ class ByTableAgent(BaseAgent):
 #: The name this class had when R.I.P. Market's bot was its only user (one network per
 #: player count: ``ByCountAgent(default, {6: net})``).
 ByCountAgent = ByTableAgent
+
+
+def _resolved(hook):
+    """A ``lazy_hook``'s function itself (imported once), else ``hook``: one call per batch."""
+    from ripmarket_env.core.spec import lazy_hook
+
+    if isinstance(hook, lazy_hook):
+        from importlib import import_module
+
+        return getattr(import_module(hook.module), hook.name)
+    return hook
 
 
 def _table_count(key: str) -> int | None:
