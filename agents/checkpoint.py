@@ -299,7 +299,7 @@ def _spec_of(game: str):
     if spec is None:
         import importlib
 
-        spec = importlib.import_module(_GAME_PACKAGES[game]).SPEC
+        spec = importlib.import_module("ripmarket_env.games.ripmarket" if game == GAME else _GAME_PACKAGES[game]).SPEC
     return spec
 
 

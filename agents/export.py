@@ -317,11 +317,12 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
         cards = trained_cards(source) if game == "ripmarket" and source is not None else None
         agent = make(agent, game=game, **({"cards": cards} if cards is not None else {}))
     name = getattr(agent, "name", type(agent).__name__)
-    by_count = getattr(agent, "by_count", None)
-    if by_count is not None:  # a bot with a network per player count: the one read from ``source``
-        nets = {a.name: a for a in (agent.default, *by_count.values())}
+    by_table = getattr(agent, "by_table", None)
+    if by_table is not None:  # a bot with a network per table: the one read from ``source``
+        nets = {a.name: a for a in (agent.default, *by_table.values())}
         if source is None or Path(source).stem not in nets:
-            raise ValueError(f"{name} plays one network per player count ({', '.join(nets)}): export one of them")
+            raise ValueError(f"{name} plays one network per player count or table ({', '.join(nets)}): "
+                             "export one of them")
         agent = nets[Path(source).stem]
     if not (_is_distilled(agent) or hasattr(agent, "policy")):
         raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export")

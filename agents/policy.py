@@ -135,24 +135,52 @@ class PolicyAgent(BaseAgent):
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
 
-class ByCountAgent(BaseAgent):
-    """One registered bot, one network per player count: a row from a table of ``N``
-    players is decided by ``by_count[N]`` when there is one, every other row by
-    ``default``. The count is read from the observation's ``num_players`` one-hot
-    (R-12.3), so a batch may mix tables of any sizes. The shipped bot ``ppo`` is one when
-    ``agents/checkpoints/`` holds a ``ppo-at-<N>p.zip`` (a network trained further at
-    ``N`` players only)."""
+def best_table(key: str, tables) -> str | None:
+    """The most specific of ``tables`` (specialists' table keys) that serves a row of table
+    ``key``: ``key`` itself, else the longest ``t`` with ``key`` starting ``t + "-"`` (a
+    ``4p`` network serves ``4p-ffa`` and ``4p-teams``), else None."""
+    if key in tables:
+        return key
+    best = None
+    for t in tables:
+        if key.startswith(t + "-") and (best is None or len(t) > len(best)):
+            best = t
+    return best
 
-    def __init__(self, default: PolicyAgent, by_count: dict[int, PolicyAgent], name: str = "policy"):
-        from ripmarket_env.games.ripmarket.observation import layout
 
-        bad = sorted(n for n in by_count if not (isinstance(n, int) and 2 <= n <= 10))
+class ByTableAgent(BaseAgent):
+    """One registered bot, one network per table: a row seen at table ``key`` (its game's
+    ``GameSpec.table_keys`` hook: ``"4p"``, Black Market's ``"4p-ffa"``) is decided by the
+    network of its most specific table among ``by_table`` (``best_table``: a ``"4p"``
+    network serves ``"4p-ffa"`` too), every other row by ``default``. A batch may mix rows
+    of every table. ``by_table`` keys are table keys, or player counts (``6`` for
+    ``"6p"``). The game is the default network's (its checkpoint's ``game``). A shipped bot
+    ``<name>`` is one when ``agents/checkpoints/`` holds a ``<name>-at-<key>.zip`` of its
+    game (a network trained further at that table only), e.g. R.I.P. Market's ``ppo``
+    (``ppo-at-4p``, ``ppo-at-6p``)."""
+
+    def __init__(self, default: PolicyAgent, by_table: dict, name: str = "policy", game: str | None = None):
+        from agents.checkpoint import _spec_of, checkpoint_game
+
+        game = game or checkpoint_game(getattr(default, "metadata", None) or {})
+        spec = _spec_of(game)
+        lo, hi = spec.min_players, spec.max_players
+        bad = sorted(map(str, (k for k in by_table if not (
+            (isinstance(k, int) and not isinstance(k, bool) and lo <= k <= hi)
+            or (isinstance(k, str) and _table_count(k) is not None and lo <= _table_count(k) <= hi)))))
         if bad:
-            raise ValueError(f"by_count keys must be player counts 2..10, got {bad}")
+            raise ValueError(f"by_table keys must be player counts {lo}..{hi} of {game} or table keys "
+                             f"such as '{lo}p', got {', '.join(bad)}")
+        if spec.table_keys is None and by_table:
+            raise ValueError(f"game {game} names no tables (its GameSpec has no table_keys): one network only")
         self.default = default
-        self.by_count = dict(sorted(by_count.items()))
+        tables = {(f"{k}p" if isinstance(k, int) else k): a for k, a in by_table.items()}
+        self.by_table = dict(sorted(tables.items(), key=lambda kv: (_table_count(kv[0]), kv[0])))
+        self.game = game
+        self._keys = _resolved(spec.table_keys)
         self.name = name
-        self._counts = layout(1, 1).slice("num_players")  # the one-hot's place; the same for every card set
+        self._route: dict[str, PolicyAgent] = {}
+        self._count: dict[str, int] = {}
 
     @property
     def metadata(self) -> dict:
@@ -162,24 +190,58 @@ class ByCountAgent(BaseAgent):
     def deterministic(self) -> bool:
         return self.default.deterministic
 
+    @property
+    def by_count(self) -> dict[int, PolicyAgent]:
+        """The networks of the tables named by their player count alone (``"6p"``)."""
+        return {_table_count(k): a for k, a in self.by_table.items() if k == f"{_table_count(k)}p"}
+
     def reset(self, seed: int | None = None) -> None:
-        for agent in (self.default, *self.by_count.values()):
+        for agent in (self.default, *self.by_table.values()):
             agent.reset(seed)
+
+    def tables(self, observations: np.ndarray) -> np.ndarray:
+        """The table key of each observation row (the game's ``table_keys``)."""
+        obs = np.asarray(observations)
+        if self._keys is None:
+            return np.full(len(obs), "", dtype=object)
+        return np.asarray(self._keys(obs), dtype=object)
 
     def counts(self, observations: np.ndarray) -> np.ndarray:
         """The player count of each observation's table."""
-        return np.asarray(observations)[:, self._counts].argmax(axis=1) + 2
+        c = self._count
+        out = []
+        for k in self.tables(observations):
+            if k not in c:
+                c[k] = _table_count(k) or 0
+            out.append(c[k])
+        return np.array(out, np.int64)
+
+    def network_for_table(self, key: str) -> PolicyAgent:
+        """The network that decides at table ``key``."""
+        if key not in self._route:
+            best = best_table(str(key), self.by_table)
+            self._route[key] = self.default if best is None else self.by_table[best]
+        return self._route[key]
+
+    def network_for(self, players: int) -> PolicyAgent:
+        """The network that decides at tables of ``players`` seats (named by the count alone)."""
+        return self.network_for_table(f"{int(players)}p")
 
     def _groups(self, observations: np.ndarray):
-        counts = self.counts(observations)
-        rest = np.ones(len(counts), bool)
-        for n, agent in self.by_count.items():
-            rows = counts == n
-            if rows.any():
-                rest &= ~rows
-                yield agent, np.flatnonzero(rows)
-        if rest.any():
-            yield self.default, np.flatnonzero(rest)
+        """``(network, rows)`` for every network with rows, the specialists in their
+        tables' order, then the default: each network sees its rows in order, once."""
+        keys = self.tables(observations)
+        if not len(keys):
+            return
+        if len(keys) == 1 or (keys == keys[0]).all():  # one table (the usual batch): one network
+            yield self.network_for_table(keys[0]), np.arange(len(keys))
+            return
+        uniq, inv = np.unique(keys.astype(str), return_inverse=True)
+        nets = [self.network_for_table(k) for k in uniq]
+        for agent in (*dict.fromkeys(self.by_table.values()), self.default):
+            mine = [i for i, n in enumerate(nets) if n is agent]
+            if mine:
+                yield agent, np.flatnonzero(np.isin(inv, mine))
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, dtype=np.float32)
@@ -191,12 +253,8 @@ class ByCountAgent(BaseAgent):
             out[rows] = z
         return out if out is not None else self.default.logits(obs)
 
-    def network_for(self, players: int) -> PolicyAgent:
-        """The network that decides at tables of ``players`` seats."""
-        return self.by_count.get(int(players), self.default)
-
     def values(self, observations: np.ndarray) -> np.ndarray:
-        """Each row's critic estimate, from the network of its table's size (each in that
+        """Each row's critic estimate, from the network of its table (each in that
         network's own ``reward_mode``)."""
         obs = np.asarray(observations, dtype=np.float32)
         out = np.zeros(len(obs), np.float64)
@@ -213,6 +271,28 @@ class ByCountAgent(BaseAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+
+#: The name this class had when R.I.P. Market's bot was its only user (one network per
+#: player count: ``ByCountAgent(default, {6: net})``).
+ByCountAgent = ByTableAgent
+
+
+def _resolved(hook):
+    """A ``lazy_hook``'s function itself (imported once), else ``hook``: one call per batch."""
+    from ripmarket_env.core.spec import lazy_hook
+
+    if isinstance(hook, lazy_hook):
+        from importlib import import_module
+
+        return getattr(import_module(hook.module), hook.name)
+    return hook
+
+
+def _table_count(key: str) -> int | None:
+    """The player count a table key starts with (``"4p-ffa"`` -> 4), None if none."""
+    m = TABLE_KEY.match(key) if isinstance(key, str) else None
+    return int(m["n"]) if m else None
 
 
 def load_agent(path: str | Path, deterministic: bool = True, seed: int | None = None,
@@ -307,10 +387,13 @@ def _distilled_factory(style: str):
 
 #: R.I.P. Market's registered trained bots -> the file their network is read from.
 _SHIPPED: dict[str, Path] = {}
-#: ``<name>-at-<N>p.zip``: the network the shipped bot ``<name>`` plays at ``N`` players.
-SPECIALIST = re.compile(r"^(?P<base>.+)-at-(?P<n>[2-9]|10)p$")
-#: Registered bots with such networks -> {player count: file}.
-_SPECIALISTS: dict[str, dict[int, Path]] = {}
+#: A table key (``GameSpec.table_keys``): the count, then the table's variants (``4p-ffa``).
+TABLE_KEY = re.compile(r"^(?P<n>[1-9][0-9]?)p(?:-[A-Za-z0-9_]+)*$")
+#: ``<name>-at-<key>.zip``: the network the shipped bot ``<name>`` plays at table ``key``
+#: (``ppo-at-4p``, ``bm-ppo-at-4p-ffa``; a ``4p`` network serves every 4-player table).
+SPECIALIST = re.compile(r"^(?P<base>.+)-at-(?P<key>[1-9][0-9]?p(?:-[A-Za-z0-9_]+)*)$")
+#: Registered bots (of every game) with such networks -> {table key: file}.
+_SPECIALISTS: dict[str, dict[str, Path]] = {}
 _conflicts: dict = {}
 _conflicts_lock = threading.Lock()
 
@@ -379,46 +462,64 @@ def _register_shipped() -> None:
             metas[p] = read_metadata(p, check=False)
         except CheckpointError:
             metas[p] = {}
-    ours = {p.stem: p for p, meta in metas.items() if checkpoint_game(meta) == "ripmarket"}
-    _SPECIALISTS.update(specialists(ours))
+    by_game: dict[str, dict[str, Path]] = {}
+    for p, meta in metas.items():
+        by_game.setdefault(checkpoint_game(meta), {})[p.stem] = p
+    for game, files in by_game.items():
+        _SPECIALISTS.update(specialists(files, game))
     for p, meta in metas.items():
         game = checkpoint_game(meta)
         if game == "ripmarket":
             desc = (f"MaskablePPO policy trained by self-play against the league{_counts_text(meta.get('num_players'))} "
                     f"(checkpoint agents/checkpoints/{p.name})")
-            by = _SPECIALISTS.get(p.stem)
-            if by:
-                desc += "; at " + ", ".join(f"{n} players the network of {q.stem}" for n, q in by.items())
-                register(p.stem, _by_count_factory(p, by), desc + ".")
-            else:
-                register(p.stem, _factory(p), desc + ".")
-            _SHIPPED[p.stem] = p
         else:
             conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
             opp = conf.get("opponents")
             desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
                                            if isinstance(opp, list) and opp else "")
-            register(p.stem, _factory(p), f"{desc} (checkpoint agents/checkpoints/{p.name}).", game=game)
+            desc += f" (checkpoint agents/checkpoints/{p.name})"
+        by = _SPECIALISTS.get(p.stem)
+        if by:
+            desc += "; at " + ", ".join(f"{_table_words(k)} the network of {q.stem}" for k, q in by.items())
+        register(p.stem, _by_table_factory(p, by, game) if by else _factory(p), desc + ".", game=game)
+        if game == "ripmarket":
+            _SHIPPED[p.stem] = p
 
 
-def specialists(files: dict[str, Path]) -> dict[str, dict[int, Path]]:
-    """The per-count networks among checkpoint files (stem -> path): ``<name>-at-<N>p``
-    serves the bot ``<name>`` at ``N`` players when ``<name>`` is among them too."""
-    out: dict[str, dict[int, Path]] = {}
+def _table_words(key: str) -> str:
+    """``4 players`` for a table named by its count, ``table 4p-ffa`` otherwise."""
+    n = _table_count(key)
+    return f"{n} players" if key == f"{n}p" else f"table {key}"
+
+
+def specialists(files: dict[str, Path], game: str = "ripmarket") -> dict[str, dict[str, Path]]:
+    """The per-table networks among checkpoint files of ``game`` (stem -> path):
+    ``<name>-at-<key>`` (``key`` a table key of ``GameSpec.table_keys``, its count in the
+    game's range) serves the bot ``<name>`` at that table when ``<name>`` is among them
+    too. None for a game that names no tables (no ``table_keys`` hook)."""
+    from agents.checkpoint import _spec_of
+
+    try:
+        spec = _spec_of(game)
+    except (KeyError, ImportError):  # a game no layer has loaded: its files play alone
+        return {}
+    if spec.table_keys is None:
+        return {}
+    out: dict[str, dict[str, Path]] = {}
     for stem, path in sorted(files.items()):
         m = SPECIALIST.match(stem)
-        if m and m["base"] in files:
-            out.setdefault(m["base"], {})[int(m["n"])] = path
-    return {k: dict(sorted(v.items())) for k, v in out.items()}
+        if m and m["base"] in files and spec.min_players <= _table_count(m["key"]) <= spec.max_players:
+            out.setdefault(m["base"], {})[m["key"]] = path
+    return {k: dict(sorted(v.items(), key=lambda kv: (_table_count(kv[0]), kv[0]))) for k, v in out.items()}
 
 
-def _by_count_factory(path: Path, by: dict[int, Path]):
-    every, each = _factory(path), {n: _factory(q) for n, q in by.items()}
+def _by_table_factory(path: Path, by: dict[str, Path], game: str):
+    every, each = _factory(path), {k: _factory(q) for k, q in by.items()}
 
-    def make(deterministic: bool = True, seed: int | None = None, cards=None) -> ByCountAgent:
+    def make(deterministic: bool = True, seed: int | None = None, cards=None) -> ByTableAgent:
         """``cards``: the card database in play; every network must have been trained on it."""
-        return ByCountAgent(every(deterministic, seed, cards),
-                            {n: f(deterministic, seed, cards) for n, f in each.items()}, name=path.stem)
+        return ByTableAgent(every(deterministic, seed, cards),
+                            {k: f(deterministic, seed, cards) for k, f in each.items()}, name=path.stem, game=game)
 
     make.__name__ = f"make_{path.stem.replace('-', '_')}"
     return make

@@ -69,8 +69,11 @@ def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
 
 
 def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: int = 0,
-                    batch: int = 256, progress=None, report=None, game: str = DEFAULT_GAME) -> dict[str, Any]:
-    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere.
+                    batch: int = 256, progress=None, report=None, game: str = DEFAULT_GAME,
+                    rules: dict | None = None) -> dict[str, Any]:
+    """``agent`` in one seat (rotating over seats), zoo agents (drawn per seat) elsewhere,
+    under the game's ``rules`` fields (a mapping without ``num_players``; None: the
+    game's default rules at ``num_players``).
 
     Plays ``games`` games in arena tables of ``batch`` games; a win is a positive final
     reward under ``reward_mode="win"`` (co-winners included). Returns wins, games, win
@@ -81,7 +84,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
     from ripmarket_env.games import get
 
     spec = get(game)
-    rules = spec.make_rules(num_players)
+    rules = spec.make_rules(num_players) if rules is None else spec.make_rules(rules={**rules, "num_players": num_players})
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xE7A1]))
     # seeded, so an evaluation is reproducible
     opp = [zoo_reg.make_seeded(z, int(rng.integers(2**31)) + k, game=game) for k, z in enumerate(zoo)]

@@ -39,13 +39,34 @@ def default_players(game: str) -> int:
     return agents.game_agents(game).bench_players or get(game).default_players
 
 
-def sample_decisions(game: str, players: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` (observation, mask) pairs of decisions with at least two legal actions, from
-    seeded random play of single games (a new game whenever one ends)."""
+def game_tables(game: str, players=None) -> list[tuple[int, dict]]:
+    """The tables timed: ``(players, rules)`` for each count of ``players`` (default: every
+    count the game allows, its ``extras["player_counts"]`` or min..max), in each of the
+    game's modes (``extras["modes"]``, the rules field ``mode``) when it has some."""
     from ripmarket_env.games import get
 
     spec = get(game)
-    eng = spec.make_engine(spec.make_rules(players), batch_size=1)
+    if players is None:
+        listed = (spec.extras or {}).get("player_counts")
+        players = sorted(listed) if listed else range(spec.min_players, spec.max_players + 1)
+    modes = (spec.extras or {}).get("modes") or (None,)
+    return [(int(n), {"mode": m} if m else {}) for n in players for m in modes]
+
+
+def table_label(players: int, rules: dict) -> str:
+    """``<N>p`` and the table's rules values: ``6p``, ``4p-ffa`` (the game's table keys)."""
+    return f"{int(players)}p" + "".join(f"-{v}" for _, v in sorted(rules.items()))
+
+
+def sample_decisions(game: str, players: int, n: int, seed: int = 0,
+                     rules: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (observation, mask) pairs of decisions with at least two legal actions, from
+    seeded random play of single games (a new game whenever one ends) at ``players`` and
+    the rules fields ``rules`` (None: the game's default rules)."""
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    eng = spec.make_engine(spec.make_rules(rules={**(rules or {}), "num_players": int(players)}), batch_size=1)
     rng = np.random.default_rng(seed)
     eng.reset([int(rng.integers(2**31 - 1))])
     obs, masks = [], []
@@ -97,32 +118,35 @@ def time_agent(agent, obs: np.ndarray, masks: np.ndarray) -> dict[str, Any]:
             "p95_ms": p95, "max_ms": float(ms.max()), "under_target": p95 < TARGET_MS}
 
 
-def run_latency(names, players, decisions: int = 200, seed: int = 0, game: str | None = None,
+def run_latency(names, players=None, decisions: int = 200, seed: int = 0, game: str | None = None,
                 on_config=None) -> dict[str, Any]:
-    """The report: one row per agent and player count. ``names``: registered agent names
-    or checkpoint files of ``game`` (``eval.evaluate.make_agent``)."""
+    """The report: one row per agent and table (``game_tables(game, players)``: each count
+    of ``players``, default every count of the game, in each of its modes). ``names``:
+    registered agent names or checkpoint files of ``game`` (``eval.evaluate.make_agent``)."""
     from eval.evaluate import make_agent
     from ripmarket_env.games import ids
 
     game = game or ids()[0]
     threads = _one_thread()
     bots = {name: make_agent(name, seed=seed, game=game) for name in names}  # an unknown name fails here, first
+    tables = game_tables(game, players)
     rows = []
-    for P in players:
-        obs, masks = sample_decisions(game, int(P), int(decisions), seed)
+    for P, rules in tables:
+        obs, masks = sample_decisions(game, P, int(decisions), seed, rules)
+        label = table_label(P, rules)
         for name, bot in bots.items():
-            row = {"agent": name, "players": int(P), **time_agent(bot, obs, masks)}
+            row = {"agent": name, "players": P, "table": label, "rules": dict(rules), **time_agent(bot, obs, masks)}
             rows.append(row)
             if on_config is not None:
-                on_config(f"{name}, {P} players")
+                on_config(f"{name}, table {label}")
     return {
         "game": game,
         "benchmark": "one decision of one game: agent.act(observation, mask), decisions with a choice from seeded random play",
         "unit": "milliseconds per decision",
         "threads": threads,
         "target": {"p95_ms": TARGET_MS},
-        "config": {"agents": list(names), "players": [int(p) for p in players], "decisions": int(decisions),
-                   "seed": int(seed)},
+        "config": {"agents": list(names), "players": sorted({p for p, _ in tables}),
+                   "tables": [table_label(p, r) for p, r in tables], "decisions": int(decisions), "seed": int(seed)},
         "results": rows,
     }
 
@@ -132,9 +156,9 @@ def render_rich(report: dict):
 
     t = Table(title=f"{report['game']}: milliseconds per decision, one game, one core "
                     f"(target: 95th percentile under {report['target']['p95_ms']:g} ms)")
-    for col in ("agent", "players", "decisions", "median", "p95", "max", "under target"):
+    for col in ("agent", "table", "decisions", "median", "p95", "max", "under target"):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in report["results"]:
-        t.add_row(r["agent"], str(r["players"]), str(r["decisions"]), f"{r['median_ms']:.2f}", f"{r['p95_ms']:.2f}",
+        t.add_row(r["agent"], r["table"], str(r["decisions"]), f"{r['median_ms']:.2f}", f"{r['p95_ms']:.2f}",
                   f"{r['max_ms']:.2f}", "yes" if r["under_target"] else "no")
     return t

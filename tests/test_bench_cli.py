@@ -262,8 +262,9 @@ def test_bench_bot_suite_times_single_decisions(tmp_path):
     assert json.loads(out.read_text()) == report and report["suite"] == "bot"
     bot = report["bot"]
     assert bot["threads"]["numba"] == 1 and bot["target"]["p95_ms"] == TARGET_MS
-    assert [(r["agent"], r["players"]) for r in bot["results"]] == [
-        ("random", 3), ("greedy", 3), ("random", 5), ("greedy", 5)]
+    assert [(r["agent"], r["players"], r["table"], r["rules"]) for r in bot["results"]] == [
+        ("random", 3, "3p", {}), ("greedy", 3, "3p", {}), ("random", 5, "5p", {}), ("greedy", 5, "5p", {})]
+    assert bot["config"]["tables"] == ["3p", "5p"] and bot["config"]["players"] == [3, 5]
     for r in bot["results"]:
         assert r["decisions"] == 12 and 0 < r["median_ms"] <= r["p95_ms"] <= r["max_ms"]
         assert r["under_target"] == (r["p95_ms"] < TARGET_MS)
@@ -277,6 +278,7 @@ def test_bench_bot_suite_times_single_decisions(tmp_path):
     (["--agents", "nobody"], "unknown agent 'nobody'"),
     (["--decisions", "0"], "--decisions 0 is not allowed"),
     (["--players", "11"], "--players"),
+    (["--game", "black-market", "--players", "3"], "--players '3' is not allowed for black-market; allowed: 2, 4, 6"),
     (["--game", "chess"], "--game 'chess' is not a registered game"),
 ])
 def test_bench_bot_suite_refuses_bad_options(args, message):
@@ -284,13 +286,30 @@ def test_bench_bot_suite_refuses_bad_options(args, message):
     assert res.exit_code == 2 and message in res.output, res.output
 
 
-@pytest.mark.parametrize("game, agent, players", [("rune-market", "rm-banker", 4), ("black-market", "bm-builder", 2)])
-def test_bench_bot_suite_plays_every_game_at_its_default_count(game, agent, players):
+@pytest.mark.parametrize("game, agent, tables", [
+    ("rune-market", "rm-banker", ["2p", "3p", "4p", "5p", "6p"]),
+    ("black-market", "bm-builder", ["2p-teams", "2p-ffa", "4p-teams", "4p-ffa", "6p-teams", "6p-ffa"])])
+def test_bench_bot_suite_times_every_table_of_the_game(game, agent, tables):
+    """Without --players the bot suite times each table of the game: every count, in each
+    mode where the game has modes (BM-1.3); the samples come from that table (its
+    observations name it: the game's table keys)."""
+    from eval.latency import sample_decisions
+    from ripmarket_env.core.spec import observation_tables
+    from ripmarket_env.games import get
+
     res = runner.invoke(app, ["bench", "--suite", "bot", "--json", "--game", game, "--agents", agent,
                               "--decisions", "6"])
     assert res.exit_code == 0, res.output
-    [row] = json.loads(res.stdout)["bot"]["results"]
-    assert (row["agent"], row["players"], row["decisions"]) == (agent, players, 6)
+    rows = json.loads(res.stdout)["bot"]["results"]
+    assert [r["table"] for r in rows] == tables and {r["agent"] for r in rows} == {agent}
+    assert all(r["decisions"] == 6 and r["p95_ms"] > 0 for r in rows)
+    for r in rows:
+        obs, _ = sample_decisions(game, r["players"], 6, rules=r["rules"])
+        keys = set(observation_tables(get(game), obs))
+        assert keys == {r["table"]}, (r, keys)  # the label is the game's table key
+    res = runner.invoke(app, ["bench", "--suite", "bot", "--json", "--game", game, "--agents", agent,
+                              "--decisions", "3", "--players", "2"])
+    assert [r["table"] for r in json.loads(res.stdout)["bot"]["results"]] == [t for t in tables if t.startswith("2p")]
 
 
 def test_bench_engine_same_schema_every_game():

@@ -14,7 +14,6 @@ import pytest
 import agents
 import ripmarket_env
 from agents.checkpoint import CheckpointError, read_metadata
-from agents.policy import CHECKPOINT_DIR
 from ripmarket_env.core.spec import GameSpec
 from ripmarket_env.envs.record import RecordError, Recorder
 from ripmarket_env.games import get, ids, registry
@@ -114,7 +113,9 @@ def test_records_carry_the_game_id_and_old_records_still_replay(tmp_path):
 def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
     from agents.export import trained_cards
 
-    shipped = CHECKPOINT_DIR / "ppo-6p-stage4.zip"  # the first edition's bot (shipped as ppo-6p until the second)
+    from first_edition import first_edition_checkpoint
+
+    shipped = first_edition_checkpoint(tmp_path)  # as the first edition's bot was written (shipped as ppo-6p until the second)
     meta = read_metadata(shipped, cards=trained_cards(shipped))  # written before checkpoints named their game
     assert "game" not in meta
     with zipfile.ZipFile(shipped) as z:
@@ -134,28 +135,6 @@ def test_checkpoints_carry_the_game_id_and_old_ones_still_load(tmp_path):
     copy = tmp_path / "copy.zip"
     shutil.copy(shipped, copy)
     assert read_metadata(copy, cards=trained_cards(shipped))["obs_size"] == meta["obs_size"]
-
-
-def test_shipped_networks_decide_as_before_the_house():
-    """The first edition's shipped bot (ppo-6p then, ppo-6p-stage4 now) gives, on the 669
-    recorded observations of tests/data/heuristic_decisions.npz, the actions it gave before
-    the multi-game restructure (tests/data/network_decisions.npz, recorded with the code of
-    0.1.0). The first edition's distilled zoo, recorded there too, is no longer shipped (the
-    shipped zoo-bc.pt is the second edition's)."""
-    from pathlib import Path
-
-    data = Path(__file__).parent / "data"
-    rec = np.load(data / "heuristic_decisions.npz")
-    want = np.load(data / "network_decisions.npz")
-    obs, mask = rec["obs"].astype(np.float32), rec["mask"].astype(bool)
-    from agents.export import trained_cards
-    from agents.policy import CHECKPOINT_DIR
-
-    src = CHECKPOINT_DIR / "ppo-6p-stage4.zip"
-    cards = trained_cards(src)  # the cards the network was trained on (the samples' are the first edition's)
-    got = agents.make(src.stem, cards=cards).act_batch(obs, mask)
-    assert got.shape == (669,) and mask[np.arange(669), got].all()
-    np.testing.assert_array_equal(got, want["ppo_6p"])
 
 
 def test_the_games_command_lists_every_registered_game():

@@ -143,8 +143,9 @@ def test_replay_command_reads_a_saved_game(tmp_path):
     "args, message",
     [
         (["--opponents", "greedy,bogus"], "--opponents: unknown opponent 'bogus'; allowed: "),
-        (["--opponents", "greedy,ppo-6p-stage2"], "--opponents: bot 'ppo-6p-stage2' cannot play these cards: "
-                                                  "agents/checkpoints/ppo-6p-stage2.zip was trained on the first edition's cards"),
+        (["--cards", "first-edition", "--opponents", "greedy,ppo-6p"],
+         "--opponents: bot 'ppo-6p' cannot play these cards: agents/checkpoints/ppo-6p.zip was trained on the second "
+         "edition's cards"),
         (["--players", "3", "--opponents", "greedy,greedy,greedy"], "3 opponents given for 2 other seat(s)"),
         (["--players", "3", "--seat", "3"], "--seat: seat=3 is not allowed; allowed with 3 players: 0 to 2"),
         (["--players", "11"], "--players: players=11 is not allowed; allowed: an integer from 2 to 10"),
@@ -160,16 +161,19 @@ def test_play_rejects_bad_settings(args, message):
 
 
 def test_unknown_opponent_lists_the_registry():
-    """The allowed list is the registry's bots that play the cards in play: not the first
-    edition's ppo-6p stages on the second edition's cards."""
+    """The allowed list is the registry's bots that play the cards in play: every one on
+    the packaged cards; with --cards first-edition, not the trained bots (second edition)."""
     import agents
 
     result = CliRunner().invoke(app, ["play", "--opponents", "nobody"], env={"COLUMNS": "400"})
     assert result.exit_code == 2
     allowed = " ".join(result.output.split()).split("allowed: ")[1]
-    stages = [n for n in agents.names() if n.startswith("ppo-6p-stage")]
-    assert stages and all(name in allowed for name in agents.names() if name not in stages)
-    assert not any(name in allowed for name in stages)
+    assert all(name in allowed.split(", ") or name in allowed for name in agents.names())
+    result = CliRunner().invoke(app, ["play", "--cards", "first-edition", "--opponents", "nobody"],
+                                env={"COLUMNS": "400"})
+    assert result.exit_code == 2
+    allowed = " ".join(result.output.split()).split("allowed: ")[1].split(", ")
+    assert "greedy" in allowed and "ppo-6p" not in allowed and "ppo" not in allowed
 
 
 def test_opponents_are_cycled_over_the_other_seats():
@@ -309,15 +313,24 @@ def test_replay_god_tells_each_action_once(tmp_path):
     assert sum(map(int, lost)) == sum(hp0 - int(h) for h in s.state["hp"][:4])
 
 
-def test_agents_list_marks_bots_of_other_cards():
+def test_agents_list_marks_bots_of_other_cards(monkeypatch):
     """`ripmarket agents` shows every registered bot and says which cannot play the packaged
-    cards (the first edition's ppo-6p stages), with the reason."""
+    cards, with the reason: none of the shipped ones (the first edition's ppo-6p stages are
+    retired); a bot of other cards would be marked."""
+    import agents
+    import agents.policy
+
     result = CliRunner().invoke(app, ["agents"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") >= 3}
-    for name in ("ppo-6p-stage1", "ppo-6p-stage2", "ppo-6p-stage3", "ppo-6p-stage4"):
-        assert "Cannot play the packaged cards" in rows[name] and "first edition" in rows[name]
-    assert "Cannot play" not in rows["ppo-6p"] and "Cannot play" not in rows["greedy"]
+    assert set(agents.names()) <= set(rows) and not any(n.startswith("ppo-6p-stage") for n in rows)
+    assert "Cannot play" not in result.output
+    monkeypatch.setattr(agents.policy, "card_conflict",
+                        lambda name, cards=None: "trained on the first edition's cards" if name == "ppo-6p" else None)
+    result = CliRunner().invoke(app, ["agents"], env={"COLUMNS": "400"})
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") >= 3}
+    assert "Cannot play the packaged cards: trained on the first edition" in " ".join(rows["ppo-6p"].split())
+    assert "Cannot play" not in rows["greedy"]
 
 
 def test_default_opponent_is_the_bot_for_every_table(monkeypatch):

@@ -289,19 +289,19 @@ def test_init_from_a_narrower_network_goes_on_as_the_wider_one_of_the_same_funct
             init_policy(_fresh_like(src, other), "ppo-at-6p", target=other)
 
 
-def test_init_from_other_cards_skips_only_the_card_check():
+def test_init_from_other_cards_skips_only_the_card_check(tmp_path):
     import torch
 
     from agents.checkpoint import load_policy, read_metadata
-    from agents.policy import CHECKPOINT_DIR
+    from first_edition import first_edition_checkpoint
     from ripmarket_env.games.ripmarket.cards.loader import load_cards
     from train.selfplay import load_init
 
-    old = CHECKPOINT_DIR / "ppo-6p-stage4.zip"  # the first edition's bot
+    old = first_edition_checkpoint(tmp_path)  # as the first edition's bots were written
     assert read_metadata(old, check=False)["card_digest"] == load_cards("first-edition").digest
     with pytest.raises(CheckpointError, match="first edition's cards"):
-        load_init(old.stem)
-    path, src, meta = load_init(old.stem, other_cards=True)
+        load_init(str(old))
+    path, src, meta = load_init(str(old), other_cards=True)
     ref, _ = load_policy(old, cards=load_cards("first-edition"))
     assert path == old and meta["card_digest"] == load_cards("first-edition").digest
     for (k, a), b in zip(ref.state_dict().items(), src.state_dict().values()):

@@ -547,25 +547,17 @@ def observation(players: int = 4, seed: int = 3):
     return eng.observe([seat])[0], eng.legal_mask()[0].astype(int)
 
 
-#: the shipped first-edition stages of ppo-6p (docs/TRAINING.md): they play only --cards first-edition
-FIRST_EDITION_BOTS = ("ppo-6p-stage1", "ppo-6p-stage2", "ppo-6p-stage3", "ppo-6p-stage4")
-
-
 def test_bot_endpoint(client):
     info = client.get("/api/bots").json()
     import agents
 
-    # the list offers the bots that play these cards; the first edition's stages are set apart
-    assert [b["name"] for b in info["bots"]] == [n for n in agents.names() if n not in FIRST_EDITION_BOTS]
-    assert [b["name"] for b in info["unavailable"]] == list(FIRST_EDITION_BOTS)
-    assert all("first edition's cards" in b["reason"] and "/work" not in b["reason"] for b in info["unavailable"])
+    # the list offers the bots that play these cards: every shipped bot (the first edition's
+    # stages of ppo-6p, which could not, are retired)
+    assert [b["name"] for b in info["bots"]] == agents.names() and info["unavailable"] == []
     obs, mask = observation()
     assert info["observation_size"] == obs.size and info["num_actions"] == mask.size
     for name in agents.names():
         r = client.post(f"/api/bots/{name}/act", json={"observation": obs.tolist(), "action_mask": mask.tolist()})
-        if name in FIRST_EDITION_BOTS:  # trained on the first edition's cards: refused in one line
-            assert r.status_code == 409 and "first edition's cards" in r.json()["detail"], r.text
-            continue
         assert r.status_code == 200, r.text
         out = r.json()
         assert mask[out["action"]] == 1 and out["description"]
@@ -575,17 +567,18 @@ def test_bot_endpoint(client):
 
 def test_bots_that_cannot_play_these_cards_are_not_offered(client):
     """A newcomer never picks a bot that is then refused: the page's list, the schema's
-    names and the games offer only the bots of the cards in play; naming a first-edition
-    stage gets a one-line 422 with the reason and creates no game."""
+    names and the games offer only the bots of the cards in play (every shipped bot plays
+    the packaged cards); a name that is no bot gets a one-line 422 and creates no game."""
+    import agents
+
     offered = {b["name"] for b in client.get("/api/bots").json()["bots"]}
     schema = client.get("/openapi.json").json()["components"]["schemas"]["CreateRipmarketGame"]
     enum = set(schema["properties"]["opponents"]["items"]["enum"])
-    assert enum == offered and "ppo-6p" in offered and not offered & set(FIRST_EDITION_BOTS)
+    assert enum == offered == set(agents.names()) and "ppo-6p" in offered
+    assert not any(n.startswith("ppo-6p-stage") for n in offered)  # the first edition's stages are retired
     before = len(client.app.state.games)
-    for name in FIRST_EDITION_BOTS:
-        r = client.post("/api/games", json={"players": 3, "opponents": [name], "seed": 1})
-        assert r.status_code == 422, r.text
-        assert detail(r).startswith(f"opponents: bot {name} cannot play these cards: ") and "first edition" in detail(r)
+    r = client.post("/api/games", json={"players": 3, "opponents": ["ppo-6p-stage4"], "seed": 1})
+    assert r.status_code == 422, r.text
     assert len(client.app.state.games) == before
 
 
@@ -605,23 +598,23 @@ def test_the_default_opponent_is_the_bot_for_every_table(client):
 
 
 def test_bot_choices_follow_the_cards():
-    """The server offers the bots that can play the cards in play: with the second edition
-    the first-edition stages are set apart with the reason; the one session refuses a bot
-    it is told cannot play, and seats the stages with --cards first-edition."""
+    """The server offers the bots that can play the cards in play: with the packaged second
+    edition every shipped bot; the one session refuses a bot it is told cannot play (a
+    second-edition bot with --cards first-edition), naming the reason, and seats the
+    heuristics there."""
     from agents.policy import card_conflict
     from ripmarket_env.app.server.kinds import kinds
     from ripmarket_env.app.session import SetupError, TableSession
     from ripmarket_env.games.ripmarket.cards.loader import load_cards
 
     first = load_cards("first-edition")
-    assert set(kinds()["ripmarket"].unavailable()) == set(FIRST_EDITION_BOTS)
-    assert card_conflict("ppo-6p", first) and not any(card_conflict(n, first) for n in FIRST_EDITION_BOTS)
-    refused = kinds()["ripmarket"].unavailable()
-    with pytest.raises(SetupError, match="bot 'ppo-6p-stage4' cannot play these cards: .*first edition"):
-        TableSession("ripmarket", 3, 0, ["ppo-6p-stage4"], seed=1, refused=refused)
-    s = TableSession("ripmarket", 3, 0, ["ppo-6p-stage4"], seed=1, engine_kwargs={"cards": first},
-                     refused={"ppo-6p": card_conflict("ppo-6p", first)})
-    assert s.controllers == ["you", "ppo-6p-stage4", "ppo-6p-stage4"]
+    assert kinds()["ripmarket"].unavailable() == {}
+    why = card_conflict("ppo-6p", first)
+    assert "second edition's cards" in why and "first edition" in why and not card_conflict("greedy", first)
+    with pytest.raises(SetupError, match="bot 'ppo-6p' cannot play these cards: .*second edition"):
+        TableSession("ripmarket", 3, 0, ["ppo-6p"], seed=1, engine_kwargs={"cards": first}, refused={"ppo-6p": why})
+    s = TableSession("ripmarket", 3, 0, ["greedy"], seed=1, engine_kwargs={"cards": first}, refused={"ppo-6p": why})
+    assert s.controllers == ["you", "greedy", "greedy"]
 
 
 @pytest.mark.parametrize(
@@ -867,15 +860,12 @@ def test_bot_endpoint_fuzz_never_500(client):
             r = client.post(f"/api/bots/{name}/act", json={"observation": obs.tolist(),
                                                            "action_mask": mask.astype(int).tolist()})
             codes.append(r.status_code)
-            assert r.status_code in (200, 409, 422), r.text
+            assert r.status_code in (200, 422), r.text  # every shipped bot plays the packaged cards
             if r.status_code == 200:
                 assert mask[r.json()["action"]]
-            elif r.status_code == 409:
-                assert name in FIRST_EDITION_BOTS and k != 2  # other cards: refused, never a 500
             else:
                 assert k == 2  # only the out-of-bounds one is refused
-    playable = [n for n in agents.names() if n not in FIRST_EDITION_BOTS]
-    assert codes.count(200) == 3 * len(playable) and codes.count(409) == 3 * (len(agents.names()) - len(playable))
+    assert codes.count(200) == 3 * len(agents.names())
 
 
 def test_bots_are_built_once_and_answer_like_fresh_ones(client):

@@ -217,11 +217,20 @@ class TrainConfig:
     """Players per game (the game's range: R.I.P. Market 2..10; default 6, or the game's
     default player count when 6 is outside its range)."""
     player_counts: list[int] = field(default_factory=list)
-    """Train one network at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
+    """Shorthand of ``tables`` for tables that differ only in their count: train one network
+    at several player counts at once (e.g. ``[2, 3, ..., 10]``): the
     ``n_envs`` games are split evenly over the counts (the observation names the count,
     so the network learns each), and the in-training evaluations play every count. Empty:
     ``num_players`` only. Sb3 backend. The warm start (``pretrain``) and the zoo refreshes
     (``league.refresh_*``) record their games at every count, split evenly."""
+    tables: list[dict] = field(default_factory=list)
+    """Train one network at several tables at once, each ``{num_players: N, rules: {...}}``
+    (its ``rules`` merged over the run's ``rules``; e.g. Black Market's 2 players, 4 in free-
+    for-all and 6 in teams): as ``player_counts``, the ``n_envs`` games are split evenly over
+    the tables (first tables get the remainder), the evaluations and the recordings
+    (``pretrain``, ``league.refresh_*``) play every table, and the checkpoints' metadata
+    lists them (``tables``). Excludes ``num_players`` and ``player_counts``; sb3 backend.
+    Empty: ``player_counts`` or ``num_players``."""
     reward_mode: str = "win"
     """Training reward, the game's rules field ``reward_mode`` (R-11, BM-10.2, RM-7.4): "win"
     or "placement" (evaluation always counts wins)."""
@@ -291,15 +300,56 @@ class TrainConfig:
 
     # ------------------------------------------------------------------ derived
     def counts(self) -> list[int]:
-        """The player counts this run trains at (``player_counts``, else ``num_players``)."""
+        """The player counts this run trains at (those of ``tables``, in order, each once;
+        else ``player_counts``, else ``num_players``)."""
+        if self.tables:
+            return sorted({int(t["num_players"]) for t in self.tables})
         return list(self.player_counts) or [self.num_players]
+
+    def run_tables(self) -> list["Table"]:
+        """The tables this run trains at: ``tables``, else one per count of ``counts()``
+        with the run's ``rules``."""
+        if self.tables:
+            return [Table(int(t["num_players"]), {**self.rules, **(t.get("rules") or {})}, dict(t.get("rules") or {}))
+                    for t in self.tables]
+        return [Table(n, dict(self.rules)) for n in self.counts()]
+
+    def tables_metadata(self) -> dict[str, Any]:
+        """``{"tables": [{"num_players", "rules"}, ...]}`` (each table's merged rules) for a
+        checkpoint's metadata when the run names ``tables``; ``{}`` otherwise (the metadata
+        of a run by count stays as it was)."""
+        if not self.tables:
+            return {}
+        return {"tables": [{"num_players": t.num_players, "rules": dict(t.rules), "label": t.label}
+                           for t in self.run_tables()]}
 
     def run_name(self, now: float | None = None) -> str:
         """``env__exp__seed__time`` (CleanRL's convention)."""
         return f"{self.env_id or self.game}__{self.exp_name}__{self.seed}__{int(now if now is not None else time.time())}"
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if not d["tables"]:  # a run without tables writes the config it always wrote
+            del d["tables"]
+        else:  # the tables set the counts (config_from_dict reads the dict back)
+            del d["num_players"], d["player_counts"]
+        return d
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """One table of a run: its player count and its rules fields (the run's ``rules`` with
+    the table's own over them; without ``num_players`` and ``reward_mode``)."""
+
+    num_players: int
+    rules: dict
+    own: dict = field(default_factory=dict)
+    """The table's own rules, as its ``tables`` entry wrote them."""
+
+    @property
+    def label(self) -> str:
+        """``<N>p`` and the values of the table's own rules: ``4p``, ``4p-ffa``."""
+        return f"{self.num_players}p" + "".join(f"-{v}" for _, v in sorted(self.own.items()))
 
 
 def _allowed(cls) -> list[str]:
@@ -410,6 +460,8 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     data.setdefault("env_id", spec.id)
     _int(data, "seed", 0, MAX_SEED)
     lo, hi = spec.min_players, spec.max_players
+    if "tables" in data:
+        _check_tables(spec, data)
     if "num_players" not in data and not lo <= TrainConfig.num_players <= hi:
         data["num_players"] = spec.default_players
     _int(data, "num_players", lo, hi)
@@ -488,9 +540,18 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _float(data, "max_minutes", 0.0, 1e7)
     if pre.get("games"):
         _needs_heuristics(spec.id, "pretrain.games", pre["games"], "0 (a warm start clones the heuristics)")
-    counts_key = "player_counts" if data.get("player_counts") else "num_players"
-    for n in (data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]):
-        _check_rules(spec, data.get("rules", {}), n, data.get("reward_mode", TrainConfig.reward_mode), counts_key)
+    mode = data.get("reward_mode", TrainConfig.reward_mode)
+    if data.get("tables"):
+        _check_rules(spec, data.get("rules", {}), data["tables"][0]["num_players"], mode, shape_only=True)
+        for i, t in enumerate(data["tables"]):
+            _check_rules(spec, t["rules"], t["num_players"], mode, f"tables[{i}]", shape_only=True)
+        for i, t in enumerate(data["tables"]):
+            _check_rules(spec, {**data.get("rules", {}), **t.get("rules", {})}, t["num_players"], mode, f"tables[{i}]")
+        _distinct_tables(spec, data, mode)
+    else:
+        counts_key = "player_counts" if data.get("player_counts") else "num_players"
+        for n in (data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]):
+            _check_rules(spec, data.get("rules", {}), n, mode, counts_key)
     cfg = TrainConfig(**data, policy=policy, league=LeagueConfig(**lea), pretrain=PretrainConfig(**pre),
                       rllib=RLlibConfig(**rll))
     if cfg.backend == "rllib":
@@ -508,10 +569,12 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     if (cfg.n_envs * cfg.n_steps) % cfg.batch_size:
         raise _bad("batch_size", cfg.batch_size,
                    f"a divisor of n_envs * n_steps = {cfg.n_envs * cfg.n_steps}")
-    if cfg.player_counts:
+    if cfg.player_counts or cfg.tables:
+        which = "tables (one network trained at several tables)" if cfg.tables else \
+            "player_counts (one network trained at several counts)"
         for key, value, allowed in (("backend", cfg.backend, "sb3"),):
             if value != allowed:
-                raise _bad(key, value, f"{allowed!r} with player_counts (one network trained at several counts)")
+                raise _bad(key, value, f"{allowed!r} with {which}")
     if cfg.league.zoo_init and not any(z.endswith("-bc") for z in cfg.league.zoo):
         raise _bad("league.zoo_init", cfg.league.zoo_init,
                    "\"\" unless league.zoo holds distilled agents (names ending in -bc) to start from it")
@@ -543,7 +606,8 @@ def _default_zoo(game: str) -> list[str]:
 
 def _check_teammate(spec, mate, data: dict) -> None:
     """``league.teammate``: "self" or an agent of the game, for a game whose rules make
-    teams at every player count of the run."""
+    teams at every player count of the run; with ``tables``, at one table at least (it
+    applies at the tables with teams)."""
     import agents
 
     known = agents.names(spec.id)
@@ -551,13 +615,78 @@ def _check_teammate(spec, mate, data: dict) -> None:
         raise _bad("league.teammate", mate, "\"\" (league seats), self (the learner's policy) or an agent: "
                    + " | ".join(known))
     sides = (spec.extras or {}).get("sides")
-    for n in data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]:
+    base = data.get("rules") or {}
+    if isinstance(data.get("tables"), list) and data["tables"]:
+        tables = [(t.get("num_players"), {**base, **(t.get("rules") or {})}) for t in data["tables"]
+                  if isinstance(t, dict)]
+    else:
+        tables = [(n, base) for n in data.get("player_counts") or [data.get("num_players", TrainConfig.num_players)]]
+    teams = []
+    for n, rules in tables:
         try:
-            rules = spec.make_rules(rules={**(data.get("rules") or {}), "num_players": n})
+            teams.append(sides is not None and sides(spec.make_rules(rules={**rules, "num_players": n})) is not None)
         except (ValueError, TypeError):
             return  # the rules check names the problem
-        if sides is None or sides(rules) is None:
-            raise _bad("league.teammate", mate, f"\"\" ({spec.id} has no teams with these rules at {n} players)")
+    if data.get("tables") and not any(teams):
+        raise _bad("league.teammate", mate, f"\"\" ({spec.id} has teams at none of the tables)")
+    if not data.get("tables") and not all(teams):
+        n = tables[teams.index(False)][0]
+        raise _bad("league.teammate", mate, f"\"\" ({spec.id} has no teams with these rules at {n} players)")
+
+
+#: At most this many tables in one run (``tables``).
+MAX_TABLES = 64
+
+
+def _check_tables(spec, data: dict) -> None:
+    """The shape of ``tables``: a non-empty list of ``{num_players, rules}`` mappings with
+    counts of the game, alone of the keys that set the counts; the table's rules are
+    checked by ``_check_rules`` (and ``_distinct_tables``) once the run's keys are."""
+    lo, hi = spec.min_players, spec.max_players
+    tables = data["tables"]
+    example = f"[{{num_players: {lo}}}, {{num_players: {hi}, rules: {{...}}}}]"
+    if not (isinstance(tables, list) and 0 < len(tables) <= MAX_TABLES):
+        raise _bad("tables", tables, f"a list of 1 to {MAX_TABLES} tables {{num_players: N, rules: {{...}}}}, "
+                   f"e.g. {example}")
+    for k in ("num_players", "player_counts"):
+        if k in data:
+            raise ConfigError(f"{k} and tables both set the player counts; set only tables "
+                              "(each table's num_players)")
+    for i, t in enumerate(tables):
+        where = f"tables[{i}]"
+        if not isinstance(t, dict):
+            raise _bad(where, t, f"a mapping {{num_players: N, rules: {{...}}}}, e.g. {example}")
+        for k in t:
+            if k not in ("num_players", "rules"):
+                raise ConfigError(f"unknown key '{where}.{_key(k)}'; allowed keys: num_players, rules")
+        if "num_players" not in t:
+            raise ConfigError(f"{where} has no num_players; allowed: a player count {lo}..{hi} of {spec.id}")
+        _int(t, "num_players", lo, hi, where=f"{where}.")
+        if t.get("rules") is None:
+            t = tables[i] = {**t, "rules": {}}
+        if not isinstance(t["rules"], dict):
+            raise _bad(f"{where}.rules", t["rules"], f"a mapping of {spec.id}'s rules fields, merged over the run's rules")
+    data["tables"] = [dict(t) for t in tables]
+    data["num_players"] = tables[0]["num_players"]  # the first table's (the run's count where one is read)
+    if data.get("n_envs", 256) < len(tables):
+        raise _bad("n_envs", data.get("n_envs", 256), f"at least one game per table ({len(tables)})")
+
+
+def _distinct_tables(spec, data: dict, mode: str) -> None:
+    """No two ``tables`` play the same rules (their count and every rules field)."""
+    seen: dict = {}
+    for i, t in enumerate(data["tables"]):
+        rules = spec.make_rules(rules=rules_fields(spec, {**data.get("rules", {}), **t["rules"]}, t["num_players"], mode))
+        key = repr(rules.to_dict() if hasattr(rules, "to_dict") else rules)
+        if key in seen:
+            raise ConfigError(f"tables[{i}] plays the same table as tables[{seen[key]}] "
+                              f"({t['num_players']} players, the same rules); list each table once")
+        seen[key] = i
+    labels = [Table(t["num_players"], {}, t["rules"]).label for t in data["tables"]]
+    for i, lab in enumerate(labels):
+        if labels.index(lab) != i:
+            raise ConfigError(f"tables[{i}] and tables[{labels.index(lab)}] are both named {lab!r} (the count and "
+                              "the values of the table's own rules); give the tables distinct rules values")
 
 
 def _imitates(name: str, game: str) -> bool:
@@ -586,19 +715,26 @@ def _needs_heuristics(game: str, key: str, value, allowed: str) -> None:
         raise _bad(key, value, f"{allowed}: game {game} has no heuristics to record")
 
 
-def _check_rules(spec, rules, num_players: int, reward_mode: str, counts_key: str = "num_players") -> None:
+def _check_rules(spec, rules, num_players: int, reward_mode: str, counts_key: str = "num_players",
+                 shape_only: bool = False) -> None:
     """``rules`` must be a mapping of ``spec``'s rules fields (``num_players`` and
-    ``reward_mode`` are the config's own keys) that the game accepts at ``num_players``."""
+    ``reward_mode`` are the config's own keys) that the game accepts at ``num_players``
+    (``shape_only``: the keys alone, not the values)."""
     import dataclasses as dc
 
     fields = [f.name for f in dc.fields(spec.rules_class) if f.name not in ("num_players", "reward_mode")]
     if not isinstance(rules, dict):
         raise _bad("rules", rules, f"a mapping of {spec.id}'s rules fields: {', '.join(fields)}")
+    where = f"{counts_key}.rules" if counts_key.startswith("tables[") else "rules"
     for k in rules:
         if k in ("num_players", "reward_mode"):
-            raise ConfigError(f"'rules.{k}' is a key of its own: write {k} at the top of the config")
+            raise ConfigError(f"'{where}.{k}' is a key of its own: write {k} "
+                              + ("beside the table's rules" if where != "rules" and k == "num_players"
+                                 else "at the top of the config"))
         if k not in fields:
-            raise ConfigError(f"unknown key 'rules.{_key(k)}'; allowed keys ({spec.id}): {', '.join(fields)}")
+            raise ConfigError(f"unknown key '{where}.{_key(k)}'; allowed keys ({spec.id}): {', '.join(fields)}")
+    if shape_only:
+        return
     try:
         spec.make_rules(rules=rules_fields(spec, rules, num_players, reward_mode))
     except (ValueError, TypeError) as e:
@@ -619,14 +755,15 @@ def rules_fields(spec, rules: dict, num_players: int, reward_mode: str) -> dict:
     return out
 
 
-def rules_of(cfg: TrainConfig, num_players: int | None = None):
+def rules_of(cfg: TrainConfig, num_players: int | None = None, rules: dict | None = None):
     """The game's rules config of a run at ``num_players`` (default ``cfg.num_players``):
-    ``cfg.rules`` with the player count and ``reward_mode``."""
+    ``rules`` (default ``cfg.rules``; a table's, ``Table.rules``) with the player count
+    and ``reward_mode``."""
     from ripmarket_env.games import get
 
     spec = get(cfg.game)
     n = cfg.num_players if num_players is None else num_players
-    return spec.make_rules(rules=rules_fields(spec, cfg.rules, n, cfg.reward_mode))
+    return spec.make_rules(rules=rules_fields(spec, cfg.rules if rules is None else rules, n, cfg.reward_mode))
 
 
 def _one_line(msg: str, limit: int = 300) -> str:

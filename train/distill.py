@@ -58,6 +58,7 @@ def _collect_chunk(args, report=None) -> Decisions:
     guest = rest[0] if rest else None
     record = rest[1] if len(rest) > 1 else "zoo"
     game = rest[2] if len(rest) > 2 else DEFAULT_GAME
+    table_rules = rest[3] if len(rest) > 3 else None
     import agents
     from eval import arena
     from ripmarket_env.games import get
@@ -76,7 +77,9 @@ def _collect_chunk(args, report=None) -> Decisions:
     keep = (lambda w: w == len(styles)) if record == "guest" else (lambda w: w < len(styles))
     # forced decisions (one legal action) teach nothing
     rec = arena.Recorder(include=keep, min_choices=2, obs_dtype=np.float16)
-    arena.play(spec, spec.make_rules(num_players), seeds, who, zoo, observers=[rec], report=report)
+    rules = spec.make_rules(num_players) if table_rules is None else \
+        spec.make_rules(rules={**table_rules, "num_players": num_players})
+    arena.play(spec, rules, seeds, who, zoo, observers=[rec], report=report)
     d = rec.decisions
     return Decisions(d["obs"], d["mask"], d["action"].astype(np.int16), d["agent"].astype(np.int8),
                      (first_game + d["game"]).astype(np.int32), d["reward"].astype(np.float32))
@@ -95,7 +98,7 @@ def default_styles(game: str = DEFAULT_GAME) -> tuple[str, ...]:
 
 def collect(num_players: int | Sequence[int], games: int, styles=None, seed: int = 0, workers: int = 2,
             chunk: int = 100, progress: bool = True, guest: str | None = None, record: str = "zoo",
-            game: str = DEFAULT_GAME) -> Decisions:
+            game: str = DEFAULT_GAME, rules: Sequence[dict] | None = None) -> Decisions:
     """Play ``games`` games of ``game`` between zoo agents (a style drawn per seat; default
     ``styles``: the game's heuristics) and record every decision with more than one legal
     action. Deterministic given the seed and chunk.
@@ -103,7 +106,9 @@ def collect(num_players: int | Sequence[int], games: int, styles=None, seed: int
     ``num_players`` may list several player counts: the games are then split evenly over
     them (the first counts get the remainder), numbered one after another, and played in
     one pool. Every count shares the observation layout (it names the count), so one
-    network learns them all.
+    network learns them all. ``rules``: the rules fields of each entry of ``num_players``
+    (a list as long; the tables of a run's ``tables``, ``train.config.Table``), else the
+    game's default rules at each count.
 
     ``guest`` (an agent name or checkpoint) takes one seat of every game, rotating over the
     seats; ``record="zoo"`` keeps only the zoo's decisions: recording the zoo against the
@@ -122,18 +127,22 @@ def collect(num_players: int | Sequence[int], games: int, styles=None, seed: int
     styles = default_styles(game) if styles is None else styles
 
     counts = [int(num_players)] if np.isscalar(num_players) else [int(c) for c in num_players]
+    if rules is not None and len(rules) != len(counts):
+        raise ValueError(f"rules: one mapping per player count ({len(counts)}), got {len(rules)}")
     share = split_evenly(games, len(counts))
     jobs, first = [], 0
-    for c, n in zip(counts, share):
-        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest, record, game) for g in range(0, n, chunk)]
+    for i, (c, n) in enumerate(zip(counts, share)):
+        extra = () if rules is None else (dict(rules[i]),)
+        jobs += [(c, tuple(styles), min(chunk, n - g), seed, first + g, guest, record, game, *extra)
+                 for g in range(0, n, chunk)]
         first += n
     vs = f" against {guest}" if guest is not None else ""
     at = f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts))
     spec = get(game)
 
     def warm():
-        for c in counts:
-            arena.warm_up(spec, spec.make_rules(c))
+        for i, c in enumerate(counts):
+            arena.warm_up(spec, spec.make_rules(c) if rules is None else spec.make_rules(rules={**rules[i], "num_players": c}))
 
     parts = arena.run_pool(_collect_chunk, jobs, workers, total=games, progress=progress,
                            threads=1 if guest is not None else None,

@@ -110,12 +110,16 @@ class League:
 
     def teammates(self, rules) -> np.ndarray | None:
         """``mates[seat, rel]``: is the seat ``rel + 1`` after ``seat`` on its side (None
-        without ``league.teammate``)? From the game's ``extras["sides"]`` hook."""
+        without ``league.teammate``, or at a table without teams: ``tables``)? From the
+        game's ``extras["sides"]`` hook."""
         if self.mate < 0:
             return None
         from ripmarket_env.games import get
 
-        side = np.asarray(get(self.game).extras["sides"](rules))
+        side = get(self.game).extras["sides"](rules)
+        if side is None:
+            return None
+        side = np.asarray(side)
         P = len(side)
         return np.array([[side[(s + r + 1) % P] == side[s] for r in range(P - 1)] for s in range(P)])
 
@@ -283,15 +287,16 @@ def _league_batch_class(spec):
 
 
 class MixedBatch:
-    """Several league batches, one per player count, seen as one batch of games: rows
-    ``bounds[i]:bounds[i+1]`` are the games of ``parts[i]`` (``player_counts``). Every
-    count shares the observation layout and the actions (the observation names the
-    count), so one policy acts on all rows at once; each part plays its own opponents."""
+    """Several league batches, one per table (player count, ``player_counts``, or count and
+    rules, ``tables``), seen as one batch of games: rows ``bounds[i]:bounds[i+1]`` are the
+    games of ``parts[i]``. Every table shares the observation layout and the actions (the
+    observation names the table), so one policy acts on all rows at once; each part plays
+    its own opponents."""
 
     def __init__(self, parts: list):
         sizes = {(p.obs_size, p.num_actions) for p in parts}
-        if len(sizes) != 1:  # pragma: no cover - the layout pads every count to 10 seats
-            raise ValueError(f"the player counts' observations or actions differ: {sorted(sizes)}")
+        if len(sizes) != 1:  # a game whose observation is not one shape at every table
+            raise ValueError(f"the tables' observations or actions differ: {sorted(sizes)}")
         self.parts = parts
         self.bounds = np.cumsum([0] + [p.num_envs for p in parts])
         self.num_envs = int(self.bounds[-1])
@@ -354,8 +359,8 @@ class MixedBatch:
 
 def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     """The game's SB3 vector env (``vec_env_classes(spec)``) whose opponents come from
-    ``league`` (random learner seat); with ``cfg.player_counts``, a ``MixedBatch`` of one
-    league batch per count. The learner answers every decision of its seat, in and out
+    ``league`` (random learner seat); with several tables (``cfg.player_counts`` or
+    ``cfg.tables``), a ``MixedBatch`` of one league batch per table. The learner answers every decision of its seat, in and out
     of turn (e.g. a defender's), and its teammates, if the game has teams, are opponent
     seats of the league like the others."""
     from ripmarket_env.envs.vector import vec_env_classes
@@ -369,17 +374,17 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
     only_random = league.mix[0] == 0 and league.mix[1] == 0 and league.mate < 0
     Batch = RandomBatch if only_random else LeagueBatch
 
-    def batch(n: int, players: int, part_seed: int):
-        return Batch(league, n, None, "random", "random", rules_of(cfg, players), part_seed)
+    def batch(n: int, table, part_seed: int):
+        return Batch(league, n, None, "random", "random", rules_of(cfg, table.num_players, table.rules), part_seed)
 
     class LeagueVecEnv(GameVecEnv):
         def __init__(self):
-            counts = cfg.counts()
-            if len(counts) == 1:
-                self.batch = batch(cfg.n_envs, counts[0], seed)
+            tables = cfg.run_tables()
+            if len(tables) == 1:
+                self.batch = batch(cfg.n_envs, tables[0], seed)
             else:
-                share = np.diff(np.linspace(0, cfg.n_envs, len(counts) + 1).round().astype(int))
-                self.batch = MixedBatch([batch(int(n), c, seed + i) for i, (n, c) in enumerate(zip(share, counts))])
+                share = np.diff(np.linspace(0, cfg.n_envs, len(tables) + 1).round().astype(int))
+                self.batch = MixedBatch([batch(int(n), t, seed + i) for i, (n, t) in enumerate(zip(share, tables))])
             self.render_mode = None
             self.num_players = self.batch.num_players
             self._actions = None
@@ -412,7 +417,7 @@ class ZooRefresh:
         self.cfg = cfg
         lc = cfg.league
         self.base = recording(cfg.counts(), lc.refresh_base_games, lc.refresh_seed, out, cfg.progress,
-                              game=cfg.game) if lc.refresh_base_games else None
+                              game=cfg.game, tables=cfg.run_tables()) if lc.refresh_base_games else None
         self.parts: list = []
         self.count = 0
 
@@ -422,9 +427,10 @@ class ZooRefresh:
         lc = self.cfg.league
         self.count += 1
         t0 = time.perf_counter()
-        new = collect(self.cfg.counts(), games or lc.refresh_games, self.styles,
+        tables = self.cfg.run_tables()
+        new = collect([t.num_players for t in tables], games or lc.refresh_games, self.styles,
                       seed=lc.refresh_seed * 1_000 + self.count, progress=self.cfg.progress, guest=str(guest),
-                      game=self.cfg.game)
+                      game=self.cfg.game, rules=[t.rules for t in tables])
         new.game = new.game + self.count * 10_000_000  # game ids distinct from the other recordings
         before = agreement(self.net, new, len(self.styles))
         self.parts.append(new)
@@ -441,7 +447,8 @@ class ZooRefresh:
 
         hidden = [m.out_features for m in self.net if hasattr(m, "out_features")][:-1]
         return save(self.net, path, self.styles, hidden,
-                    {"num_players": self.cfg.num_players, "player_counts": self.cfg.counts(), "refreshes": self.count, "learner_steps": steps,
+                    {"num_players": self.cfg.num_players, "player_counts": self.cfg.counts(), **self.cfg.tables_metadata(),
+                     "refreshes": self.count, "learner_steps": steps,
                      "base_games": self.cfg.league.refresh_base_games, "seed": self.cfg.league.refresh_seed,
                      "refresh_games": self.cfg.league.refresh_games}, game=self.cfg.game)
 
@@ -454,28 +461,40 @@ def agreement(net, data, n_styles: int) -> float:
 
 
 def recording_path(counts: list[int], games: int, seed: int, out: Path, teacher: str = "",
-                   game: str = DEFAULT_GAME) -> Path:
+                   game: str = DEFAULT_GAME, tables=None) -> Path:
     """Where ``recording`` caches its games: ``<out>/pretrain/``, the file named by the
     recorded agents, counts, games and seed (and the game, for every game but the first
-    to have recordings, whose names predate it)."""
+    to have recordings, whose names predate it). ``tables`` (a run's ``tables``,
+    ``train.config.Table``): named by the tables' labels and a digest of their rules
+    instead of the counts."""
     who = f"{teacher}-vs-zoo" if teacher else "zoo"
     prefix = "" if game == DEFAULT_GAME else f"{game}-"
+    if tables and any(t.own for t in tables):
+        import hashlib
+
+        rules = json.dumps([[t.num_players, t.rules] for t in tables], sort_keys=True)
+        at = "-tables-" + "_".join(t.label for t in tables) + "-" + hashlib.sha256(rules.encode()).hexdigest()[:8]
+        return out / "pretrain" / f"{prefix}{who}{at}_{games}games_seed{seed}.npz"
     return out / "pretrain" / f"{prefix}{who}{'-'.join(map(str, counts))}p_{games}games_seed{seed}.npz"
 
 
 def recording(counts: list[int], games: int, seed: int, out: Path, progress: bool = True, teacher: str = "",
-              game: str = DEFAULT_GAME):
+              game: str = DEFAULT_GAME, tables=None):
     """The zoo-only recording of ``games`` games of ``game`` at the player ``counts`` (split
     evenly; ``train.distill.collect``: the game's heuristics), cached at ``recording_path``
     (shared by the warm start and the zoo refresh). With a ``teacher`` (an agent name): the
-    teacher's decisions in one seat of every game against the zoo instead."""
+    teacher's decisions in one seat of every game against the zoo instead. ``tables`` (a
+    run's ``run_tables()``): at each table's count and rules instead of ``counts``."""
     from train.distill import collect, load_decisions, save_decisions
 
-    cache = recording_path(counts, games, seed, out, teacher, game)
+    cache = recording_path(counts, games, seed, out, teacher, game, tables)
     if cache.is_file():
         return load_decisions(cache)
+    if tables:
+        counts = [t.num_players for t in tables]
     data = collect(counts, games, seed=seed, progress=progress, guest=teacher or None,
-                   record="guest" if teacher else "zoo", game=game)
+                   record="guest" if teacher else "zoo", game=game,
+                   rules=[t.rules for t in tables] if tables else None)
     save_decisions(data, cache)
     return data
 
@@ -616,6 +635,8 @@ class LeagueCallback(BaseCallback):
             lg.record("charts/win_rate_vs_zoo", wr)
             for n, r in point.get("by_count", {}).items():
                 lg.record(f"charts/win_rate_vs_zoo_{n}p", r["win_rate"])
+            for label, r in point.get("by_table", {}).items():
+                lg.record(f"charts/win_rate_vs_zoo_{label}", r["win_rate"])
             self.history.append(point)
             if wr > self.best:
                 self.best = wr
@@ -656,11 +677,12 @@ class LeagueCallback(BaseCallback):
     def _point(self, res: dict[str, Any], elapsed: float) -> dict[str, Any]:
         return {"steps": self.model.num_timesteps, "win_rate_vs_zoo": float(res["win_rate"]),
                 "wilson95": res["wilson95"], "games": res["games"], "time_s": elapsed,
-                **({"by_count": res["by_count"]} if "by_count" in res else {})}
+                **{k: res[k] for k in ("by_count", "by_table") if k in res}}
 
     def save(self, tag: str, extra: dict | None = None) -> Path:
         meta = make_metadata(self.cfg.to_dict(), self.cfg.counts(), self.model.num_timesteps,
-                             {"run_name": self.run_name, "tag": tag, **(extra or {})}, game=self.cfg.game)
+                             {"run_name": self.run_name, "tag": tag, **self.cfg.tables_metadata(), **(extra or {})},
+                             game=self.cfg.game)
         return save_checkpoint(self.model, self.ckpt_dir / f"{tag}.zip", meta)
 
     def _on_training_end(self) -> None:
@@ -677,21 +699,40 @@ class LeagueCallback(BaseCallback):
 
 
 def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str, Any]:
-    """``evaluate_vs_zoo`` at the run's one player count; with several (``player_counts``),
-    ``games`` games at each, their results under ``by_count`` and, as the summary
+    """``evaluate_vs_zoo`` at the run's one table; with several (``player_counts``),
+    ``games`` games at each count, their results under ``by_count`` and, as the summary
     ``win_rate``, the mean over the counts of the win rate times the count (1.0 = parity:
-    winning as often as a seat's fair share; the band is the mean of the counts' bands)."""
-    from train.config import _default_zoo
+    winning as often as a seat's fair share; the band is the mean of the counts' bands).
+    With ``tables``, likewise per table under ``by_table`` (keyed by the table's label,
+    ``4p-ffa``), each table's fair share one in its number of sides (the game's
+    ``extras["sides"]``: a team wins together), else one in its count."""
+    from ripmarket_env.games import get
+    from train.config import _default_zoo, rules_of
 
-    counts = cfg.counts()
+    tables = cfg.run_tables()
     zoo = cfg.league.eval_zoo or _default_zoo(cfg.game)
-    if len(counts) == 1:
-        return evaluate_vs_zoo(agent, counts[0], games, zoo, seed=seed, game=cfg.game)
-    by = {n: evaluate_vs_zoo(agent, n, games, zoo, seed=seed * 100 + n, game=cfg.game) for n in counts}
-    parity = float(np.mean([r["win_rate"] * n for n, r in by.items()]))
-    band = [float(np.mean([r["wilson95"][k] * n for n, r in by.items()])) for k in (0, 1)]
-    return {"win_rate": parity, "wilson95": band, "games": games,
-            "by_count": {n: {k: r[k] for k in ("wins", "games", "win_rate", "wilson95")} for n, r in by.items()}}
+    if len(tables) == 1:
+        return evaluate_vs_zoo(agent, tables[0].num_players, games, zoo, seed=seed, game=cfg.game, rules=tables[0].rules)
+    if not cfg.tables:
+        by = {t.num_players: evaluate_vs_zoo(agent, t.num_players, games, zoo, seed=seed * 100 + t.num_players,
+                                             game=cfg.game, rules=t.rules) for t in tables}
+        parity = float(np.mean([r["win_rate"] * n for n, r in by.items()]))
+        band = [float(np.mean([r["wilson95"][k] * n for n, r in by.items()])) for k in (0, 1)]
+        return {"win_rate": parity, "wilson95": band, "games": games,
+                "by_count": {n: {k: r[k] for k in ("wins", "games", "win_rate", "wilson95")} for n, r in by.items()}}
+    spec = get(cfg.game)
+    sides = (spec.extras or {}).get("sides")
+    by, share = {}, {}
+    for i, t in enumerate(tables):
+        r = evaluate_vs_zoo(agent, t.num_players, games, zoo, seed=seed * 1000 + 10 * i + t.num_players,
+                            game=cfg.game, rules=t.rules)
+        side = sides(rules_of(cfg, t.num_players, t.rules)) if sides is not None else None
+        share[t.label] = len(set(side)) if side is not None else t.num_players
+        by[t.label] = {"num_players": t.num_players, "rules": dict(t.rules), "parity": share[t.label],
+                       **{k: r[k] for k in ("wins", "games", "win_rate", "wilson95")}}
+    parity = float(np.mean([r["win_rate"] * share[lab] for lab, r in by.items()]))
+    band = [float(np.mean([r["wilson95"][k] * share[lab] for lab, r in by.items()])) for k in (0, 1)]
+    return {"win_rate": parity, "wilson95": band, "games": games, "by_table": by}
 
 
 # ----------------------------------------------------------------------------- plots
@@ -704,7 +745,7 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if "by_count" in history[-1]:
+    if "by_count" in history[-1] or "by_table" in history[-1]:
         return _plot_counts(history, path, title, plt)
     steps = np.array([h["steps"] for h in history], float)
     wr = np.array([h["win_rate_vs_zoo"] for h in history])
@@ -731,21 +772,27 @@ def _plot_counts(history: list[dict], path: Path, title: str, plt) -> Path:
     count; 1 = a seat's fair share), one thin line per count and, in black with its band
     (the mean of the counts' 95% Wilson bands), the mean over the counts."""
     steps = np.array([h["steps"] for h in history], float)
-    counts = sorted({int(n) for h in history for n in h.get("by_count", {})})
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for n in counts:
-        pts = [(s, h["by_count"].get(n) or h["by_count"].get(str(n))) for s, h in zip(steps, history)]
+    if "by_table" in history[-1]:  # tables: one line per table, its fair share as recorded
+        lines = [(lab, lab, lambda r: r["parity"]) for lab in history[-1]["by_table"]]
+        key = "by_table"
+    else:
+        counts = sorted({int(n) for h in history for n in h.get("by_count", {})})
+        lines = [(n, f"{n} players", lambda r, n=n: n) for n in counts]
+        key = "by_count"
+    for n, label, parity in lines:
+        pts = [(s, h.get(key, {}).get(n) or h.get(key, {}).get(str(n))) for s, h in zip(steps, history)]
         pts = [(s, r) for s, r in pts if r]
-        ax.plot([s for s, _ in pts], [r["win_rate"] * n for _, r in pts], marker="o", ms=2.5, lw=0.9, alpha=0.75,
-                label=f"{n} players")
+        ax.plot([s for s, _ in pts], [r["win_rate"] * parity(r) for _, r in pts], marker="o", ms=2.5, lw=0.9,
+                alpha=0.75, label=label)
     lo = [h["wilson95"][0] for h in history]
     hi = [h["wilson95"][1] for h in history]
     ax.fill_between(steps, lo, hi, color="black", alpha=0.10)
     ax.plot(steps, [h["win_rate_vs_zoo"] for h in history], color="black", lw=2.4, marker="o", label="mean")
     ax.axhline(1.0, color="grey", lw=1, ls="--")
-    g = next(iter(history[-1]["by_count"].values()))["games"]
+    g = next(iter(history[-1][key].values()))["games"]
     ax.set_xlabel("learner steps")
-    ax.set_ylabel(f"wins / parity ({g} games per point and count)")
+    ax.set_ylabel(f"wins / parity ({g} games per point and {'table' if key == 'by_table' else 'count'})")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", ncol=5, fontsize=7)
@@ -766,7 +813,8 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
 
     p = cfg.pretrain
     t0 = time.perf_counter()
-    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress, teacher=p.teacher, game=cfg.game)
+    data = recording(cfg.counts(), p.games, p.seed, out, cfg.progress, teacher=p.teacher, game=cfg.game,
+                     tables=cfg.run_tables())
     t1 = time.perf_counter()
     before = policy_agreement(policy, data) if p.teacher else None
     stats = pretrain_policy(policy, data, winners_only=p.winners_only,
@@ -775,7 +823,8 @@ def warm_start(policy, cfg: TrainConfig, out: Path) -> dict[str, Any]:
                             label=(f"pretrain: cloning {p.teacher}" + (" (the games it won)" if p.winners_only else "")
                                    if p.teacher else None))
     stats.update({"record_s": t1 - t0, "fit_s": time.perf_counter() - t1,
-                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher, cfg.game))})
+                  "recording": str(recording_path(cfg.counts(), p.games, p.seed, out, p.teacher, cfg.game,
+                                                  cfg.run_tables()))})
     if p.teacher:
         stats.update({"teacher": p.teacher, "agreement_before": before, "agreement_after": policy_agreement(policy, data)})
     return stats
@@ -1012,8 +1061,8 @@ def _warm_start_only(cfg: TrainConfig, model, ckpt_dir: Path, run_name: str, pre
     from agents.policy import PolicyAgent
 
     paths = [save_checkpoint(model, ckpt_dir / f"{tag}.zip",
-                             make_metadata(cfg.to_dict(), cfg.counts(), 0, {"run_name": run_name, "tag": tag},
-                                           game=cfg.game))
+                             make_metadata(cfg.to_dict(), cfg.counts(), 0,
+                                           {"run_name": run_name, "tag": tag, **cfg.tables_metadata()}, game=cfg.game))
              for tag in ("final", "best")]
     summary: dict[str, Any] = {"run_name": run_name, "steps": 0, "checkpoint": str(paths[0]), "pretrain": pre_stats}
     if cfg.final_eval_games:

@@ -479,7 +479,7 @@ def bench(
         "(engine and env), train (a training config's learner steps/s, --config) or bot (milliseconds per "
         "decision of one game on one core, --agents).",
     ),
-    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's smallest, default, middle and largest table, e.g. 2,4,6,10 for R.I.P. Market)."),
+    players: Optional[str] = typer.Option(None, "--players", metavar="LIST", help="Player counts, comma-separated (default: the game's smallest, default, middle and largest table, e.g. 2,4,6,10 for R.I.P. Market; bot suite: every count of the game, each in each of its modes)."),
     game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game to measure: {_GAMES_HELP} (every suite but train; one JSON schema for every game)."),
     batch: str = typer.Option(
         "1,256,4096", "--batch", metavar="LIST", help="Engine suite: batch sizes (games at once), comma-separated."
@@ -494,8 +494,8 @@ def bench(
     rollouts: int = typer.Option(12, "--rollouts", metavar="N", help="Train suite: rollouts (and updates) to run."),
     backend: Optional[str] = typer.Option(None, "--backend", metavar="NAME", help="Train suite: sb3 or rllib instead of the config's backend (the same PPO settings and league)."),
     env_runners: Optional[int] = typer.Option(None, "--env-runners", metavar="N", help="Train suite, backend rllib: rllib.num_env_runners instead of the config's (0: the driver samples)."),
-    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's trained bot, a heuristic and its search, at a table they play, e.g. ppo-lookahead,ppo,greedy,search,search-ppo at 6 players for R.I.P. Market)."),
-    decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and player count."),
+    agents_: Optional[str] = typer.Option(None, "--agents", metavar="LIST", help="Bot suite: agent names or checkpoint files, comma-separated (default: the game's bench bots, its trained bot, a heuristic and its search, e.g. ppo-lookahead,ppo,greedy,search,search-ppo for R.I.P. Market), timed at every table of the game (each count, and each mode where the game has modes) or at --players."),
+    decisions: int = typer.Option(200, "--decisions", metavar="N", help="Bot suite: decisions timed per agent and table."),
     peers: bool = typer.Option(False, "--peers", help="Engine suite: also run the game (its default table, or the first of --players, at the largest --batch) alternated in one process with OpenSpiel's C++ evaluate_bots on its card games and Pgx's Leduc Hold'em at the same batch, where installed (a peer that is not is listed as skipped)."),
     peer_games: Optional[str] = typer.Option(None, "--peer-games", metavar="LIST", help="With --peers: OpenSpiel game strings, comma-separated (default: its card games: bridge, hearts, spades, ...; 'none' for no OpenSpiel game)."),
     rounds: int = typer.Option(3, "--rounds", metavar="N", help="With --peers: alternated rounds (one --seconds slice per contender each)."),
@@ -507,7 +507,7 @@ def bench(
     learner steps per second of a training config end to end (rollouts against its
     league and PPO updates) and where the time goes; with --suite bot, the milliseconds a
     bot takes to decide one move of one game on one CPU core (the web page's and the bot
-    API's wait)."""
+    API's wait), at every table of the game."""
     if suite == "bot":
         _bench_bot(game, players, agents_, decisions, as_json, out)
         return
@@ -630,10 +630,13 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
 
     if game not in ids():
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    from eval.latency import default_agents, default_players, render_rich, run_latency
+    from eval.latency import default_agents, render_rich, run_latency
 
     spec = get(game)
-    ps = _int_list(players or str(default_players(game)), "--players", spec.min_players, spec.max_players)
+    ps = None if players is None else _int_list(players, "--players", spec.min_players, spec.max_players)
+    counts = (spec.extras or {}).get("player_counts")
+    if ps is not None and counts and not set(ps) <= set(counts):
+        fail(f"--players {players!r} is not allowed for {game}; allowed: {', '.join(map(str, counts))}")
     if not 1 <= decisions <= 100_000:
         fail(f"--decisions {decisions} is not allowed; give 1 to 100000")
     from agents.checkpoint import CheckpointError
@@ -644,7 +647,9 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
     from eval.progress import Progress
 
     err = Console(stderr=True)
-    with Progress(len(names) * len(ps), "bot latency", transient=True) as progress:
+    from eval.latency import game_tables
+
+    with Progress(len(names) * len(game_tables(game, ps)), "bot latency", transient=True) as progress:
 
         def advance(label: str) -> None:
             progress.describe(label)
@@ -1110,6 +1115,11 @@ def _print_final_eval(console, summary: dict) -> None:
             lo, hi = r["wilson95"]
             console.print(f"final evaluation vs the zoo at {n} players: {r['wins']:.0f}/{r['games']} "
                           f"wins = {r['win_rate']:.1%} (95% Wilson {lo:.1%}..{hi:.1%}; parity {1 / int(n):.1%})")
+    elif fe and "by_table" in fe:  # several tables: one line per table
+        for label, r in fe["by_table"].items():
+            lo, hi = r["wilson95"]
+            console.print(f"final evaluation vs the zoo at table {label}: {r['wins']:.0f}/{r['games']} "
+                          f"wins = {r['win_rate']:.1%} (95% Wilson {lo:.1%}..{hi:.1%}; parity {1 / int(r['parity']):.1%})")
     elif fe:
         lo, hi = fe["wilson95"]
         console.print(f"final evaluation vs the zoo: {fe['wins']:.0f}/{fe['games']} wins = {fe['win_rate']:.1%} "

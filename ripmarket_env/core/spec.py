@@ -188,6 +188,15 @@ class GameSpec:
     ``print_summary(result, console)``, ``diff_results(a, b)``/``diff_markdown``/
     ``print_diff`` and ``targets_markdown(a, cards_a, b=None, names=...)``. None: the generic
     report (win rates by seat position and by agent, game length)."""
+    table_keys: Callable | None = None
+    """``table_keys(observations) -> array of str``: the table each observation row (the
+    game's flat observation, any seat's) was seen at, read from the observation alone: the
+    player count as ``"<N>p"``, then the table's variants that change the game, each as
+    ``-<value>`` (Black Market: ``"4p-ffa"``, ``"6p-teams"``). A trained bot of the game
+    plays a row with the network of its most specific specialist (``<name>-at-<key>.zip``,
+    where the row's key is that key or starts with it and a ``-``: ``agents.policy``).
+    Read it through ``observation_tables``. None: one table (the key ``""``: every row is
+    the default network's)."""
     bench: dict = field(default_factory=dict)
     """``ripmarket bench``'s figures of the game: ``"engine"``, the engine's throughput
     targets (dicts of ``players``, ``batch``, ``observations``, ``steps_per_sec``);
@@ -271,6 +280,15 @@ class lazy_module:  # noqa: N801  (a hook, like lazy_hook)
         except AttributeError:
             return False
         return True
+
+
+def observation_tables(spec: GameSpec, observations) -> np.ndarray:
+    """The table key of each observation row (``spec.table_keys``; ``""`` for every row of a
+    game that gives no hook)."""
+    obs = np.asarray(observations)
+    if spec.table_keys is None:
+        return np.full(len(obs), "", dtype=object)
+    return np.asarray(spec.table_keys(obs), dtype=object)
 
 
 def first_players_of(winners) -> list[int]:

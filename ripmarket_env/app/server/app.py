@@ -877,7 +877,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             seed = body.seed if body.seed is not None else 0
             try:
                 a = await in_bot_thread(pool.act, kind.id, name, seed, obs, mask)
-            except CheckpointError as exc:  # a trained bot of other cards (e.g. the first edition's stages)
+            except CheckpointError as exc:  # a trained bot of other cards (e.g. ppo-6p with the first edition's)
                 raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
             except Exception as exc:  # in bounds, yet no table of the game shows it (e.g. more dice than a game has)
                 log.warning("bot %s of %s refused an observation: %s: %s", name, kind.id, type(exc).__name__, exc)

@@ -131,7 +131,7 @@ class GameKind:
     # ------------------------------------------------------------------ bots
     def unavailable(self) -> dict[str, str]:
         """The game's registered bots that cannot play the cards in play, with the reason:
-        trained networks of other cards, such as the first edition's stages on the second
+        trained networks of other cards, such as a second-edition bot with the first
         edition's cards (``agents.policy.card_conflict``)."""
         from agents.policy import card_conflict
 

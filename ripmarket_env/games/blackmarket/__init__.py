@@ -50,6 +50,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="",
     **game_hooks(__name__, __file__),
+    table_keys=lazy_hook(f"{__name__}.observation", "table_keys"),
     extras={"card_reference": lazy_hook(f"{__name__}.cards", "card_reference"),
             "player_counts": (2, 4, 6), "modes": ("teams", "ffa"),
             "outcome": lazy_hook(f"{__name__}.outcome", "outcome"), "sides": lazy_hook(f"{__name__}.outcome", "sides")},

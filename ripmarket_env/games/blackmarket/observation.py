@@ -67,6 +67,20 @@ def layout(db) -> Layout:
     return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
 
 
+#: The table's pieces (``num_players``, ``teams``) come before every piece whose size
+#: depends on the cards: at these places for every card database.
+_NUM_PLAYERS = slice(N_PHASES + 1, N_PHASES + 4)
+_TEAMS = N_PHASES + 4
+_TABLE_KEYS = np.array([[f"{n}p-ffa", f"{n}p-teams"] for n in (2, 4, 6)], dtype=object)
+
+
+def table_keys(observations: np.ndarray) -> np.ndarray:
+    """``GameSpec.table_keys``: each row's table, ``"<N>p-teams"`` or ``"<N>p-ffa"``, from
+    the ``num_players`` one-hot and the ``teams`` flag (BM-1.3, BM-11.2)."""
+    obs = np.asarray(observations)
+    return _TABLE_KEYS[obs[:, _NUM_PLAYERS].argmax(axis=1), (obs[:, _TEAMS] > 0.5).astype(np.int64)]
+
+
 def observation_bounds(db, rules) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature (low, high): fractions in [0, 1] except points (up to the deck's
     total / target) and hand sizes (up to the limit, or the whole Hand deck) / 10."""

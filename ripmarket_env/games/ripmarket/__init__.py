@@ -47,6 +47,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="is_ghost",
     **game_hooks(__name__, __file__),
+    table_keys=lazy_hook(f"{__name__}.observation", "table_keys"),
     extras={"card_reference": lazy_hook(f"{__name__}.cards.reference", "card_reference"),
             "outcome": lazy_hook(f"{__name__}.outcome", "outcome"),
             "env_doc": lazy_hook(f"{__name__}.envdoc", "sections"), "docs_dir": "docs"},

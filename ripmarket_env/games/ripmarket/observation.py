@@ -67,6 +67,12 @@ class Layout(_CoreLayout):
     """The core ``Layout`` (offsets, slices, the docs' table of the pieces)."""
 
 
+def table_keys(observations: np.ndarray) -> np.ndarray:
+    """``GameSpec.table_keys``: each row's table, ``"<N>p"``, from the ``num_players``
+    one-hot (R-12.3), at the same place for every card set."""
+    return _TABLE_KEYS[np.asarray(observations)[:, _NUM_PLAYERS].argmax(axis=1)]
+
+
 def layout(n_living: int, n_shadow: int) -> Layout:
     ps = pieces(n_living, n_shadow)
     offsets = {}
@@ -82,6 +88,10 @@ def layout(n_living: int, n_shadow: int) -> Layout:
             offsets[p.name] = so
             so += p.size
     return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+
+
+_NUM_PLAYERS = layout(1, 1).slice("num_players")  # the one-hot's place: the same for every card set
+_TABLE_KEYS = np.array([f"{n}p" for n in range(2, MAX_SEATS + 1)], dtype=object)
 
 
 def piece_bounds(db) -> dict[str, tuple[float, float]]:

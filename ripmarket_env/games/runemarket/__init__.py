@@ -63,6 +63,7 @@ SPEC = GameSpec(
     records=_records,
     seat_flag="",
     **game_hooks(__name__, __file__),
+    table_keys=lazy_hook(f"{__name__}.observation", "table_keys"),
     extras={"card_reference": lazy_hook(f"{__name__}.cards", "card_reference"),
             "reset_options": reset_with_options},
     next_first_players=lazy_hook(f"{__name__}.outcome", "next_first_players"),

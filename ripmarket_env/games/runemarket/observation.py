@@ -54,6 +54,12 @@ def pieces() -> tuple[Piece, ...]:
     )
 
 
+def table_keys(observations: np.ndarray) -> np.ndarray:
+    """``GameSpec.table_keys``: each row's table, ``"<N>p"``, from the ``num_players``
+    one-hot (2..6)."""
+    return _TABLE_KEYS[np.asarray(observations)[:, _NUM_PLAYERS].argmax(axis=1)]
+
+
 def layout() -> Layout:
     ps = pieces()
     offsets, o = {}, 0
@@ -67,6 +73,10 @@ def layout() -> Layout:
             offsets[p.name] = so
             so += p.size
     return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+
+
+_NUM_PLAYERS = layout().slice("num_players")
+_TABLE_KEYS = np.array([f"{n}p" for n in range(2, MAX_SEATS + 1)], dtype=object)
 
 
 LAYOUT = layout()

@@ -1,0 +1,138 @@
+"""One trained bot name that plays every table of its game: each game's ``GameSpec.table_keys``
+reads an observation row's table (its count, and Black Market's mode, BM-1.3), and a
+``ByTableAgent`` decides each row with the network of its most specific table
+(``<name>-at-<key>.zip``), the default network elsewhere."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from ripmarket_env.core.spec import observation_tables  # noqa: E402
+from ripmarket_env.games import get, ids  # noqa: E402
+from ripmarket_env.testing.conformance import valid_player_counts  # noqa: E402
+
+CKPT = Path(__file__).resolve().parents[1] / "agents" / "checkpoints"
+
+
+def _observations(spec, n: int, rules: dict | None = None, games: int = 3, steps: int = 6):
+    """Observations of every seat at a few decisions of ``games`` games of ``n`` players."""
+    eng = spec.make_engine(spec.make_rules(rules={**(rules or {}), "num_players": n}), batch_size=games)
+    eng.reset(list(range(games)))
+    rng = np.random.default_rng(n)
+    obs, masks = [], []
+    for _ in range(steps):
+        for seat in range(n):
+            obs.append(eng.observe([seat] * games))
+            masks.append(eng.legal_mask())
+        m = eng.legal_mask()
+        eng.step(np.array([rng.choice(np.flatnonzero(r)) if r.any() else 0 for r in m]))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("game", ids())
+def test_every_games_table_keys_name_the_count_and_mode(game):
+    """R-12.3, BM-11.2, RM-8.4: the observation names its table's count; Black Market's its
+    mode too (``4p-ffa``); a game without the hook names one table, ``""``."""
+    spec = get(game)
+    modes = (spec.extras or {}).get("modes") or (None,)
+    for n in valid_player_counts(spec):
+        for mode in modes:
+            obs, _ = _observations(spec, n, {"mode": mode} if mode else None, steps=2)
+            keys = observation_tables(spec, obs)
+            if spec.table_keys is None:
+                assert set(keys) == {""}
+                continue
+            want = f"{n}p" + (f"-{mode}" if mode else "")
+            assert set(keys) == {want}, (game, n, mode, set(keys))
+
+
+def test_black_markets_table_pieces_sit_where_the_hook_reads_them():
+    """BM-11.2: the ``num_players`` one-hot and the ``teams`` flag precede every piece whose
+    size depends on the cards, so the hook reads them at fixed places."""
+    from ripmarket_env.games.blackmarket import observation as bmo
+
+    spec = get("black-market")
+    lay = spec.make_engine(spec.make_rules(4)).obs_layout
+    assert lay.slice("num_players") == bmo._NUM_PLAYERS and lay.slice("teams") == slice(bmo._TEAMS, bmo._TEAMS + 1)
+
+
+def _bm(name: str):
+    from agents.policy import load_agent
+
+    return load_agent(CKPT / f"{name}.zip", seed=0)
+
+
+def test_a_black_market_bot_plays_each_table_with_its_network():
+    """Rows of a mixed batch go to the network of their most specific table: ``4p-ffa``
+    to its own, every other 4-player table to the ``4p`` network, the rest (2 and 6
+    players) to the default; actions and values follow the row's network."""
+    from agents.policy import ByTableAgent
+
+    spec = get("black-market")
+    default, four, ffa = _bm("bm-ppo-2p"), _bm("bm-ppo-4p-teams"), _bm("bm-ppo-2p")
+    ffa.name = "ffa"
+    bot = ByTableAgent(default, {"4p": four, "4p-ffa": ffa}, name="bm-x")
+    parts = [(2, "teams"), (4, "ffa"), (4, "teams"), (6, "ffa")]
+    data = [_observations(spec, n, {"mode": m}) for n, m in parts]
+    obs, masks = np.concatenate([o for o, _ in data]), np.concatenate([m for _, m in data])
+    table = np.repeat(np.arange(len(parts)), [len(o) for o, _ in data])
+    order = np.random.default_rng(1).permutation(len(obs))  # tables interleaved in one batch
+    obs, masks, table = obs[order], masks[order], table[order]
+    assert list(bot.tables(obs[:3])) == [f"{parts[t][0]}p-{parts[t][1]}" for t in table[:3]]
+    net = {0: default, 1: ffa, 2: four, 3: default}
+    z, a, v = bot.logits(obs), bot.act_batch(obs, masks), bot.values(obs)
+    for t, agent in net.items():
+        rows = table == t
+        np.testing.assert_allclose(z[rows], agent.logits(obs[rows]), atol=1e-5)
+        np.testing.assert_array_equal(a[rows], agent.act_batch(obs[rows], masks[rows]))
+        np.testing.assert_allclose(v[rows], agent.values(obs[rows]), atol=1e-5)
+    assert bot.network_for_table("4p-teams") is four and bot.network_for_table("4p-ffa") is ffa
+    assert bot.network_for_table("6p-teams") is default and bot.network_for(4) is four
+    assert masks[np.arange(len(a)), a].all() and bot.act(obs[5], masks[5]) == a[5]
+    with pytest.raises(ValueError, match="player counts 2..6 of black-market"):
+        ByTableAgent(default, {"8p": four})
+    with pytest.raises(ValueError, match="table keys such as '2p'"):
+        ByTableAgent(default, {"four": four})
+
+
+def test_specialist_files_of_every_game_make_one_bot(tmp_path):
+    """``<name>-at-<key>.zip`` among a game's checkpoints serves the bot ``<name>`` at that
+    table (``bm-ppo-at-4p-ffa``): its count in the game's range, its base a file too; the
+    registered factory builds a ``ByTableAgent`` deciding as its networks do."""
+    from agents.policy import ByTableAgent, _by_table_factory, specialists
+
+    for stem, src in (("bm-x", "bm-ppo-2p"), ("bm-x-at-4p", "bm-ppo-4p-teams"), ("bm-x-at-4p-ffa", "bm-ppo-2p"),
+                      ("bm-x-at-8p", "bm-ppo-2p"), ("bm-y-at-2p", "bm-ppo-2p")):
+        shutil.copy(CKPT / f"{src}.zip", tmp_path / f"{stem}.zip")
+    files = {p.stem: p for p in tmp_path.glob("*.zip")}
+    found = specialists(files, "black-market")
+    assert found == {"bm-x": {"4p": tmp_path / "bm-x-at-4p.zip", "4p-ffa": tmp_path / "bm-x-at-4p-ffa.zip"}}
+    bot = _by_table_factory(files["bm-x"], found["bm-x"], "black-market")(seed=0)
+    assert isinstance(bot, ByTableAgent) and list(bot.by_table) == ["4p", "4p-ffa"] and bot.by_count == {4: bot.by_table["4p"]}
+    spec = get("black-market")
+    obs, masks = _observations(spec, 4, {"mode": "teams"})
+    np.testing.assert_array_equal(bot.act_batch(obs, masks), _bm("bm-ppo-4p-teams").act_batch(obs, masks))
+    # R.I.P. Market's names: counts 2..10, the same rule
+    rip = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-at-4p-x")}
+    assert specialists(rip) == {"ppo": {"4p-x": Path("ppo-at-4p-x.zip"), "6p": Path("ppo-at-6p.zip"),
+                                        "10p": Path("ppo-at-10p.zip")}}
+
+
+def test_the_shipped_bot_for_every_table_is_one():
+    """R.I.P. Market's ``ppo``: its own networks at 4 and 6 players, read through the
+    game's hook (the description names them)."""
+    from agents.policy import ByCountAgent, ByTableAgent
+
+    assert ByCountAgent is ByTableAgent
+    bot = agents.make("ppo")
+    assert isinstance(bot, ByTableAgent) and list(bot.by_table) == ["4p", "6p"] and bot.game == "ripmarket"
+    from agents.base import describe
+
+    assert "; at 4 players the network of ppo-at-4p, 6 players the network of ppo-at-6p." in describe("ppo")
