@@ -17,8 +17,8 @@ register_game(
         "bm-denier": "Medium: blocks what you could buy",
         "bm-search": "Hard: thinks ahead",
         "bm-ppo": "Hard: trained (every table)",
-        "bm-ppo-2p": "Hard: trained (2 players)",
-        "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
+        "bm-ppo-2p": "Hard: trained (2 players only; level with bm-ppo there)",
+        "bm-ppo-4p-teams": "Hard: trained (4-player teams only; bm-ppo's starting point)",
     },
     slow_bots=("bm-ppo", "bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
