@@ -475,8 +475,15 @@ def _register_shipped() -> None:
         else:
             conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
             opp = conf.get("opponents")
+            league = conf.get("league") if isinstance(conf.get("league"), dict) else {}
+            if not (isinstance(opp, list) and opp) and isinstance(league.get("zoo"), list):  # the one trainer's league
+                mix = league.get("mix") if isinstance(league.get("mix"), dict) else {}
+                opp = list(dict.fromkeys(map(str, league["zoo"]))) + (["snapshot"] if mix.get("self") else [])
             desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
                                            if isinstance(opp, list) and opp else "")
+            tables = meta.get("tables")
+            if isinstance(tables, list) and tables and all(isinstance(t, dict) and t.get("label") for t in tables):
+                desc += " at tables " + ", ".join(str(t["label"]) for t in tables)
             desc += f" (checkpoint agents/checkpoints/{p.name})"
         by = _SPECIALISTS.get(p.stem)
         if by:

@@ -136,3 +136,35 @@ def test_the_shipped_bot_for_every_table_is_one():
     from agents.base import describe
 
     assert "; at 4 players the network of ppo-at-4p, 6 players the network of ppo-at-6p." in describe("ppo")
+
+
+def test_black_markets_bot_for_every_table_is_its_default_opponent():
+    """Black Market's ``bm-ppo``: one network trained at every table of the game (2
+    players; 4 and 6 in teams and in free-for-all, BM-1.3), the default opponent at each
+    (``default_bot``, ``default_lineup``: the web page's and the terminal game's) and the
+    bot the bot bench times; it decides every table's rows, in one mixed batch too, with
+    legal actions."""
+    from agents.base import describe
+    from agents.checkpoint import read_metadata
+
+    meta = read_metadata(CKPT / "bm-ppo.zip", check=False)
+    tables = {(t["num_players"], t["rules"]["mode"]) for t in meta["tables"]}
+    assert tables == {(2, "teams"), (4, "teams"), (4, "ffa"), (6, "teams"), (6, "ffa")}
+    assert "policy.optimizer.pth" not in __import__("zipfile").ZipFile(CKPT / "bm-ppo.zip").namelist()
+    profile = agents.game_agents("black-market")
+    assert agents.default_bot("black-market") == "bm-ppo" and profile.bench()[0] == "bm-ppo"
+    assert agents.default_lineup("black-market", 5) == ["bm-ppo"] * 5 and "bm-ppo" in profile.slow_bots
+    assert profile.level("bm-ppo").startswith("Hard") and "at tables 2p, 4p, 4p-ffa, 6p, 6p-ffa" in describe("bm-ppo", game="black-market")
+    spec = get("black-market")
+    data = [_observations(spec, n, {"mode": m}) for n, m in sorted(tables)]
+    obs, masks = np.concatenate([o for o, _ in data]), np.concatenate([m for _, m in data])
+    keep = masks.any(axis=1)
+    obs, masks = obs[keep], masks[keep]
+    bot = agents.make("bm-ppo", game="black-market", seed=0)
+    a = bot.act_batch(obs, masks)
+    assert masks[np.arange(len(a)), a].all()
+    first = 0
+    for (n, m), (o, mk) in zip(sorted(tables), data):  # a table alone decides as in the mixed batch
+        rows = mk.any(axis=1)
+        np.testing.assert_array_equal(bot.act_batch(o[rows], mk[rows]), a[first:first + rows.sum()])
+        first += rows.sum()

@@ -1,5 +1,6 @@
 """Black Market agents (registered for game "black-market"): ``heuristics`` (rusher,
-denier, builder); the random agent is the zoo's game-agnostic one."""
+denier, builder), the search ``bm-search`` and the trained ``bm-ppo`` (one network for
+every table, the default opponent); the random agent is the zoo's game-agnostic one."""
 
 from agents.base import register_game
 
@@ -7,17 +8,20 @@ register_game(
     "black-market",
     heuristics=("bm-builder", "bm-denier", "bm-rusher"),
     search="bm-search",
+    # the web page's and the terminal game's opponent at every table (docs/games/black-market/TRAINING.md)
+    default_bots=("bm-ppo",),
     levels={
         "random": "Beginner: random moves",
         "bm-rusher": "Easy: buys at once",
         "bm-builder": "Medium: builds on special cards",
         "bm-denier": "Medium: blocks what you could buy",
         "bm-search": "Hard: thinks ahead",
-        "bm-ppo-2p": "Hard: trained (2 players)",
-        "bm-ppo-4p-teams": "Hard: trained (4-player teams)",
+        "bm-ppo": "Hard: trained (every table)",
+        "bm-ppo-2p": "Hard: trained (2 players only; level with bm-ppo there)",
+        "bm-ppo-4p-teams": "Hard: trained (4-player teams only; bm-ppo's starting point)",
     },
-    slow_bots=("bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
+    slow_bots=("bm-ppo", "bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
-    bench_bots=("bm-ppo-2p", "bm-builder", "bm-search"),
+    bench_bots=("bm-ppo", "bm-builder", "bm-search"),
     bench_players=2,
 )
