@@ -2,6 +2,10 @@
 denier, builder); the random agent is the zoo's game-agnostic one."""
 
 from agents.base import register_game
+from agents.lookahead import register_lookaheads
+
+#: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
+LOOKAHEAD_BOTS = ("bm-ppo-2p", "bm-ppo-4p-teams")
 
 register_game(
     "black-market",
@@ -21,3 +25,4 @@ register_game(
     bench_bots=("bm-ppo-2p", "bm-builder", "bm-search"),
     bench_players=2,
 )
+register_lookaheads('black-market', LOOKAHEAD_BOTS)
