@@ -69,6 +69,8 @@ class NetworkLookahead(BaseAgent):
         top_k: the network's candidates per decision (1: the network alone); None: by
             the table's size (:data:`BUDGETS`).
         n: copies per candidate; None: by the table's size (:data:`BUDGETS`).
+        budgets: ``{players: (top_k, n)}`` in place of :data:`BUDGETS` (a game's own, given
+            to ``register_lookaheads`` where its turns cost more to play ahead).
         margin: play another candidate only when its mean value beats the favourite's by
             at least this (the values lie in [-1, 1]).
         sure: play the favourite without looking ahead when its probability is at least
@@ -83,13 +85,18 @@ class NetworkLookahead(BaseAgent):
 
     def __init__(self, net="ppo", game: str = "ripmarket", top_k: int | None = None, n: int | None = None,
                  margin: float = 0.05, sure: float = 0.9, opponents: str = "heuristics", max_steps: int = 400,
-                 seed: int | None = None):
+                 seed: int | None = None, budgets: dict | None = None):
         profile = game_agents(game)
         if not profile.search:
             raise ValueError(f"game {game!r} has no search agent to rebuild its games from; "
                              f"the lookahead plays games whose profile names one")
         self.top_k = None if top_k is None else _whole("top_k", top_k, 1, 64)
         self.n = None if n is None else _whole("n", n, 1, 4096)
+        self.budgets = dict(BUDGETS if budgets is None else budgets)
+        if not self.budgets or not all(isinstance(v, tuple) and len(v) == 2 for v in self.budgets.values()):
+            raise ValueError(f"budgets must map player counts to (top_k, n) pairs, got {budgets!r}")
+        for p, (k, c) in self.budgets.items():
+            _whole(f"budgets[{p}] top_k", k, 1, 64), _whole(f"budgets[{p}] n", c, 1, 4096)
         self.max_steps = _whole("max_steps", max_steps, 1, 100_000)
         self.margin = _fraction("margin", margin, 0.0, 2.0, "a value difference from 0 to 2")
         self.sure = _fraction("sure", sure, 1e-9, 2.0, "a probability in (0, 1], or above 1 to always look ahead")
@@ -119,7 +126,7 @@ class NetworkLookahead(BaseAgent):
 
     def budget(self, players: int) -> tuple[int, int]:
         """``(top_k, n)``: candidates and copies per candidate at a table of ``players`` seats."""
-        top_k, n = BUDGETS.get(int(players), BUDGETS[max(BUDGETS)])
+        top_k, n = self.budgets.get(int(players), self.budgets[max(self.budgets)])
         return (top_k if self.top_k is None else self.top_k), (n if self.n is None else self.n)
 
     # ------------------------------------------------------------------ deciding
@@ -204,19 +211,21 @@ class NetworkLookahead(BaseAgent):
         return value.reshape(k, n).mean(axis=1)
 
 
-def register_lookaheads(game: str, bots) -> None:
+def register_lookaheads(game: str, bots, budgets: dict | None = None) -> None:
     """Register ``<bot>-lookahead`` for game ``game`` for each trained bot name in ``bots``
-    (made when asked for: the bot need not be registered yet)."""
+    (made when asked for: the bot need not be registered yet); ``budgets``: the game's
+    ``{players: (top_k, n)}`` (default :data:`BUDGETS`)."""
+    table = dict(BUDGETS if budgets is None else budgets)
+    sizes = ", ".join(f"{k} x {n} at {p}" for p, (k, n) in sorted(table.items()))
     for bot in bots:
         def factory(seed: int | None = None, _bot=bot, **kwargs):
-            return NetworkLookahead(_bot, game, seed=seed, **kwargs)
+            return NetworkLookahead(_bot, game, seed=seed, **{"budgets": table, **kwargs})
 
         register(f"{bot}-lookahead", factory,
-                 f"The trained bot {bot} checked one turn ahead: its top_k most likely legal actions (3; 2 at 5-6 players), "
-                 f"each played on n copies of the game rebuilt from its view (8 at 2 players, 6 at 3, 4 at 4, 3 at 5-6) "
-                 f"to its next "
-                 f"decision against the heuristics, judged by its critic; another move than its favourite only if "
-                 f"better by margin=0.05 (top_k=, n=, margin=, sure=, opponents=heuristics|self to change).",
+                 f"The trained bot {bot} checked one turn ahead: its top_k most likely legal actions, each played on "
+                 f"n copies of the game rebuilt from its view (top_k x n by players: {sizes}) to its next decision "
+                 f"against the heuristics, judged by its critic; another move than its favourite only if better by "
+                 f"margin=0.05 (top_k=, n=, margin=, sure=, opponents=heuristics|self to change).",
                  game=game)
 
 

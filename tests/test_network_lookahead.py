@@ -93,6 +93,9 @@ def test_budgets_by_table_and_arguments():
     bot = agents.make("rm-ppo-4p-lookahead", "rune-market", seed=0)
     assert bot.budget(4) == BUDGETS[4] and bot.budget(9) == BUDGETS[max(BUDGETS)]
     assert agents.make("rm-ppo-4p-lookahead", "rune-market", top_k=5, n=2).budget(6) == (5, 2)
+    from agents.blackmarket import LOOKAHEAD_BUDGETS
+
+    assert agents.make("bm-ppo-2p-lookahead", "black-market").budget(2) == LOOKAHEAD_BUDGETS[2]
     # a network agent instead of a name, and the network as every opponent
     own = NetworkLookahead(agents.make("rm-ppo-4p", "rune-market"), "rune-market", opponents="self", seed=0)
     assert own._models == [own.net]
@@ -105,6 +108,8 @@ def test_budgets_by_table_and_arguments():
     ({"sure": 0}, "sure must be"),
     ({"opponents": "zoo"}, "opponents must be one of heuristics, self"),
     ({"net": "rm-banker"}, "has no action scores and critic"),
+    ({"budgets": {2: (0, 3)}}, "budgets[2] top_k must be a whole number"),
+    ({"budgets": {2: 3}}, "budgets must map player counts to (top_k, n) pairs"),
 ])
 def test_bad_arguments_give_one_line_errors(kwargs, words):
     kw = {"net": "rm-ppo-4p", **kwargs}

@@ -6,6 +6,9 @@ from agents.lookahead import register_lookaheads
 
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
 LOOKAHEAD_BOTS = ("bm-ppo-2p", "bm-ppo-4p-teams")
+#: Their (top_k, n) by player count: a Black Market game is rebuilt in Python copy by
+#: copy, so fewer copies than the default keep a decision's time down.
+LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (2, 2)}
 
 register_game(
     "black-market",
@@ -25,4 +28,4 @@ register_game(
     bench_bots=("bm-ppo-2p", "bm-builder", "bm-search"),
     bench_players=2,
 )
-register_lookaheads('black-market', LOOKAHEAD_BOTS)
+register_lookaheads('black-market', LOOKAHEAD_BOTS, LOOKAHEAD_BUDGETS)
