@@ -157,6 +157,8 @@ class GameAgents:
             return "Beginner: random moves"
         if name.endswith("-bc") and name[:-3] in self.heuristics:
             return "Easy: imitates " + name[:-3]
+        if name.endswith("-lookahead") and name[:-10] in self.levels:  # agents/lookahead.py: the bot, checked ahead
+            return self.levels[name[:-10]] + ", checked one turn ahead"
         return "Unrated"
 
 

@@ -3,6 +3,13 @@ denier, builder), the search ``bm-search`` and the trained ``bm-ppo`` (one netwo
 every table, the default opponent); the random agent is the zoo's game-agnostic one."""
 
 from agents.base import register_game
+from agents.lookahead import register_lookaheads
+
+#: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
+LOOKAHEAD_BOTS = ("bm-ppo-2p", "bm-ppo-4p-teams")
+#: Their (top_k, n) by player count: a Black Market game is rebuilt in Python copy by
+#: copy, so fewer copies than the default keep a decision's time down.
+LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (2, 2)}
 
 register_game(
     "black-market",
@@ -25,3 +32,4 @@ register_game(
     bench_bots=("bm-ppo", "bm-builder", "bm-search"),
     bench_players=2,
 )
+register_lookaheads('black-market', LOOKAHEAD_BOTS, LOOKAHEAD_BUDGETS)

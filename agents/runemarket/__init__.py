@@ -2,6 +2,10 @@
 (``heuristics``), registered for the game ``"rune-market"`` (the random agent plays every game)."""
 
 from agents.base import register_game
+from agents.lookahead import register_lookaheads
+
+#: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
+LOOKAHEAD_BOTS = ("rm-ppo-4p",)
 
 register_game(
     "rune-market",
@@ -21,3 +25,4 @@ register_game(
     bench_bots=("rm-ppo-4p", "rm-banker", "rm-search"),
     bench_players=4,
 )
+register_lookaheads('rune-market', LOOKAHEAD_BOTS)

@@ -14,6 +14,7 @@ import dataclasses
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -59,8 +60,13 @@ class Layout:
                 rows.append((f"{s}..{s + p.size - 1} (+{self.seat_size}·k)", f"seat[k].{p.name}", p.doc))
         return rows
 
+    @cached_property
+    def _piece(self) -> dict:
+        """The pieces by name (``slice`` is called per field by the search agents' rebuilding)."""
+        return {x.name: x for x in self.pieces}
+
     def slice(self, name: str, seat: int = 0) -> slice:
-        p = next(x for x in self.pieces if x.name == name)
+        p = self._piece[name]
         o = self.offsets[name] if p.scope == "global" else self.seat_start + seat * self.seat_size + self.offsets[name]
         return slice(o, o + p.size)
 
