@@ -396,8 +396,15 @@ def _register_shipped() -> None:
         else:
             conf = meta.get("config") if isinstance(meta.get("config"), dict) else {}
             opp = conf.get("opponents")
+            if opp is None:  # the one trainer's config: its league's zoo, and its snapshots when it drew them
+                league = conf.get("league") if isinstance(conf.get("league"), dict) else {}
+                opp = league.get("zoo")
+                mix = league.get("mix") if isinstance(league.get("mix"), dict) else {}
+                if isinstance(opp, list) and opp and mix.get("self"):
+                    opp = [*opp, "snapshots of itself"]
             desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
                                            if isinstance(opp, list) and opp else "")
+            desc += _counts_text(meta.get("num_players")) if isinstance(opp, list) and opp else ""
             register(p.stem, _factory(p), f"{desc} (checkpoint agents/checkpoints/{p.name}).", game=game)
 
 
