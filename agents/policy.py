@@ -478,12 +478,14 @@ def _register_shipped() -> None:
             league = conf.get("league") if isinstance(conf.get("league"), dict) else {}
             if not (isinstance(opp, list) and opp) and isinstance(league.get("zoo"), list):  # the one trainer's league
                 mix = league.get("mix") if isinstance(league.get("mix"), dict) else {}
-                opp = list(dict.fromkeys(map(str, league["zoo"]))) + (["snapshot"] if mix.get("self") else [])
+                opp = list(dict.fromkeys(map(str, league["zoo"]))) + (["snapshots of itself"] if mix.get("self") else [])
             desc = "MaskablePPO policy" + (f" trained against {', '.join(map(str, opp))}"
                                            if isinstance(opp, list) and opp else "")
             tables = meta.get("tables")
             if isinstance(tables, list) and tables and all(isinstance(t, dict) and t.get("label") for t in tables):
                 desc += " at tables " + ", ".join(str(t["label"]) for t in tables)
+            elif isinstance(opp, list) and opp:
+                desc += _counts_text(meta.get("num_players"))
             desc += f" (checkpoint agents/checkpoints/{p.name})"
         by = _SPECIALISTS.get(p.stem)
         if by:

@@ -28,7 +28,7 @@ def test_a_game_over_http_with_block_decisions():
     choices (RM-5.9: one with one option only is taken for you and told in ``recent``);
     your own hand only, its size the one the table shows."""
     c = _client()
-    r = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": 0})
+    r = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": 0, "opponents": ["rm-banker", "rm-raider", "rm-bandit"]})
     assert r.status_code == 201, r.text
     v = r.json()
     gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
@@ -162,7 +162,8 @@ def test_the_table_shows_every_public_fact_and_only_your_hand():
     size and Shelters, the Market with its card texts); the other hands only by size; your
     hand with each card's text on it; the standings by Runes at the end."""
     c = _client()
-    v = c.post("/api/rune-market/games", json={"players": 4, "seat": 2, "seed": 11}).json()
+    v = c.post("/api/rune-market/games", json={"players": 4, "seat": 2, "seed": 11,
+                                                    "opponents": ["rm-banker", "rm-raider", "rm-bandit"]}).json()
     gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
     v = _play(c, gid, h, v, 12, np.random.default_rng(4))
     t = v["table"]
@@ -196,7 +197,7 @@ def test_choices_that_name_table_cards_refer_to_them():
     c = _client()
     seen = set()
     for seed in (1, 2):
-        v = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": seed}).json()
+        v = c.post("/api/rune-market/games", json={"players": 4, "seat": 0, "seed": seed, "opponents": ["rm-banker", "rm-raider", "rm-bandit"]}).json()
         gid, h = v["game_id"], {"X-Seat-Token": v["seat_token"]}
         rng = np.random.default_rng(seed)
         while not v["over"]:
@@ -222,7 +223,11 @@ def test_every_rune_market_bot_has_a_difficulty_label():
 
     assert {b["name"] for b in bots["bots"]} == set(agents.names("rune-market"))
     assert all(b["level"].split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for b in bots["bots"])
-    assert bots["default_opponents"] == ["rm-banker", "rm-raider", "rm-bandit"]
+    assert bots["default_opponents"] == ["rm-ppo"]  # the trained bot for every table
+    c = _client()
+    for n in (2, 6):  # a table set up without naming opponents: rm-ppo in every other seat
+        v = c.post("/api/rune-market/games", json={"players": n, "seat": 0, "seed": 3}).json()
+        assert all(level.startswith("Hardest") for level in v["levels"][1:]), v["levels"]
 
 
 def test_a_chosen_seed_is_practice_and_a_finished_game_has_its_record_and_can_be_dropped():
@@ -325,15 +330,15 @@ def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
 
 def test_status_names_every_games_parts_and_a_game_loads_what_it_needs():
     """Issue 18: ``GET /api/status`` lists the warm-up's parts of the three games (the
-    engines and the slow bots: rm-search, rm-ppo-4p, bm-search, bm-ppo-2p); a server made
+    engines and the slow bots: rm-search, rm-ppo, bm-search, bm-ppo-2p); a server made
     without warm-up loads nothing at start, and a new Rune Market or Black Market game
     loads its own engine through the warm-up, so the status counts it ready."""
     c = _client()
     s = c.get("/api/rune-market/status").json()
     parts = {p["name"]: p for p in s["parts"]}
-    assert {"ripmarket engine", "rune-market engine", "black-market engine", "rm-search", "rm-ppo-4p", "bm-search",
+    assert {"ripmarket engine", "rune-market engine", "black-market engine", "rm-search", "rm-ppo", "bm-search",
             "bm-ppo-2p"} <= set(parts)
-    assert parts["rm-search"]["what"] == "The Rune Market's rm-search bot" and parts["rm-ppo-4p"]["game"] == "rune-market"
+    assert parts["rm-search"]["what"] == "The Rune Market's rm-search bot" and parts["rm-ppo"]["game"] == "rune-market"
     assert parts["black-market engine"]["what"] == "Black Market's rules engine"
     assert not any(p["ready"] for p in s["parts"]) and s["done"] == 0 and s["total"] == len(s["parts"])
     assert c.post("/api/rune-market/games", json={"players": 2, "seat": 0, "opponents": ["random"]}).status_code == 201

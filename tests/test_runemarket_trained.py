@@ -1,7 +1,8 @@
-"""The shipped MaskablePPO bot of The Rune Market (``rm-ppo-4p``): registered for its game
-only, its checkpoint names its game and the config it was trained with, it plays legal
-games through the arena, and another game refuses it with a one-line error. Training The
-Rune Market is the one trainer's (``ripmarket train``, ``game: rune-market``)."""
+"""The shipped MaskablePPO bots of The Rune Market: ``rm-ppo``, the bot for every table (2-6
+players) and the game's default opponent, and ``rm-ppo-4p``, the start of its recipe. Each is
+registered for its game only, its checkpoint names its game and the config it was trained
+with, it plays legal games through the arena, and another game refuses it with a one-line
+error. Training The Rune Market is the one trainer's (``ripmarket train``, ``game: rune-market``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from agents.checkpoint import CheckpointError, check_compatible, read_metadata  
 ROOT = Path(__file__).resolve().parents[1]
 CKPT = ROOT / "agents" / "checkpoints" / "rm-ppo-4p.zip"
 CONFIG = ROOT / "configs" / "rune-market" / "rm_ppo_4p.yaml"
+BOT = ROOT / "agents" / "checkpoints" / "rm-ppo.zip"
+RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo.yaml"
 
 
 def test_registered_for_the_rune_market_only():
@@ -47,12 +50,72 @@ def test_checkpoint_names_its_game_and_config():
         check_compatible(meta, "rm-ppo-4p", game="ripmarket")
 
 
+def test_rm_ppo_is_the_default_opponent_of_every_table():
+    """The web page and the terminal game set a table up without named opponents from the
+    game's ``default_bots``: ``rm-ppo`` at every count, with its level label; ``rm-ppo-4p``
+    is labelled as the start of its recipe."""
+    from ripmarket_env.games import get
+
+    profile = agents.game_agents("rune-market")
+    assert "rm-ppo" in agents.names("rune-market") and "rm-ppo" not in agents.names("black-market")
+    assert agents.default_bot("rune-market") == "rm-ppo"
+    lo, hi = get("rune-market").min_players, get("rune-market").max_players
+    assert (lo, hi) == (2, 6)
+    from ripmarket_env.app.session import default_opponents, game_spec
+
+    for n in range(lo, hi + 1):
+        assert agents.default_lineup("rune-market", n - 1) == ["rm-ppo"] * (n - 1)
+        assert default_opponents(game_spec("rune-market"), n) == ["rm-ppo"] * (n - 1)  # terminal and page
+    assert profile.level("rm-ppo").startswith("Hardest") and "every table" in profile.level("rm-ppo")
+    assert "start of rm-ppo's recipe" in profile.level("rm-ppo-4p")
+    assert "rm-ppo" in profile.slow_bots and profile.bench()[0] == "rm-ppo"
+    desc = agents.describe("rm-ppo", "rune-market")
+    assert "rm-banker" in desc and "snapshots of itself" in desc and "at 2-6 players" in desc
+
+
+def test_rm_ppo_checkpoint_is_its_recipes():
+    """``rm-ppo.zip`` was trained from ``configs/rune-market/rm_ppo.yaml`` (starting from
+    ``rm-ppo-4p``) at every player count 2-6, and ships without its optimizer state."""
+    import zipfile
+
+    from agents.checkpoint import OPTIMIZER_NAME
+    from train.config import load_config
+
+    meta = read_metadata(BOT)
+    assert meta["game"] == "rune-market" and meta["num_players"] == [2, 3, 4, 5, 6]
+    assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(BOT).namelist()
+    cfg, old = load_config(RECIPE), meta["config"]
+    assert cfg.init_from == old["init_from"] == "rm-ppo-4p" and cfg.player_counts == old["player_counts"]
+    for key in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
+                "max_minutes", "eval_every", "eval_games"):
+        assert getattr(cfg, key) == old[key], key
+    assert cfg.policy.net_arch == old["policy"]["net_arch"] and cfg.league.zoo == old["league"]["zoo"]
+    assert old["league"]["mix"] == cfg.league.mix and cfg.league.mix["self"] > 0
+    assert 0 < meta["training_steps"] <= cfg.total_timesteps
+    with pytest.raises(CheckpointError, match="game 'rune-market'; it cannot play 'ripmarket'"):
+        check_compatible(meta, "rm-ppo", game="ripmarket")
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 6])
+def test_rm_ppo_plays_legal_games_at_every_count(n):
+    from eval import arena
+    from ripmarket_env.games import get
+
+    spec = get("rune-market")
+    names = ["rm-ppo", *(["rm-banker", "rm-raider", "rm-bandit"] * 2)[:n - 1]]
+    pool = [agents.make_seeded(name, i, game="rune-market") for i, name in enumerate(names)]
+    seats = np.array([np.roll(np.arange(n), g) for g in range(n)])
+    res = arena.play(spec, spec.make_rules(n), list(range(700, 700 + n)), seats, pool)  # raises on an illegal action
+    assert res.engine.terminated.all() and (res.engine.state["end_reason"] == 0).all()
+
+
 def test_another_game_refuses_it():
     from eval.evaluate import make_agent
 
-    with pytest.raises(CheckpointError, match="cannot play 'ripmarket'"):
-        make_agent(str(CKPT), game="ripmarket")
-    assert make_agent(str(CKPT), game="rune-market") is not None
+    for path in (CKPT, BOT):
+        with pytest.raises(CheckpointError, match="cannot play 'ripmarket'"):
+            make_agent(str(path), game="ripmarket")
+        assert make_agent(str(path), game="rune-market") is not None
 
 
 def test_plays_legal_games_against_the_heuristics():

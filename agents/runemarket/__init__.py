@@ -11,18 +11,22 @@ register_game(
     "rune-market",
     heuristics=("rm-banker", "rm-raider", "rm-bandit"),
     search="rm-search",
-    # From docs/games/rune-market/LEADERBOARD.md: random < the three styles < rm-search < rm-ppo-4p.
+    # The trained bot for every table (2-6 players; configs/rune-market/rm_ppo.yaml): the
+    # opponent of a table set up without naming one, on the web page and in the terminal.
+    default_bots=("rm-ppo",),
+    # From docs/games/rune-market/LEADERBOARD.md: random < the three styles < rm-search < rm-ppo.
     levels={
         "random": "Beginner: random moves",
         "rm-banker": "Easy: builds Shelters for interest",
         "rm-raider": "Easy: steals from the leader",
         "rm-bandit": "Easy: locks the richest Shelter",
         "rm-search": "Hard: thinks ahead",
-        "rm-ppo-4p": "Hardest: trained against the others",
+        "rm-ppo": "Hardest: trained against the others at every table",
+        "rm-ppo-4p": "Hard: trained at 4 players only, the start of rm-ppo's recipe",
     },
-    slow_bots=("rm-search", "rm-ppo-4p"),
+    slow_bots=("rm-search", "rm-ppo"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
-    bench_bots=("rm-ppo-4p", "rm-banker", "rm-search"),
+    bench_bots=("rm-ppo", "rm-banker", "rm-search"),
     bench_players=4,
 )
 register_lookaheads('rune-market', LOOKAHEAD_BOTS)
