@@ -119,3 +119,29 @@ def test_the_status_route_puts_the_asked_game_first():
     assert [g for g, _ in app.state.warmup.parts()[:1]] == [games[-1]]  # asked first, loads first
     order = app.state.warmup.order()
     assert order == list(reversed(games))
+
+
+def test_cache_files_saved_by_two_threads_at_once_keep_every_write(tmp_path):
+    """``core.jsonfile.save_cache_json`` from two threads of one process (the warm-up's
+    background thread and a helper's exit) save one at a time through their own temporary
+    files: no save fails on the other's rename, the file is always whole and holds a
+    complete save."""
+    import json
+
+    from ripmarket_env.core.jsonfile import save_cache_json
+
+    path = tmp_path / "times.json"
+    start = threading.Barrier(2)
+
+    def save(key):
+        start.wait()
+        for i in range(300):
+            save_cache_json(path, {key: i})
+
+    threads = [threading.Thread(target=save, args=(k,)) for k in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert json.loads(path.read_text()) in ({"a": 299}, {"b": 299})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["times.json"]  # no temporary file left

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 #: A card file larger than this is not a card file.
@@ -101,13 +102,19 @@ def short(v, limit: int = 60) -> str:
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
+_SAVING = threading.Lock()
+
+
 def save_cache_json(path: Path, data) -> None:
     """Write ``data`` to ``path`` as JSON in one step (a temporary file, then a rename, so a
-    reader never sees half a file); a cache that cannot be written is skipped."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    reader never sees half a file; the threads of a process save one at a time, each
+    writing what ``data`` holds when its turn comes, so an older copy never replaces a newer
+    one); a cache that cannot be written is skipped."""
+    with _SAVING:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(json.dumps(data, sort_keys=True))
+            os.replace(tmp, path)
+        except OSError:
+            pass
