@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+import agents
+
 import pytest
 
 from tests.pagekit import SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
@@ -65,7 +67,9 @@ def test_play_a_whole_rune_market_game_on_the_one_page(page_server, size):  # no
             assert open_game(page, page_server, GAME, players=4, seat=0, seed=SEED) == "your_turn"
             assert page.locator("#title").inner_text() == "The Rune Market"
             bots = page.locator("#seats .gseat:not(.you) .gname").all_inner_texts()
-            assert all(re.search(r"rm-(banker|raider|bandit), (Easy|Beginner|Hard)", b) for b in bots), bots
+            default = agents.default_bot(GAME)  # the page seats the game's default opponent, labelled by its level
+            level = agents.game_agents(GAME).level(default).split(":")[0]
+            assert bots and all(b.endswith(f"({default}, {level})") for b in bots), bots
 
             # Two decisions, then a reload: the same game at the same decision.
             play(page, size, stop_after=2, check=check)
