@@ -36,6 +36,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ripmarket_env.core.engine import as_int
+
 from agents.base import BaseAgent, act_grouped, game_agents, make, make_seeded, register
 
 OPPONENT_MODELS = ("heuristics", "self")
@@ -46,10 +48,14 @@ OPPONENT_MODELS = ("heuristics", "self")
 BUDGETS = {2: (3, 8), 3: (3, 6), 4: (3, 4), 5: (2, 3), 6: (2, 3)}
 
 
-def _whole(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
-        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
-    return int(value)
+def whole_in(name: str, value, low: int, high: int) -> int:
+    """``value`` as an int from ``low`` to ``high``, or a one-line ValueError naming ``name``
+    and the range (the lookaheads' arguments)."""
+    allowed = f"a whole number from {low} to {high}"
+    v = as_int(value, name, allowed)
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return v
 
 
 def _fraction(name: str, value, low: float, high: float, allowed: str) -> float:
@@ -90,14 +96,14 @@ class NetworkLookahead(BaseAgent):
         if not profile.search:
             raise ValueError(f"game {game!r} has no search agent to rebuild its games from; "
                              f"the lookahead plays games whose profile names one")
-        self.top_k = None if top_k is None else _whole("top_k", top_k, 1, 64)
-        self.n = None if n is None else _whole("n", n, 1, 4096)
+        self.top_k = None if top_k is None else whole_in("top_k", top_k, 1, 64)
+        self.n = None if n is None else whole_in("n", n, 1, 4096)
         self.budgets = dict(BUDGETS if budgets is None else budgets)
         if not self.budgets or not all(isinstance(v, tuple) and len(v) == 2 for v in self.budgets.values()):
             raise ValueError(f"budgets must map player counts to (top_k, n) pairs, got {budgets!r}")
         for p, (k, c) in self.budgets.items():
-            _whole(f"budgets[{p}] top_k", k, 1, 64), _whole(f"budgets[{p}] n", c, 1, 4096)
-        self.max_steps = _whole("max_steps", max_steps, 1, 100_000)
+            whole_in(f"budgets[{p}] top_k", k, 1, 64), whole_in(f"budgets[{p}] n", c, 1, 4096)
+        self.max_steps = whole_in("max_steps", max_steps, 1, 100_000)
         self.margin = _fraction("margin", margin, 0.0, 2.0, "a value difference from 0 to 2")
         self.sure = _fraction("sure", sure, 1e-9, 2.0, "a probability in (0, 1], or above 1 to always look ahead")
         if opponents not in OPPONENT_MODELS:

@@ -50,19 +50,19 @@ def _loops(apply_action, step_game, mask_fn, encode_obs, reset_game):
                 acc += random_legal(S0[g], rng, g)
         return acc
 
-    @njit
-    def apply(S0, S, TB, c, n, rounds, acts):
-        for _ in range(rounds):
-            for g in range(n):
-                S[g] = S0[g]
-                apply_action(S[g], TB[0], c, acts[g])
+    def replaying(kernel):
+        """A loop that restores every game and applies ``kernel`` with its action."""
 
-    @njit
-    def step(S0, S, TB, c, n, rounds, acts):
-        for _ in range(rounds):
-            for g in range(n):
-                S[g] = S0[g]
-                step_game(S[g], TB[0], c, acts[g])
+        @njit
+        def run(S0, S, TB, c, n, rounds, acts):
+            for _ in range(rounds):
+                for g in range(n):
+                    S[g] = S0[g]
+                    kernel(S[g], TB[0], c, acts[g])
+
+        return run
+
+    apply, step = replaying(apply_action), replaying(step_game)
 
     if mask_fn.py_func.__code__.co_argcount == 2:  # mask(r, c)
 

@@ -41,9 +41,9 @@ from dataclasses import replace
 import numpy as np
 
 from agents.base import BaseAgent, make, register
+from agents.lookahead import whole_in
 from agents.sparse import FrozenMLP
 from agents.ripmarket.search import ReconstructionError, _proto, _seeds, determinize, public_state, rows_engine
-from ripmarket_env.core.engine import as_int
 
 #: The distilled zoo the default opponent model plays (agents/checkpoints/<name>.pt).
 DEFAULT_ZOO = "zoo-bc-ppo-stage3"
@@ -59,11 +59,7 @@ class _TooFar(Exception):
 
 
 def _positive(name: str, value, low: int = 1, high: int = 4096) -> int:
-    allowed = f"a whole number from {low} to {high}"
-    v = as_int(value, name, allowed)
-    if not low <= v <= high:
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    return v
+    return whole_in(name, value, low, high)
 
 
 class LookaheadAgent(BaseAgent):
