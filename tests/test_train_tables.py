@@ -54,7 +54,7 @@ def test_runs_without_tables_keep_their_config_and_tables():
     ({**BM, "tables": []}, ["'tables'", "a list of 1 to"]),
     ({**BM, "tables": {"num_players": 2}}, ["'tables'", "num_players: N"]),
     ({**BM, "tables": [4]}, ["'tables[0]'", "a mapping"]),
-    ({**BM, "tables": [{"num_players": 4, "mode": "ffa"}]}, ["tables[0].mode", "num_players, rules"]),
+    ({**BM, "tables": [{"num_players": 4, "mode": "ffa"}]}, ["tables[0].mode", "num_players, rules, weight"]),
     ({**BM, "tables": [{"rules": {"mode": "ffa"}}]}, ["tables[0]", "no num_players", "2..6"]),
     ({**BM, "tables": [{"num_players": 8}]}, ["tables[0].num_players", "<= 6"]),
     ({**BM, "tables": [{"num_players": 2}, {"num_players": 3}]}, ["tables[1]", "3 players", "2, 4 or 6"]),
@@ -64,6 +64,10 @@ def test_runs_without_tables_keep_their_config_and_tables():
     ({**BM, "tables": [{"num_players": 4, "rules": [1]}]}, ["tables[0].rules", "mapping"]),
     ({**BM, "tables": [{"num_players": 4}, {"num_players": 4, "rules": {"mode": "teams"}}]},
      ["tables[1]", "same table as tables[0]"]),
+    ({**BM, "tables": [{"num_players": 2, "weight": 0}]}, ["tables[0].weight", "(0.0, 1000000.0]"]),
+    ({**BM, "tables": [{"num_players": 2, "weight": "2"}]}, ["tables[0].weight", "a number in"]),
+    ({**BM, "tables": [{"num_players": 2, "weight": 100}, {"num_players": 4}], "n_envs": 8, "n_steps": 2,
+      "batch_size": 16}, ["tables[1].weight", "no game of n_envs 8", "[8, 0]"]),
     ({**BM, "num_players": 4, "tables": THREE}, ["num_players and tables"]),
     ({**BM, "player_counts": [2, 4], "tables": THREE}, ["player_counts and tables"]),
     ({**BM, "tables": THREE, "n_envs": 2, "n_steps": 2, "batch_size": 4}, ["n_envs", "one game per table (3)"]),
@@ -76,6 +80,23 @@ def test_table_errors_name_the_table_and_what_is_allowed(data, words):
         config_from_dict(data)
     msg = str(e.value)
     assert "\n" not in msg and all(w in msg for w in words), msg
+
+
+def test_table_weights_split_the_games():
+    """A table's ``weight`` is its share of the vector env's games (an even split without
+    weights, as before), kept through the dict a checkpoint writes."""
+    from train.selfplay import League, make_league_vec_env
+
+    weighted = [{**THREE[0], "weight": 2}, THREE[1], {**THREE[2], "weight": 0.5}]
+    cfg = config_from_dict({**BM, "tables": weighted, "n_envs": 14, "n_steps": 2, "batch_size": 28,
+                            "league": {"mix": {"random": 1.0}}})
+    assert [t.weight for t in cfg.run_tables()] == [2.0, 1.0, 0.5]
+    env = make_league_vec_env(cfg, League(cfg, seed=0), 3)
+    assert [p.num_envs for p in env.batch.parts] == [8, 4, 2]
+    assert [t.weight for t in config_from_dict(cfg.to_dict()).run_tables()] == [2.0, 1.0, 0.5]
+    even = config_from_dict({**BM, "tables": THREE, "n_envs": 14, "n_steps": 2, "batch_size": 28,
+                             "league": {"mix": {"random": 1.0}}})
+    assert [p.num_envs for p in make_league_vec_env(even, League(even, seed=0), 3).batch.parts] == [5, 4, 5]  # within one game
 
 
 def test_teammate_applies_at_the_team_tables_only():

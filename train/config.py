@@ -227,7 +227,10 @@ class TrainConfig:
     """Train one network at several tables at once, each ``{num_players: N, rules: {...}}``
     (its ``rules`` merged over the run's ``rules``; e.g. Black Market's 2 players, 4 in free-
     for-all and 6 in teams): as ``player_counts``, the ``n_envs`` games are split evenly over
-    the tables (first tables get the remainder), the evaluations and the recordings
+    the tables (to within one game), or in proportion to each table's optional
+    ``weight`` (a positive number, default 1: ``weight: 2`` gives a table twice the games of
+    a table without one; the evaluations play ``eval_games`` at every table whatever its
+    weight), the evaluations and the recordings
     (``pretrain``, ``league.refresh_*``) play every table, and the checkpoints' metadata
     lists them (``tables``). Excludes ``num_players`` and ``player_counts``; sb3 backend.
     Empty: ``player_counts`` or ``num_players``."""
@@ -310,8 +313,8 @@ class TrainConfig:
         """The tables this run trains at: ``tables``, else one per count of ``counts()``
         with the run's ``rules``."""
         if self.tables:
-            return [Table(int(t["num_players"]), {**self.rules, **(t.get("rules") or {})}, dict(t.get("rules") or {}))
-                    for t in self.tables]
+            return [Table(int(t["num_players"]), {**self.rules, **(t.get("rules") or {})}, dict(t.get("rules") or {}),
+                          float(t.get("weight", 1.0))) for t in self.tables]
         return [Table(n, dict(self.rules)) for n in self.counts()]
 
     def tables_metadata(self) -> dict[str, Any]:
@@ -345,11 +348,24 @@ class Table:
     rules: dict
     own: dict = field(default_factory=dict)
     """The table's own rules, as its ``tables`` entry wrote them."""
+    weight: float = 1.0
+    """The table's share of the run's games, relative to the other tables' (``table_games``)."""
 
     @property
     def label(self) -> str:
         """``<N>p`` and the values of the table's own rules: ``4p``, ``4p-ffa``."""
         return f"{self.num_players}p" + "".join(f"-{v}" for _, v in sorted(self.own.items()))
+
+
+def table_games(n_envs: int, tables: list[Table]) -> list[int]:
+    """The games of the vector env at each table: ``n_envs`` split in proportion to the
+    tables' weights, rounded (evenly to within one game when the weights are equal)."""
+    total, edges, acc = sum(t.weight for t in tables), [0], 0.0
+    for t in tables:
+        acc += t.weight
+        edges.append(round(acc / total * n_envs) if len(set(x.weight for x in tables)) > 1
+                     else round(len(edges) * n_envs / len(tables)))
+    return [b - a for a, b in zip(edges, edges[1:])]
 
 
 def _allowed(cls) -> list[str]:
@@ -657,8 +673,9 @@ def _check_tables(spec, data: dict) -> None:
         if not isinstance(t, dict):
             raise _bad(where, t, f"a mapping {{num_players: N, rules: {{...}}}}, e.g. {example}")
         for k in t:
-            if k not in ("num_players", "rules"):
-                raise ConfigError(f"unknown key '{where}.{_key(k)}'; allowed keys: num_players, rules")
+            if k not in ("num_players", "rules", "weight"):
+                raise ConfigError(f"unknown key '{where}.{_key(k)}'; allowed keys: num_players, rules, weight")
+        _float(t, "weight", 0.0, 1e6, where=f"{where}.", lo_open=True)
         if "num_players" not in t:
             raise ConfigError(f"{where} has no num_players; allowed: a player count {lo}..{hi} of {spec.id}")
         _int(t, "num_players", lo, hi, where=f"{where}.")
@@ -670,6 +687,14 @@ def _check_tables(spec, data: dict) -> None:
     data["num_players"] = tables[0]["num_players"]  # the first table's (the run's count where one is read)
     if data.get("n_envs", 256) < len(tables):
         raise _bad("n_envs", data.get("n_envs", 256), f"at least one game per table ({len(tables)})")
+    n_envs = data.get("n_envs", 256)
+    if isinstance(n_envs, int) and not isinstance(n_envs, bool):
+        games = table_games(n_envs, [Table(t["num_players"], {}, {}, float(t.get("weight", 1.0))) for t in tables])
+        if min(games) < 1:
+            i = games.index(min(games))
+            raise ConfigError(f"tables[{i}].weight: {tables[i].get('weight', 1)} gives the table no game of "
+                              f"n_envs {n_envs} (split by weight: {games}); allowed: weights that give every "
+                              "table one game at least (a larger weight or n_envs)")
 
 
 def _distinct_tables(spec, data: dict, mode: str) -> None:

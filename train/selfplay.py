@@ -51,7 +51,7 @@ from gymnasium import spaces
 
 from agents.networks import SeatExtractor, SparseExtractor, policy_kwargs  # noqa: F401
 from eval.evaluate import evaluate_vs_zoo
-from train.config import DEFAULT_GAME, PolicyConfig, TrainConfig
+from train.config import DEFAULT_GAME, PolicyConfig, TrainConfig, table_games
 from agents.checkpoint import make_metadata, save_checkpoint
 
 #: The distilled zoo a run's refreshes leave in its checkpoint folder (``league.zoo_init``
@@ -383,7 +383,7 @@ def make_league_vec_env(cfg: TrainConfig, league: League, seed: int):
             if len(tables) == 1:
                 self.batch = batch(cfg.n_envs, tables[0], seed)
             else:
-                share = np.diff(np.linspace(0, cfg.n_envs, len(tables) + 1).round().astype(int))
+                share = table_games(cfg.n_envs, tables)
                 self.batch = MixedBatch([batch(int(n), t, seed + i) for i, (n, t) in enumerate(zip(share, tables))])
             self.render_mode = None
             self.num_players = self.batch.num_players
