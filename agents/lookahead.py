@@ -26,7 +26,7 @@ Nothing here is a game's own: the rebuilding comes from the game's search agent,
 opponents from its profile; R.I.P. Market's ``ppo-lookahead`` (``agents.ripmarket.lookahead``)
 is the same method with a compiled opponent loop of its own.
 
->>> bot = agents.make("rm-ppo-4p-lookahead", "rune-market", seed=0)
+>>> bot = agents.make("rm-ppo-lookahead", "rune-market", seed=0)
 >>> bot.last  # candidates, the network's probabilities and the lookahead's values
 """
 

@@ -232,18 +232,18 @@ def _rewritten(ship, dst, replace=None, meta=None, drop=()):
 
 
 def test_shipped_ppo_checkpoint_and_bad_checkpoints(tmp_path):
-    """The shipped bm-ppo-2p (agents/checkpoints/, the zoo's one checkpoint convention: the
+    """The shipped bm-ppo (agents/checkpoints/, the zoo's one checkpoint convention: the
     metadata inside the zip) plays legal moves; a checkpoint of another game, of another
     observation size, without metadata or corrupt is refused with CheckpointError."""
     from agents.checkpoint import META_NAME, CheckpointError, read_metadata
     from agents.policy import CHECKPOINT_DIR, load_agent
 
-    ship = CHECKPOINT_DIR / "bm-ppo-2p.zip"
+    ship = CHECKPOINT_DIR / "bm-ppo.zip"
     if not ship.is_file():
-        pytest.fail("the shipped checkpoint agents/checkpoints/bm-ppo-2p.zip is missing")
+        pytest.fail("the shipped checkpoint agents/checkpoints/bm-ppo.zip is missing")
     meta = read_metadata(ship)
-    assert meta["game"] == "black-market" and meta["num_players"] == [2]
-    bot = agents.make("bm-ppo-2p", game="black-market")
+    assert meta["game"] == "black-market" and meta["num_players"] == [2, 4, 6]
+    bot = agents.make("bm-ppo", game="black-market")
     r = match(bot, agents.make("random", seed=3), games=4, num_players=2, seed=1)
     assert r["win_rate"] >= 0.5
     foreign = _rewritten(ship, tmp_path / "x.zip", meta={**meta, "game": "ripmarket"})
@@ -283,7 +283,7 @@ def test_black_market_checkpoints_never_run_code(tmp_path):
     from agents.checkpoint import CheckpointError, read_metadata
     from agents.policy import CHECKPOINT_DIR, load_agent
 
-    ship = CHECKPOINT_DIR / "bm-ppo-2p.zip"
+    ship = CHECKPOINT_DIR / "bm-ppo.zip"
     meta = read_metadata(ship)
     marker = tmp_path / "ran"
 

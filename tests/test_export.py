@@ -22,7 +22,7 @@ from ripmarket_env.games import get
 REPO = Path(__file__).resolve().parents[1]
 #: Rules of the sampled games per shipped export (the seats it was trained for).
 RULES = {"ppo-6p": {"num_players": 6}, "ppo": {"num_players": 8}, "ppo-at-4p": {"num_players": 4}, "ppo-at-6p": {"num_players": 6}, "zoo-bc": {"num_players": 6}, "rm-ppo-4p": {"num_players": 4},
-         "bm-ppo": {"num_players": 6, "mode": "ffa"}, "rm-ppo": {"num_players": 5}, "bm-ppo-2p": {"num_players": 2}, "bm-ppo-4p-teams": {"num_players": 4, "mode": "teams"}}
+         "bm-ppo": {"num_players": 6, "mode": "ffa"}, "rm-ppo": {"num_players": 5}, "bm-ppo-4p-teams": {"num_players": 4, "mode": "teams"}}
 
 
 def sampled_batches(game: str, rules: dict, steps: int = 4, n: int = 48):
@@ -119,10 +119,10 @@ def test_export_cli(tmp_path):
     r = runner.invoke(app, ["export", "--check"])
     assert r.exit_code == 0, r.output
     out = tmp_path / "bm.safetensors"
-    r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
+    r = runner.invoke(app, ["export", "bm-ppo-4p-teams", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    assert read_meta(out)["agent"] == "bm-ppo-2p" and read_meta(out)["num_actions"] == 69
-    r = runner.invoke(app, ["export", "bm-ppo-2p", "--game", "black-market", "--out", str(out)])
+    assert read_meta(out)["agent"] == "bm-ppo-4p-teams" and read_meta(out)["num_actions"] == 69
+    r = runner.invoke(app, ["export", "bm-ppo-4p-teams", "--game", "black-market", "--out", str(out)])
     assert r.exit_code == 2 and "exists" in r.output and "--force" in r.output
     r = runner.invoke(app, ["export", "greedy", "--out", str(tmp_path / "g.safetensors")])
     assert r.exit_code == 2 and "not a trained agent" in r.output and not (tmp_path / "g.safetensors").exists()
@@ -181,7 +181,7 @@ def test_damaged_exports_are_refused_with_one_line(tmp_path):
 
     from safetensors.torch import load_file, save_file
 
-    good = next(s for s in SHIPPED if s.name == "bm-ppo-2p").path
+    good = next(s for s in SHIPPED if s.name == "bm-ppo-4p-teams").path
     meta = read_meta(good)
     tensors = load_file(str(good))
 

@@ -17,8 +17,8 @@ from agents.lookahead import BUDGETS, NetworkLookahead  # noqa: E402
 from ripmarket_env.games import get  # noqa: E402
 
 #: (game, the lookahead, its network, a table it plays)
-CASES = [("rune-market", "rm-ppo-4p-lookahead", "rm-ppo-4p", {"num_players": 4}),
-         ("black-market", "bm-ppo-2p-lookahead", "bm-ppo-2p", {"num_players": 2})]
+CASES = [("rune-market", "rm-ppo-lookahead", "rm-ppo", {"num_players": 4}),
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 2})]
 
 
 def _states(game: str, rules: dict, seed: int, steps: int):
@@ -90,12 +90,12 @@ def test_uses_only_the_acting_seats_observation(game, name, net, rules):
 
 
 def test_budgets_by_table_and_arguments():
-    bot = agents.make("rm-ppo-4p-lookahead", "rune-market", seed=0)
+    bot = agents.make("rm-ppo-lookahead", "rune-market", seed=0)
     assert bot.budget(4) == BUDGETS[4] and bot.budget(9) == BUDGETS[max(BUDGETS)]
-    assert agents.make("rm-ppo-4p-lookahead", "rune-market", top_k=5, n=2).budget(6) == (5, 2)
+    assert agents.make("rm-ppo-lookahead", "rune-market", top_k=5, n=2).budget(6) == (5, 2)
     from agents.blackmarket import LOOKAHEAD_BUDGETS
 
-    assert agents.make("bm-ppo-2p-lookahead", "black-market").budget(2) == LOOKAHEAD_BUDGETS[2]
+    assert agents.make("bm-ppo-lookahead", "black-market").budget(2) == LOOKAHEAD_BUDGETS[2]
     # a network agent instead of a name, and the network as every opponent
     own = NetworkLookahead(agents.make("rm-ppo-4p", "rune-market"), "rune-market", opponents="self", seed=0)
     assert own._models == [own.net]

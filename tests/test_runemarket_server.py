@@ -330,14 +330,14 @@ def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
 
 def test_status_names_every_games_parts_and_a_game_loads_what_it_needs():
     """Issue 18: ``GET /api/status`` lists the warm-up's parts of the three games (the
-    engines and the slow bots: rm-search, rm-ppo, bm-search, bm-ppo-2p); a server made
+    engines and the slow bots: rm-search, rm-ppo, bm-search, bm-ppo); a server made
     without warm-up loads nothing at start, and a new Rune Market or Black Market game
     loads its own engine through the warm-up, so the status counts it ready."""
     c = _client()
     s = c.get("/api/rune-market/status").json()
     parts = {p["name"]: p for p in s["parts"]}
     assert {"ripmarket engine", "rune-market engine", "black-market engine", "rm-search", "rm-ppo", "bm-search",
-            "bm-ppo-2p"} <= set(parts)
+            "bm-ppo"} <= set(parts)
     assert parts["rm-search"]["what"] == "The Rune Market's rm-search bot" and parts["rm-ppo"]["game"] == "rune-market"
     assert parts["black-market engine"]["what"] == "Black Market's rules engine"
     assert not any(p["ready"] for p in s["parts"]) and s["done"] == 0 and s["total"] == len(s["parts"])

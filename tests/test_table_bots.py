@@ -76,7 +76,7 @@ def test_a_black_market_bot_plays_each_table_with_its_network():
     from agents.policy import ByTableAgent
 
     spec = get("black-market")
-    default, four, ffa = _bm("bm-ppo-2p"), _bm("bm-ppo-4p-teams"), _bm("bm-ppo-2p")
+    default, four, ffa = _bm("bm-ppo"), _bm("bm-ppo-4p-teams"), _bm("bm-ppo")
     ffa.name = "ffa"
     bot = ByTableAgent(default, {"4p": four, "4p-ffa": ffa}, name="bm-x")
     parts = [(2, "teams"), (4, "ffa"), (4, "teams"), (6, "ffa")]
@@ -108,8 +108,8 @@ def test_specialist_files_of_every_game_make_one_bot(tmp_path):
     registered factory builds a ``ByTableAgent`` deciding as its networks do."""
     from agents.policy import ByTableAgent, _by_table_factory, specialists
 
-    for stem, src in (("bm-x", "bm-ppo-2p"), ("bm-x-at-4p", "bm-ppo-4p-teams"), ("bm-x-at-4p-ffa", "bm-ppo-2p"),
-                      ("bm-x-at-8p", "bm-ppo-2p"), ("bm-y-at-2p", "bm-ppo-2p")):
+    for stem, src in (("bm-x", "bm-ppo"), ("bm-x-at-4p", "bm-ppo-4p-teams"), ("bm-x-at-4p-ffa", "bm-ppo"),
+                      ("bm-x-at-8p", "bm-ppo"), ("bm-y-at-2p", "bm-ppo")):
         shutil.copy(CKPT / f"{src}.zip", tmp_path / f"{stem}.zip")
     files = {p.stem: p for p in tmp_path.glob("*.zip")}
     found = specialists(files, "black-market")

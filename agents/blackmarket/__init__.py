@@ -6,7 +6,7 @@ from agents.base import register_game
 from agents.lookahead import register_lookaheads
 
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
-LOOKAHEAD_BOTS = ("bm-ppo-2p", "bm-ppo-4p-teams")
+LOOKAHEAD_BOTS = ("bm-ppo",)
 #: Their (top_k, n) by player count: a Black Market game is rebuilt in Python copy by
 #: copy, so fewer copies than the default keep a decision's time down.
 LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (2, 2)}
@@ -24,10 +24,9 @@ register_game(
         "bm-denier": "Medium: blocks what you could buy",
         "bm-search": "Hard: thinks ahead",
         "bm-ppo": "Hard: trained (every table)",
-        "bm-ppo-2p": "Hard: trained (2 players only; level with bm-ppo there)",
         "bm-ppo-4p-teams": "Hard: trained (4-player teams only; bm-ppo's starting point)",
     },
-    slow_bots=("bm-ppo", "bm-search", "bm-ppo-2p", "bm-ppo-4p-teams"),
+    slow_bots=("bm-ppo", "bm-search", "bm-ppo-4p-teams"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
     bench_bots=("bm-ppo", "bm-builder", "bm-search"),
     bench_players=2,

@@ -5,7 +5,7 @@ from agents.base import register_game
 from agents.lookahead import register_lookaheads
 
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
-LOOKAHEAD_BOTS = ("rm-ppo-4p",)
+LOOKAHEAD_BOTS = ("rm-ppo",)
 
 register_game(
     "rune-market",

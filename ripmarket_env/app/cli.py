@@ -1238,7 +1238,7 @@ app.command("distill")(distill)
 
 
 def export(
-    agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo-2p, ...) or a checkpoint file (.zip) of --game."),
+    agent: Optional[str] = typer.Argument(None, metavar="AGENT", help="A trained agent: a zoo name (ppo-6p, greedy-bc, bm-ppo, ...) or a checkpoint file (.zip) of --game."),
     game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The agent's game: {_GAMES_HELP}."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Where to write the export (default: AGENT.safetensors in the current directory)."),
     force: bool = typer.Option(False, "--force", help="Overwrite the --out file if it exists."),
