@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ripmarket_env
 from ripmarket_env import aec
@@ -373,6 +375,38 @@ def test_env_wrappers_are_pettingzoos_and_read_the_raw_env_state():
     import pickle
 
     assert type(pickle.loads(pickle.dumps(sp))) is spaces.Discrete
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 80).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.sampled_from([0, 0, 1, 1, 1, 2, -1]), min_size=n, max_size=n),
+    st.sampled_from(["int8", "int16", "bool", "short", "probability"]))), st.integers(0, 2**32))
+def test_action_space_samples_as_gymnasiums_discrete(case, seed):
+    """``action_space(agent).sample(mask)`` (PettingZoo's documented random loop) takes
+    its own fast path for an ordinary int8 mask: the same action, the same draws left in
+    ``np_random`` and the same error as Gymnasium's ``Discrete`` for every mask (no legal
+    action, values other than 0/1, another dtype or shape, a probability mask)."""
+    from gymnasium import spaces
+
+    from ripmarket_env.envs.aec import _Discrete
+
+    n, values, kind = case
+    mask = np.array(values, np.int8)
+    args = {"int8": (mask, None), "int16": (mask.astype(np.int16), None), "bool": (mask == 1, None),
+            "short": (mask[:-1], None), "probability": (None, np.full(n, 1.0 / n))}[kind]
+    ours, plain = _Discrete(n), spaces.Discrete(n)
+    ours.seed(seed)
+    plain.seed(seed)
+    for _ in range(3):
+        try:
+            want = plain.sample(*args)
+        except AssertionError as e:
+            with pytest.raises(AssertionError, match=re.escape(str(e)[:40])):
+                ours.sample(*args)
+            return
+        got = ours.sample(*args)
+        assert got == want and type(got) is type(want)
+    assert ours.np_random.integers(2**62) == plain.np_random.integers(2**62)
 
 
 # --------------------------------------------------------------------------- the parallel env

@@ -69,7 +69,8 @@ def test_bench_env_suite_json():
     assert aec["ratio_vs_texas_holdem"] == pytest.approx(
         aec["env"]["agent_steps_per_sec"] / aec["texas_holdem_v4"]["agent_steps_per_sec"]
     )
-    assert aec["target"]["ratio"] == 3.0 and aec["target"]["met"] == (aec["ratio_vs_texas_holdem"] >= 3.0)
+    assert aec["target"]["ratio"] == 5.0 and aec["target"]["met"] == (min(aec["ratio_vs_texas_holdem"], aec["choice"]["ratio_vs_texas_holdem"]) >= 5.0)
+    assert aec["choice"]["env"]["agent_steps"] > 0 and aec["choice"]["texas_holdem_v4"]["agent_steps"] > 0
     assert [g["players"] for g in env["gym"]] == [3]
     g = env["gym"][0]
     assert g["learner_steps_per_sec"] > 0 and g["compiled_opponents"] is True
@@ -125,7 +126,7 @@ def test_bench_json_has_one_schema_for_every_game(game, suite):
         aec = env["aec"]
         for name in ("env", "raw_env", "texas_holdem_v4"):
             _check(aec[name], AEC_LOOP, f"{game} aec {name}")
-        assert aec["ratio_vs_texas_holdem"] > 0 and aec["target"]["ratio"] == 3.0
+        assert aec["ratio_vs_texas_holdem"] > 0 and aec["target"]["ratio"] == 5.0
         assert aec["players"] == (6 if game == "ripmarket" else spec.default_players)
         for g in env["gym"]:
             assert g["players"] == P and g["learner_steps_per_sec"] > 0

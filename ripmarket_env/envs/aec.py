@@ -245,8 +245,11 @@ del _name
 
 class _Discrete(spaces.Discrete):
     """``Discrete(n)`` whose ``contains`` answers Python ints and numpy int64 scalars
-    directly (the same answer); it compares equal to, and pickles and copies as, a plain
-    ``Discrete(n)``."""
+    directly, and whose ``sample(mask)`` takes an ordinary mask (an int8 array of shape
+    ``(n,)`` of 0s and 1s, as ``observe`` gives it) in a few numpy calls: the same answers,
+    the same draws from ``np_random`` and the same errors as ``Discrete``'s (whose checks
+    cost some 25 us a sample, most of a random-play step). It compares equal to, and pickles
+    and copies as, a plain ``Discrete(n)``."""
 
     def __init__(self, n: int):
         super().__init__(n)
@@ -256,6 +259,18 @@ class _Discrete(spaces.Discrete):
         if type(x) is int or type(x) is np.int64:
             return 0 <= x < self._size
         return super().contains(x)
+
+    def sample(self, mask=None, probability=None):
+        if (probability is None and type(mask) is np.ndarray and mask.dtype == np.int8
+                and mask.shape == (self._size,)):
+            legal = mask.nonzero()[0]
+            # every non-zero entry a 1 (else Discrete's own check raises its error)
+            if np.count_nonzero(mask == 1) == len(legal):
+                if not len(legal):
+                    return self.start
+                # Generator.choice(a) of a 1-d array draws a[integers(0, len(a))]
+                return self.start + self.dtype.type(legal[self.np_random.integers(0, len(legal))])
+        return super().sample(mask, probability)
 
     def __reduce__(self):
         return (spaces.Discrete, (int(self.n), int(self.start)))
