@@ -346,8 +346,15 @@ class GameAECEnv(AECEnv, EzPickle):
         self._no_mask = np.zeros(self._na, np.int8)
         self._viewer = np.zeros(1, np.int64)
         fast = self.game.fast
-        self._reset_one, self._step_one, self._status_one, self._observe_one = (
-            fast.reset_one, fast.step_one, fast.status_one, fast.observe_one)
+        self._reset_one = fast.reset_one
+
+        def direct(fn, *sample):  # the drivers' entry points where they have them (core.drivers)
+            return fn.direct(*sample) if hasattr(fn, "direct") else fn
+
+        self._step_one = direct(fast.step_one, self._S, self._TB, self._cfg, 0, 0)
+        self._status_one = direct(fast.status_one, self._S, self._cfg, 0)
+        self._observe_one = direct(fast.observe_one, self._S, self._TB, self._cfg, self._viewer, self._offs,
+                                   np.empty((1, self._obs_size), np.float32))
         names = tuple(self.game.phase_names)
         self._phase_names = names if "game_over" in names else names + ("game_over",)
         self._over = self._phase_names.index("game_over")
