@@ -8,15 +8,17 @@ from agents.lookahead import register_lookaheads
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
 LOOKAHEAD_BOTS = ("bm-ppo",)
 #: Their (top_k, n) by player count: a Black Market game is rebuilt in Python copy by
-#: copy, so fewer copies than the default keep a decision's time down.
-LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (2, 2)}
+#: copy, so fewer copies than the default keep a decision's time down; at 6 players the
+#: network alone (top_k 1: one look there took over 5 ms at the 95th percentile).
+LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (1, 1)}
 
 register_game(
     "black-market",
     heuristics=("bm-builder", "bm-denier", "bm-rusher"),
     search="bm-search",
     # the web page's and the terminal game's opponent at every table (docs/games/black-market/TRAINING.md)
-    default_bots=("bm-ppo",),
+    # (bm-ppo checked one turn ahead at 2 and 4 players; LEADERBOARD.md, the lookahead)
+    default_bots=("bm-ppo-lookahead", "bm-ppo"),
     levels={
         "random": "Beginner: random moves",
         "bm-rusher": "Easy: buys at once",
@@ -26,9 +28,9 @@ register_game(
         "bm-ppo": "Hard: trained (every table)",
         "bm-ppo-4p-teams": "Hard: trained (4-player teams only; bm-ppo's starting point)",
     },
-    slow_bots=("bm-ppo", "bm-search", "bm-ppo-4p-teams"),
+    slow_bots=("bm-ppo-lookahead", "bm-ppo", "bm-search", "bm-ppo-4p-teams"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
-    bench_bots=("bm-ppo", "bm-builder", "bm-search"),
+    bench_bots=("bm-ppo-lookahead", "bm-ppo", "bm-builder", "bm-search"),
     bench_players=2,
 )
 register_lookaheads('black-market', LOOKAHEAD_BOTS, LOOKAHEAD_BUDGETS)
