@@ -119,7 +119,7 @@ def encode_obs(r, T, c, viewer, offs, out):
     Written for speed, with the same float32 bits as the plain formulas in the comments
     (see R.I.P. Market's ``encode_obs``): offsets read once, seats advanced by one instead
     of ``% P``, quotients of small integers read from ``ratio32``'s table, no reference
-    counting."""
+    counting, and the unseen Point Cards counted in the seat loop."""
     out[:] = 0.0
     P = c[C_P]
     D = T.copies.shape[0]
@@ -139,14 +139,12 @@ def encode_obs(r, T, c, viewer, offs, out):
     vside = viewer % 2
     unseen = r.pdeck_n
     o_pdeck = offs[O_PDECK]
+    # Unseen copies of each design: its copies less every seat's owned ones (subtracted in
+    # the seat loop below, which reads them anyway) and the seen map cards, counted in the
+    # row's own entries (small integers, exact in float32), divided by the copies at the end.
+    o_left = o_pdeck + 1
     for d in range(D):
-        left = T.copies[d]
-        for q in range(P):
-            left -= r.owned[q, d]
-        for s in range(N_SLOTS):
-            if r.map_card[s] == d and r.map_seen[s] != 0:
-                left -= 1
-        out[o_pdeck + 1 + d] = ratio32(left, T.copies[d])  # left / copies
+        out[o_left + d] = T.copies[d]
     o_map = offs[O_MAP]
     for s in range(N_SLOTS):
         b = o_map + s * (D + 3)
@@ -205,11 +203,19 @@ def encode_obs(r, T, c, viewer, offs, out):
         so = b + s_owned
         ss = b + s_spent
         for d in range(D):
-            if r.owned[q, d] != 0:  # most designs are owned by nobody; 0 / n is the zeroed +0.0
-                out[so + d] = ratio32(r.owned[q, d], T.copies[d])
+            owned = r.owned[q, d]
+            if owned != 0:  # most designs are owned by nobody; 0 / n is the zeroed +0.0
+                out[so + d] = ratio32(owned, T.copies[d])
+                out[o_left + d] -= owned
             si = T.spent_index[d]
             if si >= 0 and r.spent[q, d] > 0:
                 out[ss + si] = 1.0
         q += 1
         if q == P:
             q = 0
+    for s in range(N_SLOTS):
+        d = r.map_card[s]
+        if d >= 0 and d < D and r.map_seen[s] != 0:
+            out[o_left + d] -= 1
+    for d in range(D):
+        out[o_left + d] = ratio32(np.int64(out[o_left + d]), T.copies[d])  # left / copies
