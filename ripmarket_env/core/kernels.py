@@ -12,7 +12,9 @@ try:  # plain-Python mode (NUMBA_DISABLE_JIT=1)
 except ImportError:  # pragma: no cover
     _NO_JIT = False
 
-JIT = dict(cache=True, nogil=True)
+# _nrt=False: no reference counting of the array arguments and views (the kernels allocate
+# nothing; their callers hold the arrays), about 10% of a step (docs/ARCHITECTURE.md, Speed).
+JIT = dict(cache=True, nogil=True, _nrt=False)
 
 
 @njit(cache=True)
@@ -113,26 +115,43 @@ def rand_below(r, n):
 
 
 # ---------------------------------------------------------------------------------------
-# Exact quotients by a constant without a division (observation encoders): ``x / 3.0`` and
-# ``x / 10.0`` of a small integer count, read from tables of the very quotients (computed
-# by the same IEEE division), so an encoder writes the same float32 bits. A float division
-# costs several cycles of its unit; an encoder does dozens per row.
+# Exact quotients without a division (observation encoders): ``x / 3.0``, ``x / 10.0`` and
+# ``x / n`` of small integers, read from tables of the very quotients (computed by the same
+# IEEE division, then rounded to float32 as the encoder's store into its float32 row
+# rounds them), so an encoder writes the same float32 bits. A float division costs
+# several cycles of its unit, and the float64 -> float32 conversion one more; an encoder
+# does dozens per row. The results are float32: for storing into a float32 row only.
 # ---------------------------------------------------------------------------------------
-THIRDS = np.array([i / 3.0 for i in range(64)])
-TENTHS = np.array([i / 10.0 for i in range(256)])
+THIRDS = np.array([i / 3.0 for i in range(64)]).astype(np.float32)
+TENTHS = np.array([i / 10.0 for i in range(256)]).astype(np.float32)
 
 
 @njit(**JIT)
 def div3(x):
-    """``x / 3.0`` of an integer ``x`` (a table read for 0 <= x < 64)."""
+    """``np.float32(x / 3.0)`` of an integer ``x`` (a table read for 0 <= x < 64)."""
     if x >= 0 and x < 64:
         return THIRDS[x]
-    return x / 3.0
+    return np.float32(x / 3.0)
 
 
 @njit(**JIT)
 def div10(x):
-    """``x / 10.0`` of an integer ``x`` (a table read for 0 <= x < 256)."""
+    """``np.float32(x / 10.0)`` of an integer ``x`` (a table read for 0 <= x < 256)."""
     if x >= 0 and x < 256:
         return TENTHS[x]
-    return x / 10.0
+    return np.float32(x / 10.0)
+
+
+# ``x / n``: 65 x 129 float32 (33 kB), a row per divisor ``n``, so an encoder's row touches
+# a few cache lines of it.
+RATIO_X, RATIO_N = 129, 65
+RATIOS = np.array([[x / n if n else 0.0 for x in range(RATIO_X)] for n in range(RATIO_N)]).astype(np.float32)
+
+
+@njit(**JIT)
+def ratio32(x, n):
+    """``np.float32(x / n)`` of integers ``x`` and ``n`` (a table read for 0 <= x <= 128
+    and 0 < n <= 64; the division otherwise, with its error for ``n == 0``)."""
+    if x >= 0 and x < RATIO_X and n > 0 and n < RATIO_N:
+        return RATIOS[n, x]
+    return np.float32(x / n)

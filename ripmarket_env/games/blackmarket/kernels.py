@@ -47,7 +47,9 @@ from ripmarket_env.games.blackmarket.state import (
     PH_OVER,
 )
 
-JIT = dict(cache=True, nogil=True)
+# _nrt=False: no reference counting of the array arguments and views (the kernels allocate
+# nothing; their callers hold the arrays), about 10% of a step (docs/ARCHITECTURE.md, Speed).
+JIT = dict(cache=True, nogil=True, _nrt=False)
 
 # Event kinds (events.py names them and says what seat, a and b mean).
 EV_FORCED = 1

@@ -70,7 +70,9 @@ from ripmarket_env.games.ripmarket.state import (
     PH_TURN_START,
 )
 
-JIT = dict(cache=True, nogil=True)
+# _nrt=False: no reference counting of the array arguments and views (the kernels allocate
+# nothing; their callers hold the arrays), about 10% of a step (docs/ARCHITECTURE.md, Speed).
+JIT = dict(cache=True, nogil=True, _nrt=False)
 try:
     from numba.core.config import DISABLE_JIT as _NO_JIT
 except ImportError:  # pragma: no cover - older numba

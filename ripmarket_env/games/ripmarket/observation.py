@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.kernels import div3, div10
+from ripmarket_env.core.kernels import div3, div10, ratio32
 from ripmarket_env.core.spec import Layout as _CoreLayout
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
@@ -183,9 +183,17 @@ def named_view(obs: np.ndarray, lay: Layout) -> dict:
  S_LASTDMG, S_LASTSCORE, O_SEAT_START, O_SEAT_SIZE) = range(33)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def encode_obs(r, T, c, viewer, offs, out):
-    """Write one game's observation for ``viewer`` into ``out`` (float32 row)."""
+    """Write one game's observation for ``viewer`` into ``out`` (float32 row).
+
+    Written for speed, with the same float32 bits as the plain formulas in the comments:
+    the offsets are read once into locals (a store into ``out`` could alias ``offs`` for
+    the compiler, so it reloads them after every store otherwise), seats advance by one
+    instead of ``% P``, quotients of small integers are table reads (``div3``, ``div10``,
+    ``ratio32``), the turn positions are one pass over ``order`` (not a search per seat),
+    and no reference counting (``_nrt=False``: the kernel allocates nothing; its caller
+    holds the arrays)."""
     out[:] = 0.0
     P = c[C_P]
     DL = T.value.shape[0]
@@ -195,19 +203,23 @@ def encode_obs(r, T, c, viewer, offs, out):
     me_actor = r.actor == viewer and ph < N_PHASES - 1
     out[offs[O_IS_ACTOR]] = 1.0 if me_actor else 0.0
     out[offs[O_NUMP] + P - 2] = 1.0
-    out[offs[O_ROUND]] = r.round_num / c[C_MAX_ROUNDS]
+    out[offs[O_ROUND]] = ratio32(r.round_num, c[C_MAX_ROUNDS])  # round / max_rounds
     out[offs[O_RULE] + r.rule] = 1.0
-    out[offs[O_DECK]] = r.deck_n / r.deck.shape[0]
-    out[offs[O_SDECK]] = r.shadow_deck_n / r.shadow_deck.shape[0]
+    out[offs[O_DECK]] = ratio32(r.deck_n, r.deck.shape[0])
+    out[offs[O_SDECK]] = ratio32(r.shadow_deck_n, r.shadow_deck.shape[0])
+    o_disc = offs[O_DISCARD]
+    o_hand = offs[O_HAND]
     for d in range(DL):
-        out[offs[O_DISCARD] + d] = div3(r.discard[d])
-        out[offs[O_HAND] + d] = div3(r.hand[viewer, d])
+        out[o_disc + d] = div3(r.discard[d])
+        out[o_hand + d] = div3(r.hand[viewer, d])
+    o_market = offs[O_MARKET]
     for k in range(MAX_MARKET):
         d = r.market[k]
         if d >= 0:
-            out[offs[O_MARKET] + k * DL + d] = 1.0
+            out[o_market + k * DL + d] = 1.0
+    o_shand = offs[O_SHAND]
     for sd in range(DS):
-        out[offs[O_SHAND] + sd] = div3(r.shadow_hand[viewer, sd])
+        out[o_shand + sd] = div3(r.shadow_hand[viewer, sd])
     if me_actor:
         if r.pend_card >= 0 and ph >= 2 and ph <= 4:
             out[offs[O_PCARD] + r.pend_card] = 1.0
@@ -217,36 +229,54 @@ def encode_obs(r, T, c, viewer, offs, out):
     base = offs[O_SEAT_START]
     size = offs[O_SEAT_SIZE]
     hp0 = c[C_HP]
+    s_present, s_alive, s_hp, s_handn = offs[S_PRESENT], offs[S_ALIVE], offs[S_HP], offs[S_HANDN]
+    s_shandn, s_first, s_acted, s_actor = offs[S_SHANDN], offs[S_FIRST], offs[S_ACTED], offs[S_ACTOR]
+    s_acq, s_mtake, s_facedown, s_played = offs[S_ACQ], offs[S_MTAKE], offs[S_FACEDOWN], offs[S_PLAYED]
+    s_target, s_attached, s_lastdmg, s_lastscore = offs[S_TARGET], offs[S_ATTACHED], offs[S_LASTDMG], offs[S_LASTSCORE]
+    actor = r.actor if ph < N_PHASES - 1 else -1
+    first = r.first_player
+    q = viewer  # the seat of block rel: (viewer + rel) % P
     for rel in range(P):
-        q = (viewer + rel) % P
         b = base + rel * size
-        out[b + offs[S_PRESENT]] = 1.0
-        out[b + offs[S_ALIVE]] = 1.0 if r.alive[q] else 0.0
-        out[b + offs[S_HP]] = r.hp[q] / hp0
-        out[b + offs[S_HANDN]] = div10(r.hand_n[q])
-        out[b + offs[S_SHANDN]] = div3(r.shadow_n[q])
-        out[b + offs[S_FIRST]] = 1.0 if r.first_player == q else 0.0
-        out[b + offs[S_ACTED]] = 1.0 if r.acted[q] else 0.0
-        out[b + offs[S_ACTOR]] = 1.0 if (r.actor == q and ph < N_PHASES - 1) else 0.0
-        for i in range(P):
-            if r.order[i] == q:
-                out[b + offs[S_TURNPOS]] = i / (P - 1.0)
+        out[b + s_present] = 1.0
+        out[b + s_alive] = 1.0 if r.alive[q] else 0.0
+        out[b + s_hp] = ratio32(r.hp[q], hp0)  # hp / start hp
+        out[b + s_handn] = div10(r.hand_n[q])
+        out[b + s_shandn] = div3(r.shadow_n[q])
+        out[b + s_first] = 1.0 if first == q else 0.0
+        out[b + s_acted] = 1.0 if r.acted[q] else 0.0
+        out[b + s_actor] = 1.0 if actor == q else 0.0
         acq = r.acquired[q]
         if acq > 0:
-            out[b + offs[S_ACQ] + acq - 1] = 1.0
+            out[b + s_acq + acq - 1] = 1.0
         if r.acq_card[q] >= 0:
-            out[b + offs[S_MTAKE] + r.acq_card[q]] = 1.0
+            out[b + s_mtake + r.acq_card[q]] = 1.0
         d = r.played[q]
         if d >= 0:
             hidden = r.face_down[q]
             if hidden:
-                out[b + offs[S_FACEDOWN]] = 1.0
+                out[b + s_facedown] = 1.0
             if not hidden or q == viewer:
-                out[b + offs[S_PLAYED] + d] = 1.0
+                out[b + s_played + d] = 1.0
             t = r.target[q]
             if t >= 0:
-                out[b + offs[S_TARGET] + (t - viewer) % P] = 1.0
+                t -= viewer  # (t - viewer) % P
+                if t < 0:
+                    t += P
+                out[b + s_target + t] = 1.0
         for i in range(r.attached_n[q]):
-            out[b + offs[S_ATTACHED] + r.attached[q, i]] += 1.0 / 3.0
-        out[b + offs[S_LASTDMG]] = r.last_damage[q]
-        out[b + offs[S_LASTSCORE]] = div10(r.last_score[q])
+            out[b + s_attached + r.attached[q, i]] += 1.0 / 3.0
+        out[b + s_lastdmg] = r.last_damage[q]
+        out[b + s_lastscore] = div10(r.last_score[q])
+        q += 1
+        if q == P:
+            q = 0
+    # turn position / (P - 1) of each seat in this round's order (the last i of a seat)
+    s_turnpos = base + offs[S_TURNPOS]
+    for i in range(P):
+        q = r.order[i]
+        if q >= 0 and q < P:
+            q -= viewer
+            if q < 0:
+                q += P
+            out[s_turnpos + q * size] = ratio32(i, P - 1)

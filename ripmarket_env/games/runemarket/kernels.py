@@ -61,7 +61,9 @@ from ripmarket_env.games.runemarket.state import (
     PH_TURN_START,
 )
 
-JIT = dict(cache=True, nogil=True)
+# _nrt=False: no reference counting of the array arguments and views (the kernels allocate
+# nothing; their callers hold the arrays), about 10% of a step (docs/ARCHITECTURE.md, Speed).
+JIT = dict(cache=True, nogil=True, _nrt=False)
 
 # ---------------------------------------------------------------------------------- actions
 A_DONE = 0

@@ -1,0 +1,73 @@
+"""The encoders' quotient tables (core.kernels.div3, div10, ratio32) give the very float32
+an encoder's store of the division gives, in and out of the tables' range, compiled and in
+plain Python; and the engine digest script is deterministic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from ripmarket_env.core.kernels import div3, div10, ratio32
+
+
+@njit
+def _store_all(xs, ns, out_tab, out_div):
+    for i in range(xs.shape[0]):
+        out_tab[i] = ratio32(xs[i], ns[i])
+        out_div[i] = xs[i] / ns[i]  # the plain formula, rounded by the float32 store
+
+
+def _grid():
+    xs, ns = np.meshgrid(np.arange(-5, 300), np.arange(1, 130))
+    return xs.ravel().astype(np.int64), ns.ravel().astype(np.int64)
+
+
+def test_ratio32_is_the_stored_quotient_bit_for_bit():
+    xs, ns = _grid()
+    tab = np.zeros(xs.shape[0], np.float32)
+    div = np.zeros(xs.shape[0], np.float32)
+    _store_all(xs, ns, tab, div)
+    assert tab.view(np.uint32).tolist() == div.view(np.uint32).tolist()
+    # int8 and int16 state fields, as the encoders pass them
+    for dt in (np.int8, np.int16):
+        small = np.arange(-5, 100, dtype=dt)
+        for n in (1, 3, 7, 64, 65):
+            got = np.array([ratio32(x, np.int64(n)) for x in small], np.float32)
+            want = (small.astype(np.float64) / n).astype(np.float32)
+            assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+
+def test_div3_div10_are_the_stored_quotients():
+    xs = np.arange(-20, 400)
+    got3 = np.array([div3(x) for x in xs], np.float32)
+    got10 = np.array([div10(x) for x in xs], np.float32)
+    assert got3.view(np.uint32).tolist() == (xs / 3.0).astype(np.float32).view(np.uint32).tolist()
+    assert got10.view(np.uint32).tolist() == (xs / 10.0).astype(np.float32).view(np.uint32).tolist()
+
+
+def test_ratio32_by_zero_raises_like_the_division():
+    with pytest.raises(ZeroDivisionError):
+        ratio32(np.int64(3), np.int64(0))
+
+
+def test_ratio32_plain_python_matches():
+    xs, ns = _grid()
+    sel = slice(None, None, 97)
+    got = np.array([ratio32.py_func(int(x), int(n)) for x, n in zip(xs[sel], ns[sel])], np.float32)
+    want = (xs[sel] / ns[sel]).astype(np.float32)
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+
+def test_engine_digest_is_deterministic_and_sees_the_play():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_digest.py"
+    spec = importlib.util.spec_from_file_location("engine_digest", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = mod.digest("rune-market", 2, games=8, steps=6)
+    assert a == mod.digest("rune-market", 2, games=8, steps=6)
+    assert len(a) == 64
+    assert a != mod.digest("rune-market", 2, games=8, steps=7)
