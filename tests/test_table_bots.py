@@ -140,10 +140,11 @@ def test_the_shipped_bot_for_every_table_is_one():
 
 def test_black_markets_bot_for_every_table_is_its_default_opponent():
     """Black Market's ``bm-ppo``: one network trained at every table of the game (2
-    players; 4 and 6 in teams and in free-for-all, BM-1.3), the default opponent at each
-    (``default_bot``, ``default_lineup``: the web page's and the terminal game's) and the
-    bot the bot bench times; it decides every table's rows, in one mixed batch too, with
-    legal actions."""
+    players; 4 and 6 in teams and in free-for-all, BM-1.3); checked one turn ahead
+    (``bm-ppo-lookahead``) it is the default opponent at each (``default_bot``,
+    ``default_lineup``: the web page's and the terminal game's) and the first bot the bot
+    bench times, the network itself next; it decides every table's rows, in one mixed
+    batch too, with legal actions."""
     from agents.base import describe
     from agents.checkpoint import read_metadata
 
@@ -152,8 +153,10 @@ def test_black_markets_bot_for_every_table_is_its_default_opponent():
     assert tables == {(2, "teams"), (4, "teams"), (4, "ffa"), (6, "teams"), (6, "ffa")}
     assert "policy.optimizer.pth" not in __import__("zipfile").ZipFile(CKPT / "bm-ppo.zip").namelist()
     profile = agents.game_agents("black-market")
-    assert agents.default_bot("black-market") == "bm-ppo" and profile.bench()[0] == "bm-ppo"
-    assert agents.default_lineup("black-market", 5) == ["bm-ppo"] * 5 and "bm-ppo" in profile.slow_bots
+    assert agents.default_bot("black-market") == "bm-ppo-lookahead" and profile.bench()[:2] == ["bm-ppo-lookahead", "bm-ppo"]
+    assert profile.default_bots == ("bm-ppo-lookahead", "bm-ppo")
+    assert agents.default_lineup("black-market", 5) == ["bm-ppo-lookahead"] * 5
+    assert {"bm-ppo", "bm-ppo-lookahead"} <= set(profile.slow_bots)
     assert profile.level("bm-ppo").startswith("Hard") and "at tables 2p, 4p, 4p-ffa, 6p, 6p-ffa" in describe("bm-ppo", game="black-market")
     spec = get("black-market")
     data = [_observations(spec, n, {"mode": m}) for n, m in sorted(tables)]

@@ -26,6 +26,7 @@ register_game(
         "bm-denier": "Medium: blocks what you could buy",
         "bm-search": "Hard: thinks ahead",
         "bm-ppo": "Hard: trained (every table)",
+        "bm-ppo-stage1": "Hard: trained (every table; stage 1 of bm-ppo, its starting point)",
         "bm-ppo-4p-teams": "Hard: trained (4-player teams only; bm-ppo's starting point)",
     },
     slow_bots=("bm-ppo-lookahead", "bm-ppo", "bm-search", "bm-ppo-4p-teams"),
