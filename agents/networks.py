@@ -72,9 +72,10 @@ class SparseExtractor(BaseFeaturesExtractor):
 class _SparseMatmul(torch.autograd.Function):
     """``x @ w.T`` (an ``nn.Linear`` weight ``w``) for a sparse ``x`` (no gradient to ``x``),
     forward and backward over the non-zeros: forward with torch's ``embedding_bag``, the
-    weight gradient with the compiled ``agents.sparse.csr_t_matmul`` (serial: a numba
-    thread pool next to torch's ran 3-4 times slower; torch's own sparse products and
-    ``embedding_bag``'s backward were slower too). Both cost the non-zeros times the width."""
+    weight gradient with the compiled ``agents.sparse.csr_t_matmul`` (column blocks in
+    Python threads, each the serial kernel: a numba thread pool next to torch's ran 3-4
+    times slower; torch's own sparse products and ``embedding_bag``'s backward were slower
+    too). Both cost the non-zeros times the width."""
 
     _last: tuple = (None, -1, None)  # (x, x's version, its CSR): actor and critic see one x
 

@@ -42,8 +42,7 @@ def _columns(weight):
 @njit(cache=True, nogil=True, fastmath=True)
 def _csr_t_product(cols, vals, offsets, nnz, a, out):
     """Over every row ``i``'s non-zeros ``(j, v)``: ``out[j] += v * a[i]`` (``X.T @ a``).
-    Serial: run between torch's multi-threaded layers, a numba thread pool ran 3-4 times
-    slower, the two pools contending."""
+    Serial; ``csr_t_matmul`` runs it on column blocks in threads of its own."""
     n = offsets.shape[0]
     H = out.shape[1]
     for i in range(n):
@@ -55,9 +54,43 @@ def _csr_t_product(cols, vals, offsets, nnz, a, out):
                 out[j, h] += v * a[i, h]
 
 
+_PARALLEL_WORK = 1 << 22
+"""Non-zeros times columns from which ``csr_t_matmul`` splits its product over threads."""
+_pool = None
+
+
+def _threads() -> int:
+    import torch
+
+    return max(1, min(torch.get_num_threads(), 8))
+
+
 def csr_t_matmul(cols, vals, offsets, nnz, g, out) -> None:
-    """``out += X.T @ g`` for ``X`` given as ``csr(X)``: the weight gradient of ``X @ w``."""
-    _csr_t_product(cols, vals, offsets, nnz, g, out)
+    """``out += X.T @ g`` for ``X`` given as ``csr(X)``: the weight gradient of ``X @ w``.
+
+    A large product is split by columns of ``g`` (and ``out``) into as many blocks as
+    torch has threads, each a contiguous copy summed by the compiled kernel in its own
+    Python thread (the kernel releases the GIL): every entry of ``out`` is the same sum in
+    the same order as the serial product, so the result is bit for bit the same. Run
+    between torch's layers, whose OpenMP workers are idle then; a numba thread pool of
+    its own ran 3-4 times slower, the two pools contending."""
+    global _pool
+    H = out.shape[1]
+    k = min(_threads(), H // 32)
+    if k < 2 or int(nnz) * H < _PARALLEL_WORK:
+        _csr_t_product(cols, vals, offsets, nnz, g, out)
+        return
+    if _pool is None or _pool._max_workers < k:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool = ThreadPoolExecutor(max_workers=k, thread_name_prefix="csr_t_matmul")
+    edges = np.linspace(0, H, k + 1).astype(np.int64)
+    spans = list(zip(edges, edges[1:]))
+    blocks = [(np.ascontiguousarray(g[:, a:b]), np.ascontiguousarray(out[:, a:b])) for a, b in spans]
+    for f in [_pool.submit(_csr_t_product, cols, vals, offsets, nnz, ga, oa) for ga, oa in blocks]:
+        f.result()
+    for (a, b), (_, oa) in zip(spans, blocks):
+        out[:, a:b] = oa
 
 
 def csr(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,17 +225,26 @@ def _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets):
     the entry ``(extra[i], 1)``."""
     k = 0
     cap = cols.shape[0]
+    d = x.shape[1]
     for i in range(rows.shape[0]):
         offsets[i] = k
         r = rows[i]
-        for j in range(x.shape[1]):
-            v = x[r, j]
-            if v != 0.0:
-                if k == cap:
-                    return -1
-                cols[k] = j + shift[i]
+        s = shift[i]
+        if k + d <= cap:  # room for a whole row: every entry written, kept where non-zero (no branch)
+            for j in range(d):
+                v = x[r, j]
+                cols[k] = j + s
                 vals[k] = v
-                k += 1
+                k += v != 0.0
+        else:
+            for j in range(d):
+                v = x[r, j]
+                if v != 0.0:
+                    if k == cap:
+                        return -1
+                    cols[k] = j + s
+                    vals[k] = v
+                    k += 1
         if extra[i] >= 0:
             if k == cap:
                 return -1

@@ -20,7 +20,7 @@ def _sparse_batch(rng, n, d, density=0.06):
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 40), d=st.integers(1, 60), seed=st.integers(0, 2**31 - 1),
+@given(n=st.integers(1, 40), d=st.one_of(st.integers(1, 60), st.integers(100, 400)), seed=st.integers(0, 2**31 - 1),
        density=st.sampled_from([0.0, 0.05, 0.5, 1.0]))
 def test_csr_matches_numpy(n, d, seed, density):
     x = _sparse_batch(np.random.default_rng(seed), n, d, density)
@@ -106,6 +106,30 @@ def test_compiled_product_and_row_csr_match_dense(n, d, h, seed):
     gw = np.zeros((d, h), np.float32)
     csr_t_matmul(cols, vals, offsets, len(cols), g, gw)
     assert np.allclose(gw, x.T @ g, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_the_threaded_weight_gradient_is_the_serial_one_bit_for_bit(monkeypatch, threads):
+    """A product large enough for ``csr_t_matmul``'s column blocks in threads: every entry
+    the same float as the serial kernel's (the same sum in the same order)."""
+    import agents.sparse as sp
+
+    rng = np.random.default_rng(threads)
+    x = _sparse_batch(rng, 3000, 500, 0.1)
+    g = rng.standard_normal((3000, 200)).astype(np.float32)
+    cols, vals, offsets = csr(x)
+    assert len(cols) * g.shape[1] >= sp._PARALLEL_WORK
+    serial = np.full((500, 200), 0.5, np.float32)
+    sp._csr_t_product(cols, vals, offsets, len(cols), g, serial)
+    monkeypatch.setattr(sp, "_threads", lambda: threads)
+    calls = []
+    real = sp._csr_t_product
+    monkeypatch.setattr(sp, "_csr_t_product", lambda *a: calls.append(a[4].shape) or real(*a))
+    threaded = np.full((500, 200), 0.5, np.float32)
+    sp.csr_t_matmul(cols, vals, offsets, len(cols), g, threaded)
+    assert len(calls) == threads and sum(c[1] for c in calls) == 200
+    assert np.array_equal(threaded, serial)
+    assert np.allclose(threaded, 0.5 + x.T @ g, atol=1e-3)
 
 
 @settings(max_examples=20, deadline=None)
