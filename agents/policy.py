@@ -445,6 +445,20 @@ def _counts_text(counts) -> str:
     return " at " + ", ".join(map(str, sorted(counts))) + " players"
 
 
+ROLES = CHECKPOINT_DIR / "roles.json"
+
+
+def checkpoint_roles() -> dict[str, str]:
+    """What each shipped checkpoint that is not a default bot is kept for (``roles.json``
+    beside the checkpoints: stem -> role); empty without the file."""
+    import json
+
+    if not ROLES.is_file():
+        return {}
+    data = json.loads(ROLES.read_text())
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
 def _register_shipped() -> None:
     if not CHECKPOINT_DIR.is_dir():
         return
@@ -456,6 +470,7 @@ def _register_shipped() -> None:
             _SHIPPED[f"{style}-bc"] = DISTILLED_ZOO
     from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
 
+    roles = checkpoint_roles()
     metas = {}
     for p in sorted(CHECKPOINT_DIR.glob("*.zip")):
         try:  # the metadata (JSON) names the checkpoint's game; no network is loaded here
@@ -490,6 +505,8 @@ def _register_shipped() -> None:
         by = _SPECIALISTS.get(p.stem)
         if by:
             desc += "; at " + ", ".join(f"{_table_words(k)} the network of {q.stem}" for k, q in by.items())
+        if p.stem in roles:
+            desc += f". Kept as {roles[p.stem]}"
         register(p.stem, _by_table_factory(p, by, game) if by else _factory(p), desc + ".", game=game)
         if game == "ripmarket":
             _SHIPPED[p.stem] = p
