@@ -189,3 +189,54 @@ def test_distill_command_writes_under_the_current_directory_and_never_overwrites
     assert res.exit_code == 0, res.output
     assert out.read_bytes() != before and not list((tmp_path / "runs").glob(".*tmp"))
     assert hashlib.sha256(DISTILLED_ZOO.read_bytes()).hexdigest() == shipped
+
+
+def test_a_teacher_becomes_one_more_style_and_a_league_seat(tmp_path):
+    """``ripmarket distill --teacher AGENT --teacher-games N``: the agent (here The Rune
+    Market's search, too slow for a league seat) plays one seat of N games against the
+    heuristics; its decisions, and only its, are the network's last style; a config names
+    it ``<AGENT>-bc`` with ``league.zoo_init``, and it plays legal moves from the league.
+    A teacher that is no agent of the game, a heuristic, or one without its games is
+    refused before anything is recorded; a file without the style, when the league loads it."""
+    from typer.testing import CliRunner
+
+    from agents.checkpoint import CheckpointError
+    from ripmarket_env.app.cli import app
+    from train.config import config_from_dict
+    from train.selfplay import League
+
+    runner = CliRunner()
+    out, rec = tmp_path / "rm-zoo.pt", tmp_path / "rm-games.npz"
+    base = ["distill", "--game", "rune-market", "--players", "2", "--games", "2", "--epochs", "1", "--workers", "1"]
+    for extra, says in ((["--teacher", "nobody", "--teacher-games", "2"], "not a registered agent of rune-market"),
+                        (["--teacher", "rm-banker", "--teacher-games", "2"], "imitated anyway"),
+                        (["--teacher", "rm-search"], "go together")):
+        res = runner.invoke(app, base + extra + ["--out", str(out)])
+        assert res.exit_code == 2 and says in " ".join(res.output.split()), res.output[-500:]
+        assert not out.exists()
+    res = runner.invoke(app, base + ["--teacher", "rm-search", "--teacher-games", "2", "--out", str(out),
+                                     "--recording", str(rec)])
+    assert res.exit_code == 0, res.output[-2000:]
+    net, meta = D.load(out, game="rune-market")
+    assert meta["styles"] == ["rm-banker", "rm-raider", "rm-bandit", "rm-search"] and meta["teacher"] == "rm-search"
+    assert set(meta["accuracy"]) == set(meta["styles"])
+    data = D.load_decisions(rec)
+    taught = data.style == 3
+    assert taught.any() and (~taught).any()
+    assert len(np.unique(data.game[taught])) == 2 and not set(data.game[taught]) & set(data.game[~taught])
+    assert data.mask[np.flatnonzero(taught), data.action[taught].astype(np.int64)].all()
+    res = runner.invoke(app, ["distill", "--game", "rune-market", "--recording", str(rec), "--out", str(tmp_path / "x.pt")])
+    assert res.exit_code == 2 and "--teacher" in " ".join(res.output.split())  # 4 styles recorded, 3 asked
+
+    league = League(config_from_dict({"game": "rune-market", "num_players": 2, "league": {
+        "zoo": ["rm-banker", "rm-search-bc"], "zoo_init": str(out)}}), seed=0)
+    bot = league.agents[league.zoo_ids[1]]
+    assert bot.name == "rm-search-bc"
+    rows = np.flatnonzero(taught)[:20]
+    acts = np.asarray(bot.act_batch(data.obs[rows].astype(np.float32), data.mask[rows]))
+    assert data.mask[rows, acts].all()
+    plain = tmp_path / "plain.pt"
+    assert runner.invoke(app, base + ["--out", str(plain)]).exit_code == 0
+    with pytest.raises(CheckpointError, match="holds no imitation of 'rm-search'"):
+        League(config_from_dict({"game": "rune-market", "num_players": 2, "league": {
+            "zoo": ["rm-banker", "rm-search-bc"], "zoo_init": str(plain)}}), seed=0)

@@ -715,11 +715,14 @@ def _distinct_tables(spec, data: dict, mode: str) -> None:
 
 
 def _imitates(name: str, game: str) -> bool:
-    """``name`` is ``<heuristic>-bc`` for one of ``game``'s heuristics: its imitation in a
-    distilled-zoo file (``league.zoo_init``), for a game whose imitations are not registered."""
+    """``name`` is ``<agent>-bc`` for one of ``game``'s heuristics, or another of its
+    registered agents taught with ``ripmarket distill --teacher`` (a slow search): its
+    imitation in a distilled-zoo file (``league.zoo_init``), for a game whose imitations
+    are not registered. The league refuses a file that holds no such style when it loads
+    it."""
     import agents
 
-    return name.endswith("-bc") and name[:-3] in agents.game_agents(game).heuristics
+    return name.endswith("-bc") and name[:-3] in agents.names(game)
 
 
 def _imitation_hint(game: str, key: str) -> str:

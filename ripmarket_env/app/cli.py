@@ -1158,8 +1158,10 @@ def distill(
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
+    teacher: Optional[str] = typer.Option(None, "--teacher", metavar="AGENT", help="Imitate this registered agent too (e.g. a slow search, rm-search): it plays one seat of --teacher-games games against the heuristics and its decisions become one more style of the network, <AGENT>-bc in a league.zoo with league.zoo_init naming the file."),
+    teacher_games: int = typer.Option(0, "--teacher-games", metavar="N", help="Games the --teacher agent plays (seed --seed + 2)."),
 ) -> None:
-    """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training)."""
+    """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
     try:
         from train import distill as D
     except ImportError as exc:
@@ -1189,6 +1191,17 @@ def distill(
     check_int("--guest-games", guest_games, 0)
     if (guest is None) != (guest_games == 0):
         fail("--guest and --guest-games go together: name the agent and how many games it plays")
+    check_int("--teacher-games", teacher_games, 0)
+    if (teacher is None) != (teacher_games == 0):
+        fail("--teacher and --teacher-games go together: name the agent and how many games it plays")
+    if teacher is not None:
+        import agents
+
+        if teacher not in agents.names(game):
+            fail(f"--teacher {teacher!r} is not a registered agent of {game}; allowed: {', '.join(agents.names(game))}")
+        if teacher in styles:
+            fail(f"--teacher {teacher}: the heuristics are imitated anyway ({', '.join(styles)}); name another agent")
+        styles = (*styles, teacher)
     if out.exists() and not force:  # checked before the (long) recording and fit
         fail(f"--out {out} exists; choose another file or add --force to overwrite it")
     if out.exists() and not out.is_file():
@@ -1215,22 +1228,35 @@ def distill(
             fail(f"--recording {recording}: decisions of {data.obs.shape[1:]} observation values and "
                  f"{data.mask.shape[1:]} actions; {game} has {facts['obs_size']} and {facts['num_actions']} "
                  "(a recording of another game or version)")
+        if teacher is not None and not (data.style == len(styles) - 1).any():
+            fail(f"--recording {recording} holds no decision of the --teacher {teacher}: record it anew "
+                 "(name a new --recording file)")
+        if len(data) and int(data.style.max()) >= len(styles):
+            fail(f"--recording {recording}: decisions of {int(data.style.max()) + 1} styles; this fit imitates "
+                 f"{len(styles)} ({', '.join(styles)}): give the --teacher the recording was made with")
     else:
-        data = D.collect(counts, games, styles, seed=seed, workers=workers, game=game)
+        heuristics = styles[:-1] if teacher is not None else styles
+        data = D.collect(counts, games, heuristics, seed=seed, workers=workers, game=game)
         if guest is not None:
-            more = D.collect(counts, guest_games, styles, seed=seed + 1, workers=workers, guest=guest, game=game)
+            more = D.collect(counts, guest_games, heuristics, seed=seed + 1, workers=workers, guest=guest, game=game)
             more.game = more.game + games  # game numbers after the zoo-only games
             data = D.Decisions.concat([data, more])
+        if teacher is not None:  # its decisions' style is len(heuristics): the last style
+            taught = D.collect(counts, teacher_games, heuristics, seed=seed + 2, workers=workers, guest=teacher,
+                               record="guest", game=game)
+            taught.game = taught.game + games + guest_games
+            data = D.Decisions.concat([data, taught])
         if recording is not None:
             D.save_decisions(data, recording)
     net, info = D.fit(data, styles, seed=seed, epochs=epochs)
     import numpy as np
 
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
-                 "decisions": len(data), "recording": str(recording) if recording else None})
+                 "decisions": len(data), "recording": str(recording) if recording else None,
+                 "teacher": teacher, "teacher_games": teacher_games})
     D.save(net, out, styles, (256, 256), info, game=game)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
-    console.print(f"{len(data):,} decisions; held-out agreement with the heuristics: {acc}")
+    console.print(f"{len(data):,} decisions; held-out agreement with the {'agents' if teacher else 'heuristics'}: {acc}")
     console.print(f"distilled zoo: {out}")
 
 
