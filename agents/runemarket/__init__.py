@@ -23,6 +23,7 @@ register_game(
         "rm-search": "Hard: thinks ahead",
         "rm-ppo": "Hardest: trained against the others at every table",
         "rm-ppo-4p": "Hard: trained at 4 players only, the start of rm-ppo's recipe",
+        "rm-ppo-search": "Hardest: rm-ppo trained on against an imitation of rm-search (a candidate)",
     },
     slow_bots=("rm-search", "rm-ppo"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
