@@ -56,7 +56,7 @@ def _csr_t_product(cols, vals, offsets, nnz, a, out):
 
 _PARALLEL_WORK = 1 << 22
 """Non-zeros times columns from which ``csr_t_matmul`` splits its product over threads."""
-_pool = None
+_pool = None  # (its number of workers, the ThreadPoolExecutor)
 
 
 def _threads() -> int:
@@ -80,14 +80,14 @@ def csr_t_matmul(cols, vals, offsets, nnz, g, out) -> None:
     if k < 2 or int(nnz) * H < _PARALLEL_WORK:
         _csr_t_product(cols, vals, offsets, nnz, g, out)
         return
-    if _pool is None or _pool._max_workers < k:
+    if _pool is None or _pool[0] < k:
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(max_workers=k, thread_name_prefix="csr_t_matmul")
+        _pool = (k, ThreadPoolExecutor(max_workers=k, thread_name_prefix="csr_t_matmul"))
     edges = np.linspace(0, H, k + 1).astype(np.int64)
     spans = list(zip(edges, edges[1:]))
     blocks = [(np.ascontiguousarray(g[:, a:b]), np.ascontiguousarray(out[:, a:b])) for a, b in spans]
-    for f in [_pool.submit(_csr_t_product, cols, vals, offsets, nnz, ga, oa) for ga, oa in blocks]:
+    for f in [_pool[1].submit(_csr_t_product, cols, vals, offsets, nnz, ga, oa) for ga, oa in blocks]:
         f.result()
     for (a, b), (_, oa) in zip(spans, blocks):
         out[:, a:b] = oa

@@ -1158,7 +1158,7 @@ def distill(
     guest: Optional[str] = typer.Option(None, "--guest", metavar="AGENT", help="Also record games with this agent (name or .zip) in one seat against the heuristics; only the heuristics' decisions are kept."),
     guest_games: int = typer.Option(0, "--guest-games", metavar="N", help="Games recorded with the --guest agent (seed --seed + 1)."),
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
-    teacher: Optional[str] = typer.Option(None, "--teacher", metavar="AGENT", help="Imitate this registered agent too (e.g. a slow search, rm-search): it plays one seat of --teacher-games games against the heuristics and its decisions become one more style of the network, <AGENT>-bc in a league.zoo with league.zoo_init naming the file."),
+    teacher: Optional[str] = typer.Option(None, "--teacher", metavar="AGENT", help="Imitate this registered agent of --game too (e.g. its search, too slow for a league seat): it plays one seat of --teacher-games games against the heuristics and its decisions become one more style of the network, <AGENT>-bc in a league.zoo with league.zoo_init naming the file."),
     teacher_games: int = typer.Option(0, "--teacher-games", metavar="N", help="Games the --teacher agent plays (seed --seed + 2)."),
 ) -> None:
     """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
@@ -1194,6 +1194,7 @@ def distill(
     check_int("--teacher-games", teacher_games, 0)
     if (teacher is None) != (teacher_games == 0):
         fail("--teacher and --teacher-games go together: name the agent and how many games it plays")
+    heuristics = styles
     if teacher is not None:
         import agents
 
@@ -1235,7 +1236,6 @@ def distill(
             fail(f"--recording {recording}: decisions of {int(data.style.max()) + 1} styles; this fit imitates "
                  f"{len(styles)} ({', '.join(styles)}): give the --teacher the recording was made with")
     else:
-        heuristics = styles[:-1] if teacher is not None else styles
         data = D.collect(counts, games, heuristics, seed=seed, workers=workers, game=game)
         if guest is not None:
             more = D.collect(counts, guest_games, heuristics, seed=seed + 1, workers=workers, guest=guest, game=game)
