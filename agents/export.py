@@ -302,6 +302,8 @@ SHIPPED = (
             _HERE / "checkpoints" / f"rm-ppo-4p{SUFFIX}"),
     Shipped("bm-ppo", "black-market", _HERE / "checkpoints" / "bm-ppo.zip", _HERE / "checkpoints" / f"bm-ppo{SUFFIX}"),
     Shipped("rm-ppo", "rune-market", _HERE / "checkpoints" / "rm-ppo.zip", _HERE / "checkpoints" / f"rm-ppo{SUFFIX}"),
+    Shipped("rm-ppo-search", "rune-market", _HERE / "checkpoints" / "rm-ppo-search.zip",
+            _HERE / "checkpoints" / f"rm-ppo-search{SUFFIX}"),
     Shipped("bm-ppo-4p-teams", "black-market", _HERE / "checkpoints" / "bm-ppo-4p-teams.zip",
             _HERE / "checkpoints" / f"bm-ppo-4p-teams{SUFFIX}"),
 )

@@ -223,9 +223,9 @@ def test_every_rune_market_bot_has_a_difficulty_label():
 
     assert {b["name"] for b in bots["bots"]} == set(agents.names("rune-market"))
     assert all(b["level"].split(":")[0] in ("Beginner", "Easy", "Hard", "Hardest") for b in bots["bots"])
-    assert bots["default_opponents"] == ["rm-ppo"]  # the trained bot for every table
+    assert bots["default_opponents"] == ["rm-ppo-search"]  # the trained bot for every table
     c = _client()
-    for n in (2, 6):  # a table set up without naming opponents: rm-ppo in every other seat
+    for n in (2, 6):  # a table set up without naming opponents: rm-ppo-search in every other seat
         v = c.post("/api/rune-market/games", json={"players": n, "seat": 0, "seed": 3}).json()
         assert all(level.startswith("Hardest") for level in v["levels"][1:]), v["levels"]
 

@@ -1,5 +1,6 @@
-"""The shipped MaskablePPO bots of The Rune Market: ``rm-ppo``, the bot for every table (2-6
-players) and the game's default opponent, and ``rm-ppo-4p``, the start of its recipe. Each is
+"""The shipped MaskablePPO bots of The Rune Market: ``rm-ppo-search``, the bot for every table
+(2-6 players) and the game's default opponent, ``rm-ppo``, the start of its recipe, and
+``rm-ppo-4p``, the start of ``rm-ppo``'s. Each is
 registered for its game only, its checkpoint names its game and the config it was trained
 with, it plays legal games through the arena, and another game refuses it with a one-line
 error. Training The Rune Market is the one trainer's (``ripmarket train``, ``game: rune-market``)."""
@@ -21,6 +22,8 @@ CKPT = ROOT / "agents" / "checkpoints" / "rm-ppo-4p.zip"
 CONFIG = ROOT / "configs" / "rune-market" / "rm_ppo_4p.yaml"
 BOT = ROOT / "agents" / "checkpoints" / "rm-ppo.zip"
 RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo.yaml"
+DEFAULT = ROOT / "agents" / "checkpoints" / "rm-ppo-search.zip"
+DEFAULT_RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo_search.yaml"
 
 
 def test_registered_for_the_rune_market_only():
@@ -50,59 +53,69 @@ def test_checkpoint_names_its_game_and_config():
         check_compatible(meta, "rm-ppo-4p", game="ripmarket")
 
 
-def test_rm_ppo_is_the_default_opponent_of_every_table():
+def test_rm_ppo_search_is_the_default_opponent_of_every_table():
     """The web page and the terminal game set a table up without named opponents from the
-    game's ``default_bots``: ``rm-ppo`` at every count, with its level label; ``rm-ppo-4p``
-    is labelled as the start of its recipe."""
+    game's ``default_bots``: ``rm-ppo-search`` at every count, with its level label;
+    ``rm-ppo`` and ``rm-ppo-4p`` are labelled as the starts of their recipes."""
     from ripmarket_env.games import get
 
     profile = agents.game_agents("rune-market")
-    assert "rm-ppo" in agents.names("rune-market") and "rm-ppo" not in agents.names("black-market")
-    assert agents.default_bot("rune-market") == "rm-ppo"
+    assert "rm-ppo-search" in agents.names("rune-market") and "rm-ppo-search" not in agents.names("black-market")
+    assert agents.default_bot("rune-market") == "rm-ppo-search"
     lo, hi = get("rune-market").min_players, get("rune-market").max_players
     assert (lo, hi) == (2, 6)
     from ripmarket_env.app.session import default_opponents, game_spec
 
     for n in range(lo, hi + 1):
-        assert agents.default_lineup("rune-market", n - 1) == ["rm-ppo"] * (n - 1)
-        assert default_opponents(game_spec("rune-market"), n) == ["rm-ppo"] * (n - 1)  # terminal and page
-    assert profile.level("rm-ppo").startswith("Hardest") and "every table" in profile.level("rm-ppo")
+        assert agents.default_lineup("rune-market", n - 1) == ["rm-ppo-search"] * (n - 1)
+        assert default_opponents(game_spec("rune-market"), n) == ["rm-ppo-search"] * (n - 1)  # terminal and page
+    level = profile.level("rm-ppo-search")
+    assert level.startswith("Hardest") and "every table" in level and "rm-search" in level
+    assert not profile.level("rm-ppo").startswith("Hardest") and "start of rm-ppo-search" in profile.level("rm-ppo")
     assert "start of rm-ppo's recipe" in profile.level("rm-ppo-4p")
-    assert "rm-ppo" in profile.slow_bots and profile.bench()[0] == "rm-ppo"
-    desc = agents.describe("rm-ppo", "rune-market")
-    assert "rm-banker" in desc and "snapshots of itself" in desc and "at 2-6 players" in desc
+    assert {"rm-ppo-search", "rm-ppo"} <= set(profile.slow_bots) and profile.bench()[0] == "rm-ppo-search"
+    desc = agents.describe("rm-ppo-search", "rune-market")
+    assert "rm-banker" in desc and "rm-search-bc" in desc and "snapshots of itself" in desc and "at 2-6 players" in desc
+    assert "Kept as" not in desc and "Kept as" in agents.describe("rm-ppo", "rune-market")
 
 
-def test_rm_ppo_checkpoint_is_its_recipes():
+@pytest.mark.parametrize("bot,recipe,start", [(BOT, RECIPE, "rm-ppo-4p"), (DEFAULT, DEFAULT_RECIPE, "rm-ppo")],
+                         ids=["rm-ppo", "rm-ppo-search"])
+def test_rm_ppo_checkpoints_are_their_recipes(bot, recipe, start):
     """``rm-ppo.zip`` was trained from ``configs/rune-market/rm_ppo.yaml`` (starting from
-    ``rm-ppo-4p``) at every player count 2-6, and ships without its optimizer state."""
+    ``rm-ppo-4p``) and ``rm-ppo-search.zip`` from ``rm_ppo_search.yaml`` (starting from
+    ``rm-ppo``, its league holding the imitation of ``rm-search``), each at every player
+    count 2-6, and each ships without its optimizer state."""
     import zipfile
 
     from agents.checkpoint import OPTIMIZER_NAME
     from train.config import load_config
 
-    meta = read_metadata(BOT)
+    meta = read_metadata(bot)
     assert meta["game"] == "rune-market" and meta["num_players"] == [2, 3, 4, 5, 6]
-    assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(BOT).namelist()
-    cfg, old = load_config(RECIPE), meta["config"]
-    assert cfg.init_from == old["init_from"] == "rm-ppo-4p" and cfg.player_counts == old["player_counts"]
+    assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(bot).namelist()
+    cfg, old = load_config(recipe), meta["config"]
+    assert cfg.init_from == old["init_from"] == start and cfg.player_counts == old["player_counts"]
     for key in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
                 "max_minutes", "eval_every", "eval_games"):
         assert getattr(cfg, key) == old[key], key
     assert cfg.policy.net_arch == old["policy"]["net_arch"] and cfg.league.zoo == old["league"]["zoo"]
+    assert cfg.league.zoo_init == old["league"].get("zoo_init", "")
     assert old["league"]["mix"] == cfg.league.mix and cfg.league.mix["self"] > 0
     assert 0 < meta["training_steps"] <= cfg.total_timesteps
     with pytest.raises(CheckpointError, match="game 'rune-market'; it cannot play 'ripmarket'"):
-        check_compatible(meta, "rm-ppo", game="ripmarket")
+        check_compatible(meta, bot.stem, game="ripmarket")
+    if bot == DEFAULT:  # the imitation sits in the league as a zoo style, from the shipped file
+        assert "rm-search-bc" in cfg.league.zoo and (ROOT / "agents" / "checkpoints" / f"{cfg.league.zoo_init}.pt").is_file()
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 6])
-def test_rm_ppo_plays_legal_games_at_every_count(n):
+def test_rm_ppo_bots_play_legal_games_at_every_count(n):
     from eval import arena
     from ripmarket_env.games import get
 
     spec = get("rune-market")
-    names = ["rm-ppo", *(["rm-banker", "rm-raider", "rm-bandit"] * 2)[:n - 1]]
+    names = ["rm-ppo-search", "rm-ppo", *(["rm-banker", "rm-raider", "rm-bandit"] * 2)[:n - 2]]
     pool = [agents.make_seeded(name, i, game="rune-market") for i, name in enumerate(names)]
     seats = np.array([np.roll(np.arange(n), g) for g in range(n)])
     res = arena.play(spec, spec.make_rules(n), list(range(700, 700 + n)), seats, pool)  # raises on an illegal action
@@ -112,7 +125,7 @@ def test_rm_ppo_plays_legal_games_at_every_count(n):
 def test_another_game_refuses_it():
     from eval.evaluate import make_agent
 
-    for path in (CKPT, BOT):
+    for path in (CKPT, BOT, DEFAULT):
         with pytest.raises(CheckpointError, match="cannot play 'ripmarket'"):
             make_agent(str(path), game="ripmarket")
         assert make_agent(str(path), game="rune-market") is not None
