@@ -304,6 +304,8 @@ SHIPPED = (
     Shipped("rm-ppo", "rune-market", _HERE / "checkpoints" / "rm-ppo.zip", _HERE / "checkpoints" / f"rm-ppo{SUFFIX}"),
     Shipped("rm-ppo-search", "rune-market", _HERE / "checkpoints" / "rm-ppo-search.zip",
             _HERE / "checkpoints" / f"rm-ppo-search{SUFFIX}"),
+    Shipped("rm-ppo-search-at-2p", "rune-market", _HERE / "checkpoints" / "rm-ppo-search-at-2p.zip",
+            _HERE / "checkpoints" / f"rm-ppo-search-at-2p{SUFFIX}"),
     Shipped("bm-ppo-4p-teams", "black-market", _HERE / "checkpoints" / "bm-ppo-4p-teams.zip",
             _HERE / "checkpoints" / f"bm-ppo-4p-teams{SUFFIX}"),
 )

@@ -24,6 +24,8 @@ BOT = ROOT / "agents" / "checkpoints" / "rm-ppo.zip"
 RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo.yaml"
 DEFAULT = ROOT / "agents" / "checkpoints" / "rm-ppo-search.zip"
 DEFAULT_RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo_search.yaml"
+AT_2P = ROOT / "agents" / "checkpoints" / "rm-ppo-search-at-2p.zip"
+AT_2P_RECIPE = ROOT / "configs" / "rune-market" / "rm_ppo_search_at_2p.yaml"
 
 
 def test_registered_for_the_rune_market_only():
@@ -76,23 +78,45 @@ def test_rm_ppo_search_is_the_default_opponent_of_every_table():
     assert {"rm-ppo-search", "rm-ppo"} <= set(profile.slow_bots) and profile.bench()[0] == "rm-ppo-search"
     desc = agents.describe("rm-ppo-search", "rune-market")
     assert "rm-banker" in desc and "rm-search-bc" in desc and "snapshots of itself" in desc and "at 2-6 players" in desc
+    assert desc.endswith("at 2 players the network of rm-ppo-search-at-2p.")
     assert "Kept as" not in desc and "Kept as" in agents.describe("rm-ppo", "rune-market")
 
 
-@pytest.mark.parametrize("bot,recipe,start", [(BOT, RECIPE, "rm-ppo-4p"), (DEFAULT, DEFAULT_RECIPE, "rm-ppo")],
-                         ids=["rm-ppo", "rm-ppo-search"])
+def test_rm_ppo_search_plays_its_own_network_at_2_players():
+    """``rm-ppo-search`` is one bot with two networks: ``rm-ppo-search-at-2p.zip`` at 2
+    players (trained there only), ``rm-ppo-search.zip`` at 3-6; a batch mixing the
+    counts gets each row's network's actions."""
+    from agents.policy import ByTableAgent
+    from ripmarket_env.envs.vector import vec_env_classes
+    from ripmarket_env.games import get
+
+    bot = agents.make("rm-ppo-search", "rune-market")
+    assert isinstance(bot, ByTableAgent) and list(bot.by_table) == ["2p"]
+    at2, rest = agents.make("rm-ppo-search-at-2p", "rune-market"), bot.default
+    obs = {n: vec_env_classes(get("rune-market"))[0](num_envs=32, rules={"num_players": n}, learner_seat="random",
+                                                      seed=n).reset() for n in (2, 4)}
+    got = bot.logits(np.concatenate([obs[2], obs[4]]))  # one batch, both tables
+    assert np.allclose(got[:32], at2.logits(obs[2])) and np.allclose(got[32:], rest.logits(obs[4]))
+    assert not np.allclose(got[:32], rest.logits(obs[2]))  # the two networks differ at 2 players
+
+
+@pytest.mark.parametrize("bot,recipe,start", [(BOT, RECIPE, "rm-ppo-4p"), (DEFAULT, DEFAULT_RECIPE, "rm-ppo"),
+                                              (AT_2P, AT_2P_RECIPE, "rm-ppo-search")],
+                         ids=["rm-ppo", "rm-ppo-search", "rm-ppo-search-at-2p"])
 def test_rm_ppo_checkpoints_are_their_recipes(bot, recipe, start):
     """``rm-ppo.zip`` was trained from ``configs/rune-market/rm_ppo.yaml`` (starting from
     ``rm-ppo-4p``) and ``rm-ppo-search.zip`` from ``rm_ppo_search.yaml`` (starting from
     ``rm-ppo``, its league holding the imitation of ``rm-search``), each at every player
-    count 2-6, and each ships without its optimizer state."""
+    count 2-6, and ``rm-ppo-search-at-2p.zip`` from ``rm_ppo_search_at_2p.yaml`` (starting
+    from ``rm-ppo-search``, at 2 players only); each ships without its optimizer state."""
     import zipfile
 
     from agents.checkpoint import OPTIMIZER_NAME
     from train.config import load_config
 
     meta = read_metadata(bot)
-    assert meta["game"] == "rune-market" and meta["num_players"] == [2, 3, 4, 5, 6]
+    assert meta["game"] == "rune-market" and meta["num_players"] == load_config(recipe).player_counts
+    assert meta["num_players"] == ([2] if bot == AT_2P else [2, 3, 4, 5, 6])
     assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(bot).namelist()
     cfg, old = load_config(recipe), meta["config"]
     assert cfg.init_from == old["init_from"] == start and cfg.player_counts == old["player_counts"]
@@ -105,7 +129,7 @@ def test_rm_ppo_checkpoints_are_their_recipes(bot, recipe, start):
     assert 0 < meta["training_steps"] <= cfg.total_timesteps
     with pytest.raises(CheckpointError, match="game 'rune-market'; it cannot play 'ripmarket'"):
         check_compatible(meta, bot.stem, game="ripmarket")
-    if bot == DEFAULT:  # the imitation sits in the league as a zoo style, from the shipped file
+    if bot != BOT:  # the imitation sits in the league as a zoo style, from the shipped file
         assert "rm-search-bc" in cfg.league.zoo and (ROOT / "agents" / "checkpoints" / f"{cfg.league.zoo_init}.pt").is_file()
 
 
