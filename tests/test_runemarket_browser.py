@@ -82,11 +82,11 @@ def test_play_a_whole_rune_market_game_on_the_one_page(page_server, size):  # no
 
             # On to the end screen (the picks go on where they left off).
             n = play(page, size, pick=lambda page, n, count: (n + 2) % count, check=check)
-            assert n > 20 and settled(page) == "over"
+            assert n > 10 and settled(page) == "over"  # a whole game, however quickly the bots end it
             assert seen["blocks"] > 0, "no bot attacked the person"
             told = [m for m in seen["moves"] if "(your only option)" in m]
             assert any(m.startswith("You let the attack through") for m in told), told  # RM-5.9, taken for you
-            assert not any(re.match(r"(P\d \(rm-\w+\)|you): ", m) for m in seen["moves"])  # who is not said twice
+            assert not any(re.match(r"(P\d \(rm-[\w-]+\)|you): ", m) for m in seen["moves"])  # who is not said twice
             assert page.locator("#end").is_visible() and page.locator("#standings tr").count() == 4
             assert page.locator("#endline").inner_text().startswith(("You won", "You lost"))
             rows = page.locator("#standings tr").all_inner_texts()

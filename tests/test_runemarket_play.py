@@ -38,7 +38,7 @@ def test_a_bots_attack_stops_at_the_persons_block_decision():
     st = s.state
     attacker = int(st["turn_player"])
     assert attacker != 0 and int(st["actor"]) == 0 and s.your_turn
-    assert re.search(rf"P{attacker} \(rm-\w+\) attacks you", s.recent()[-1]["text"])  # the last thing that happened
+    assert re.search(rf"P{attacker} \(rm-[\w-]+\) attacks you", s.recent()[-1]["text"])  # the last thing that happened
     p = s.prompt()
     assert p.startswith(f"BLOCK? P{attacker} attacks you with a Number {int(st['pend_value'])}.")
     texts = [c["text"] for c in s.choices()]

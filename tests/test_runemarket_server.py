@@ -310,7 +310,7 @@ def test_moves_tell_each_bots_move_in_words_and_keep_hidden_cards_hidden():
                for m in bots)
     assert any(re.search(r"buys a (Red|Blue) Rune with Number \d+( \+ Number \d+)* \(\d+\)$", t) for t in texts)
     # a step at a time: the attack, its victim, then the defender's answer and the theft
-    assert any(re.search(r"attacks (with a Number \d+|P\d \(rm-\w+\)|you)$", t) for t in texts)
+    assert any(re.search(r"attacks (with a Number \d+|P\d \(rm-[\w-]+\)|you)$", t) for t in texts)
     assert any(re.search(r"'s attack on .*: .* blocks it, showing a Number \d+$", t) for t in texts)
     assert any(re.search(r"'s attack on .*: .* does not block; .* steals ", t) for t in texts)
     assert any(m["kind"] == "theft" and m["text"].endswith("plays a Theft Card") for m in bots)
