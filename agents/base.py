@@ -9,6 +9,7 @@ An agent sees only what its seat sees: the observation vector and the legal-acti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -48,6 +49,13 @@ def act_grouped(agents: Sequence, who: np.ndarray, observations: np.ndarray, act
         styles = np.concatenate([np.full(len(g[1]), g[0].style_index) for g in group])
         out[sel] = group[0][0].act_styles(observations[sel], action_masks[sel], styles)
     return out
+
+
+#: A table key (``GameSpec.table_keys``): the count, then the table's variants (``4p-ffa``).
+TABLE_KEY = re.compile(r"^(?P<n>[1-9][0-9]?)p(?:-[A-Za-z0-9_]+)*$")
+#: ``<name>-at-<key>``: the network the shipped bot ``<name>`` plays at table ``key``
+#: (``ppo-at-4p``, ``bm-ppo-at-4p-ffa``; a ``4p`` network serves every 4-player table).
+SPECIALIST = re.compile(r"^(?P<base>.+)-at-(?P<key>[1-9][0-9]?p(?:-[A-Za-z0-9_]+)*)$")
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,10 @@ class GameAgents:
             return "Easy: imitates " + name[:-3]
         if name.endswith("-lookahead") and name[:-10] in self.levels:  # agents/lookahead.py: the bot, checked ahead
             return self.levels[name[:-10]] + ", checked one turn ahead"
+        m = SPECIALIST.match(name)  # <bot>-at-<table>: the network a bot plays at one table (agents/policy.py)
+        if m and m["base"] in self.levels:
+            count, mode = TABLE_KEY.match(m["key"])["n"], m["key"].partition("-")[2]
+            return f"{self.levels[m['base']]}; its network at {count} players" + (f", {mode}" if mode else "")
         return "Unrated"
 
 

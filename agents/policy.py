@@ -12,13 +12,12 @@ stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
 import numpy as np
 
-from agents.base import BaseAgent, register
+from agents.base import SPECIALIST, TABLE_KEY, BaseAgent, register
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -387,11 +386,6 @@ def _distilled_factory(style: str):
 
 #: R.I.P. Market's registered trained bots -> the file their network is read from.
 _SHIPPED: dict[str, Path] = {}
-#: A table key (``GameSpec.table_keys``): the count, then the table's variants (``4p-ffa``).
-TABLE_KEY = re.compile(r"^(?P<n>[1-9][0-9]?)p(?:-[A-Za-z0-9_]+)*$")
-#: ``<name>-at-<key>.zip``: the network the shipped bot ``<name>`` plays at table ``key``
-#: (``ppo-at-4p``, ``bm-ppo-at-4p-ffa``; a ``4p`` network serves every 4-player table).
-SPECIALIST = re.compile(r"^(?P<base>.+)-at-(?P<key>[1-9][0-9]?p(?:-[A-Za-z0-9_]+)*)$")
 #: Registered bots (of every game) with such networks -> {table key: file}.
 _SPECIALISTS: dict[str, dict[str, Path]] = {}
 _conflicts: dict = {}

@@ -171,3 +171,15 @@ def test_black_markets_bot_for_every_table_is_its_default_opponent():
         rows = mk.any(axis=1)
         np.testing.assert_array_equal(bot.act_batch(o[rows], mk[rows]), a[first:first + rows.sum()])
         first += rows.sum()
+
+
+def test_a_bots_network_at_one_table_is_labelled_by_its_bot():
+    """``<bot>-at-<table>``'s difficulty label is its bot's, with the table (``GameAgents.level``),
+    in every game: no per-table network is listed "Unrated" beside its bot."""
+    for game, net, bot, table in (("ripmarket", "ppo-at-4p", "ppo", "4 players"),
+                                  ("rune-market", "rm-ppo-search-at-2p", "rm-ppo-search", "2 players")):
+        profile = agents.game_agents(game)
+        assert net in agents.names(game)
+        assert profile.level(net) == f"{profile.level(bot)}; its network at {table}"
+    assert agents.game_agents("black-market").level("bm-ppo-at-4p-ffa").endswith("; its network at 4 players, ffa")
+    assert agents.game_agents("ripmarket").level("nobody-at-4p") == "Unrated"  # no such bot, no label

@@ -26,7 +26,6 @@ register_game(
         "rm-ppo": "Hard: trained against the heuristics at every table, the start of rm-ppo-search",
         "rm-ppo-4p": "Hard: trained at 4 players only, the start of rm-ppo's recipe",
         "rm-ppo-search": "Hardest: trained against the others and an imitation of rm-search at every table",
-        "rm-ppo-search-at-2p": "Hardest: the network rm-ppo-search plays at 2 players",
     },
     slow_bots=("rm-search", "rm-ppo-search", "rm-ppo"),
     # ``ripmarket bench --suite bot``: its trained bot, a heuristic and its search
