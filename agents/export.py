@@ -292,22 +292,24 @@ class Shipped:
     path: Path
 
 
+def _shipped(name: str, game: str, source: str | None = None) -> Shipped:
+    """The export of checkpoint ``agents/checkpoints/<source or name>.zip`` beside it, as ``<stem>.safetensors``."""
+    src = _HERE / "checkpoints" / (source or f"{name}.zip")
+    return Shipped(name, game, src, src.with_suffix(SUFFIX))
+
+
 SHIPPED = (
-    Shipped("ppo-6p", "ripmarket", _HERE / "checkpoints" / "ppo-6p.zip", _HERE / "checkpoints" / f"ppo-6p{SUFFIX}"),
-    Shipped("ppo", "ripmarket", _HERE / "checkpoints" / "ppo.zip", _HERE / "checkpoints" / f"ppo{SUFFIX}"),
-    Shipped("ppo-at-4p", "ripmarket", _HERE / "checkpoints" / "ppo-at-4p.zip", _HERE / "checkpoints" / f"ppo-at-4p{SUFFIX}"),
-    Shipped("ppo-at-6p", "ripmarket", _HERE / "checkpoints" / "ppo-at-6p.zip", _HERE / "checkpoints" / f"ppo-at-6p{SUFFIX}"),
-    Shipped("greedy-bc", "ripmarket", _HERE / "checkpoints" / "zoo-bc.pt", _HERE / "checkpoints" / f"zoo-bc{SUFFIX}"),
-    Shipped("rm-ppo-4p", "rune-market", _HERE / "checkpoints" / "rm-ppo-4p.zip",
-            _HERE / "checkpoints" / f"rm-ppo-4p{SUFFIX}"),
-    Shipped("bm-ppo", "black-market", _HERE / "checkpoints" / "bm-ppo.zip", _HERE / "checkpoints" / f"bm-ppo{SUFFIX}"),
-    Shipped("rm-ppo", "rune-market", _HERE / "checkpoints" / "rm-ppo.zip", _HERE / "checkpoints" / f"rm-ppo{SUFFIX}"),
-    Shipped("rm-ppo-search", "rune-market", _HERE / "checkpoints" / "rm-ppo-search.zip",
-            _HERE / "checkpoints" / f"rm-ppo-search{SUFFIX}"),
-    Shipped("rm-ppo-search-at-2p", "rune-market", _HERE / "checkpoints" / "rm-ppo-search-at-2p.zip",
-            _HERE / "checkpoints" / f"rm-ppo-search-at-2p{SUFFIX}"),
-    Shipped("bm-ppo-4p-teams", "black-market", _HERE / "checkpoints" / "bm-ppo-4p-teams.zip",
-            _HERE / "checkpoints" / f"bm-ppo-4p-teams{SUFFIX}"),
+    _shipped("ppo-6p", "ripmarket"),
+    _shipped("ppo", "ripmarket"),
+    _shipped("ppo-at-4p", "ripmarket"),
+    _shipped("ppo-at-6p", "ripmarket"),
+    _shipped("greedy-bc", "ripmarket", "zoo-bc.pt"),
+    _shipped("rm-ppo-4p", "rune-market"),
+    _shipped("bm-ppo", "black-market"),
+    _shipped("rm-ppo", "rune-market"),
+    _shipped("rm-ppo-search", "rune-market"),
+    _shipped("rm-ppo-search-at-2p", "rune-market"),
+    _shipped("bm-ppo-4p-teams", "black-market"),
 )
 
 

@@ -114,11 +114,11 @@ def test_rm_ppo_checkpoints_are_their_recipes(bot, recipe, start):
     from agents.checkpoint import OPTIMIZER_NAME
     from train.config import load_config
 
-    meta = read_metadata(bot)
-    assert meta["game"] == "rune-market" and meta["num_players"] == load_config(recipe).player_counts
+    meta, cfg = read_metadata(bot), load_config(recipe)
+    old = meta["config"]
+    assert meta["game"] == "rune-market" and meta["num_players"] == cfg.player_counts
     assert meta["num_players"] == ([2] if bot == AT_2P else [2, 3, 4, 5, 6])
     assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(bot).namelist()
-    cfg, old = load_config(recipe), meta["config"]
     assert cfg.init_from == old["init_from"] == start and cfg.player_counts == old["player_counts"]
     for key in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
                 "max_minutes", "eval_every", "eval_games"):
