@@ -62,12 +62,13 @@ def test_recorded_heuristic_games_for_the_warm_start():
 
 def test_the_recipes_use_the_one_schema():
     """The bm-ppo-* recipes are configs of the one trainer (``game: black-market``, the
-    team mode as a rules field); the retired per-game trainer is gone."""
+    mode, BM-1.3's teams or free-for-all, as a rules field); the retired per-game trainer
+    is gone."""
     from train.config import load_config
 
     for path in sorted((ROOT / "configs" / "black-market").rglob("*.yaml")):
         cfg = load_config(path)
-        assert cfg.game == "black-market" and cfg.rules.get("mode") == "teams", path
+        assert cfg.game == "black-market" and cfg.rules.get("mode") in ("teams", "ffa"), path
     assert not (ROOT / "train" / "blackmarket_ppo.py").exists()
 
 
@@ -138,6 +139,40 @@ def test_a_distilled_zoo_of_the_game_plays_and_is_refreshed_in_the_league(tmp_pa
     (tmp_path / "rm.yaml").write_text(yaml.safe_dump(other))
     res = runner.invoke(app, ["train", str(tmp_path / "rm.yaml"), "--out", str(tmp_path / "rm")])
     assert res.exit_code == 2 and "distilled zoo of game 'black-market', not 'rune-market'" in " ".join(res.output.split())
+
+
+def test_distill_records_the_mode_it_is_given(tmp_path):
+    """``ripmarket distill --mode ffa`` records free-for-all games (BM-1.3's other mode: each
+    seat for itself, so the decider's reward is its own, not its side's) and writes the mode
+    into the zoo's metadata; a mode the game lacks, or a game without modes, is refused
+    with the allowed values before anything is recorded."""
+    from typer.testing import CliRunner
+
+    from agents.distilled import load
+    from ripmarket_env.app.cli import app
+    from train.distill import load_decisions
+
+    runner = CliRunner()
+    zoo, rec = tmp_path / "ffa.pt", tmp_path / "ffa.npz"
+    base = ["distill", "--game", "black-market", "--players", "4", "--games", "12", "--epochs", "1", "--workers", "1"]
+    res = runner.invoke(app, base + ["--mode", "ffa", "--out", str(zoo), "--recording", str(rec)])
+    assert res.exit_code == 0, res.output[-2000:]
+    _, meta = load(zoo, game="black-market")
+    assert meta["mode"] == "ffa"
+    ffa = load_decisions(rec)
+    res = runner.invoke(app, base + ["--out", str(tmp_path / "teams.pt"), "--recording", str(tmp_path / "teams.npz")])
+    assert res.exit_code == 0, res.output[-2000:]
+    teams = load_decisions(tmp_path / "teams.npz")
+    # in teams two seats share each win (BM-1.2): half the decisions are a winner's;
+    # in free-for-all one seat of four wins
+    assert (teams.reward > 0).mean() > 0.4 and (ffa.reward > 0).mean() < 0.35, ((teams.reward > 0).mean(), (ffa.reward > 0).mean())
+    for extra, says in ((["--mode", "solo"], "allowed: teams, ffa"),):
+        res = runner.invoke(app, base + extra + ["--out", str(tmp_path / "bad.pt")])
+        assert res.exit_code == 2 and says in " ".join(res.output.split()), res.output
+    res = runner.invoke(app, ["distill", "--game", "rune-market", "--players", "2", "--games", "2", "--mode", "ffa",
+                              "--out", str(tmp_path / "rm.pt")])
+    assert res.exit_code == 2 and "has no modes" in " ".join(res.output.split()), res.output
+    assert not (tmp_path / "bad.pt").exists() and not (tmp_path / "rm.pt").exists()
 
 
 def test_teammate_self_plays_the_learners_side():

@@ -1160,6 +1160,7 @@ def distill(
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
     teacher: Optional[str] = typer.Option(None, "--teacher", metavar="AGENT", help="Imitate this registered agent of --game too (e.g. its search, too slow for a league seat): it plays one seat of --teacher-games games against the heuristics and its decisions become one more style of the network, <AGENT>-bc in a league.zoo with league.zoo_init naming the file."),
     teacher_games: int = typer.Option(0, "--teacher-games", metavar="N", help="Games the --teacher agent plays (seed --seed + 2)."),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode` of every recorded game, for a game that has modes (e.g. Black Market's teams, its default, or ffa)."),
 ) -> None:
     """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
     try:
@@ -1178,11 +1179,17 @@ def distill(
         fail(f"--game {game}: {exc}")
     spec = get(game)
     counts = _int_list(players, "--players", spec.min_players, spec.max_players)
+    modes = (spec.extras or {}).get("modes")
+    if mode is not None and not modes:
+        fail(f"--mode: {spec.title} has no modes")
+    if mode is not None and mode not in modes:
+        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    table_rules = None if mode is None else [{"mode": mode}] * len(counts)
     for c in counts:
         try:
-            spec.make_rules(c)
+            spec.make_rules(c, **({} if mode is None else {"mode": mode}))
         except ValueError as exc:
-            fail(f"--players {c}: {exc}")
+            fail(f"--players {c}{'' if mode is None else f' --mode {mode}'}: {exc}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} names a count twice; give each player count once")
     for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
@@ -1236,14 +1243,15 @@ def distill(
             fail(f"--recording {recording}: decisions of {int(data.style.max()) + 1} styles; this fit imitates "
                  f"{len(styles)} ({', '.join(styles)}): give the --teacher the recording was made with")
     else:
-        data = D.collect(counts, games, heuristics, seed=seed, workers=workers, game=game)
+        data = D.collect(counts, games, heuristics, seed=seed, workers=workers, game=game, rules=table_rules)
         if guest is not None:
-            more = D.collect(counts, guest_games, heuristics, seed=seed + 1, workers=workers, guest=guest, game=game)
+            more = D.collect(counts, guest_games, heuristics, seed=seed + 1, workers=workers, guest=guest, game=game,
+                             rules=table_rules)
             more.game = more.game + games  # game numbers after the zoo-only games
             data = D.Decisions.concat([data, more])
         if teacher is not None:  # its decisions' style is len(heuristics): the last style
             taught = D.collect(counts, teacher_games, heuristics, seed=seed + 2, workers=workers, guest=teacher,
-                               record="guest", game=game)
+                               record="guest", game=game, rules=table_rules)
             taught.game = taught.game + games + guest_games
             data = D.Decisions.concat([data, taught])
         if recording is not None:
@@ -1253,7 +1261,8 @@ def distill(
 
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None,
-                 "teacher": teacher, "teacher_games": teacher_games})
+                 "teacher": teacher, "teacher_games": teacher_games,
+                 **({} if mode is None else {"mode": mode})})
     D.save(net, out, styles, (256, 256), info, game=game)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the {'agents' if teacher else 'heuristics'}: {acc}")
