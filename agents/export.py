@@ -310,6 +310,8 @@ SHIPPED = (
     _shipped("rm-ppo-search", "rune-market"),
     _shipped("rm-ppo-search-at-2p", "rune-market"),
     _shipped("bm-ppo-4p-teams", "black-market"),
+    _shipped("bm-ppo-at-4p-ffa", "black-market"),
+    _shipped("bm-ppo-at-6p-ffa", "black-market"),
 )
 
 

@@ -494,7 +494,9 @@ def _register_shipped() -> None:
             if isinstance(tables, list) and tables and all(isinstance(t, dict) and t.get("label") for t in tables):
                 desc += " at tables " + ", ".join(str(t["label"]) for t in tables)
             elif isinstance(opp, list) and opp:
-                desc += _counts_text(meta.get("num_players"))
+                rules = conf.get("rules") if isinstance(conf.get("rules"), dict) else {}
+                mode = meta.get("mode") or rules.get("mode")  # a game with modes: the one it was trained in
+                desc += _counts_text(meta.get("num_players")) + (f", {mode}" if isinstance(mode, str) and mode else "")
             desc += f" (checkpoint agents/checkpoints/{p.name})"
         by = _SPECIALISTS.get(p.stem)
         if by:
