@@ -96,7 +96,8 @@ def test_rm_ppo_search_plays_its_own_network_at_2_players():
     obs = {n: vec_env_classes(get("rune-market"))[0](num_envs=32, rules={"num_players": n}, learner_seat="random",
                                                       seed=n).reset() for n in (2, 4)}
     got = bot.logits(np.concatenate([obs[2], obs[4]]))  # one batch, both tables
-    assert np.allclose(got[:32], at2.logits(obs[2])) and np.allclose(got[32:], rest.logits(obs[4]))
+    close = {"rtol": 1e-4, "atol": 1e-3}  # a batch and its sub-batch may take different BLAS paths
+    assert np.allclose(got[:32], at2.logits(obs[2]), **close) and np.allclose(got[32:], rest.logits(obs[4]), **close)
     assert not np.allclose(got[:32], rest.logits(obs[2]))  # the two networks differ at 2 players
 
 

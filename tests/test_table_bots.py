@@ -19,6 +19,19 @@ from ripmarket_env.games import get, ids  # noqa: E402
 from ripmarket_env.testing.conformance import valid_player_counts  # noqa: E402
 
 CKPT = Path(__file__).resolve().parents[1] / "agents" / "checkpoints"
+#: A row's logits computed in a batch and in a sub-batch may differ by ~1e-4: the BLAS
+#: path (and MKL's thread count, dynamic on a loaded machine) depends on the batch.
+CLOSE = {"rtol": 1e-4, "atol": 1e-3}
+
+
+def _same_moves(got, want, logits, masks):
+    """The same actions wherever the row's best legal logit leads the next by more than
+    that float noise (a near tie may fall either way), on nearly every row."""
+    z = np.where(masks.astype(bool), logits, -np.inf)
+    top2 = np.sort(z, axis=1)[:, -2:]
+    clear = (top2[:, 1] - top2[:, 0]) > 1e-3
+    np.testing.assert_array_equal(np.asarray(got)[clear], np.asarray(want)[clear])
+    assert clear.mean() > 0.9
 
 
 def _observations(spec, n: int, rules: dict | None = None, games: int = 3, steps: int = 6):
@@ -90,9 +103,9 @@ def test_a_black_market_bot_plays_each_table_with_its_network():
     z, a, v = bot.logits(obs), bot.act_batch(obs, masks), bot.values(obs)
     for t, agent in net.items():
         rows = table == t
-        np.testing.assert_allclose(z[rows], agent.logits(obs[rows]), atol=1e-5)
-        np.testing.assert_array_equal(a[rows], agent.act_batch(obs[rows], masks[rows]))
-        np.testing.assert_allclose(v[rows], agent.values(obs[rows]), atol=1e-5)
+        np.testing.assert_allclose(z[rows], agent.logits(obs[rows]), **CLOSE)
+        _same_moves(a[rows], agent.act_batch(obs[rows], masks[rows]), z[rows], masks[rows])
+        np.testing.assert_allclose(v[rows], agent.values(obs[rows]), **CLOSE)
     assert bot.network_for_table("4p-teams") is four and bot.network_for_table("4p-ffa") is ffa
     assert bot.network_for_table("6p-teams") is default and bot.network_for(4) is four
     assert masks[np.arange(len(a)), a].all() and bot.act(obs[5], masks[5]) == a[5]
@@ -118,7 +131,8 @@ def test_specialist_files_of_every_game_make_one_bot(tmp_path):
     assert isinstance(bot, ByTableAgent) and list(bot.by_table) == ["4p", "4p-ffa"] and bot.by_count == {4: bot.by_table["4p"]}
     spec = get("black-market")
     obs, masks = _observations(spec, 4, {"mode": "teams"})
-    np.testing.assert_array_equal(bot.act_batch(obs, masks), _bm("bm-ppo-4p-teams").act_batch(obs, masks))
+    four = _bm("bm-ppo-4p-teams")
+    _same_moves(bot.act_batch(obs, masks), four.act_batch(obs, masks), four.logits(obs), masks)
     # R.I.P. Market's names: counts 2..10, the same rule
     rip = {s: Path(f"{s}.zip") for s in ("ppo", "ppo-at-6p", "ppo-at-10p", "ppo-at-11p", "x-at-4p", "ppo-at-4p-x")}
     assert specialists(rip) == {"ppo": {"4p-x": Path("ppo-at-4p-x.zip"), "6p": Path("ppo-at-6p.zip"),
@@ -169,7 +183,7 @@ def test_black_markets_bot_for_every_table_is_its_default_opponent():
     first = 0
     for (n, m), (o, mk) in zip(sorted(tables), data):  # a table alone decides as in the mixed batch
         rows = mk.any(axis=1)
-        np.testing.assert_array_equal(bot.act_batch(o[rows], mk[rows]), a[first:first + rows.sum()])
+        _same_moves(bot.act_batch(o[rows], mk[rows]), a[first:first + rows.sum()], bot.logits(o[rows]), mk[rows])
         first += rows.sum()
 
 
@@ -216,8 +230,8 @@ def test_black_markets_free_for_all_networks_are_their_recipes(n):
     spec = get("black-market")
     mine, theirs = (_observations(spec, n, {"mode": m}) for m in ("ffa", "teams"))
     own = _bm(f"bm-ppo-at-{n}p-ffa")
-    np.testing.assert_allclose(bot.logits(mine[0]), own.logits(mine[0]), atol=1e-5)
-    np.testing.assert_allclose(bot.logits(theirs[0]), _bm("bm-ppo").logits(theirs[0]), atol=1e-5)
+    np.testing.assert_allclose(bot.logits(mine[0]), own.logits(mine[0]), **CLOSE)
+    np.testing.assert_allclose(bot.logits(theirs[0]), _bm("bm-ppo").logits(theirs[0]), **CLOSE)
     assert not np.allclose(own.logits(mine[0]), _bm("bm-ppo").logits(mine[0]), atol=1e-3)
     assert f"the network of bm-ppo-at-{n}p-ffa" in agents.describe("bm-ppo", "black-market")
     assert f"itself at {n} players, ffa (checkpoint" in agents.describe(f"bm-ppo-at-{n}p-ffa", "black-market")
