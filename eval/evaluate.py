@@ -113,36 +113,45 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
 def _job(args, report=None) -> dict[str, Any]:
     from ripmarket_env.games import get
 
-    spec, num_players, games, zoo, seed, first, game = args
+    spec, num_players, games, zoo, seed, first, game, *rest = args
+    rules = rest[0] if rest else None
     get(game)  # a worker process or Ray task builds the game first: a plugin game's checkpoint is then its own
     agent = make_agent(spec, seed=seed + first, game=game)
     res = evaluate_vs_zoo(agent, num_players, games, list(zoo), seed=seed * 1_000_003 + first, batch=games,
-                          report=report, game=game)
+                          report=report, game=game, rules=rules)
     res["first"] = first
     return res
 
 
 def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=None, seed: int = 1,
              workers: int = 2, progress: bool = True, ray_address: str | None = None,
-             game: str = DEFAULT_GAME) -> dict[str, Any]:
+             game: str = DEFAULT_GAME, rules: dict | None = None) -> dict[str, Any]:
     """Win rate of ``spec`` against ``zoo`` (default: ``default_zoo(game)``) over ``games``
-    games, with its 95% Wilson interval.
+    games, with its 95% Wilson interval, under the game's ``rules`` fields (a mapping
+    without ``num_players``, e.g. Black Market's ``{"mode": "ffa"}``; None: its default
+    rules). Parity is one over the number of sides: in a game of sides (Black Market's
+    teams) the evaluated seat wins with its side, zoo teammates beside it.
 
     ``ray_address``: run the jobs as Ray tasks (``eval.raypool``) instead of ``workers``
     local processes; the result is the same."""
     from eval import arena
+    from eval.tournament import sides_of
     from ripmarket_env.games import get
 
     zoo = default_zoo(game) if zoo is None else list(zoo)
     make_agent(spec, game=game)  # fail early, in this process, on an unknown agent or unusable checkpoint
-    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game) for g in range(0, games, JOB)]
+    extra = () if rules is None else (dict(rules),)
+    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game, *extra) for g in range(0, games, JOB)]
     gspec = get(game)
+    table = gspec.make_rules(num_players) if rules is None else gspec.make_rules(rules={**rules, "num_players": num_players})
+    sides = sides_of(gspec, table)
     results = arena.run_pool(_job, jobs, workers, total=games, progress=progress, threads=1,
                              label=f"evaluate {spec} vs {','.join(zoo)}",
-                             warm=lambda: arena.warm_up(gspec, gspec.make_rules(num_players)), ray_address=ray_address)
+                             warm=lambda: arena.warm_up(gspec, table), ray_address=ray_address)
     wins = float(sum(r["wins"] for r in results))
     n = int(sum(r["games"] for r in results))
     lo, hi = wilson_interval(wins, n, z=Z)
-    return {"agent": spec, "game": game, "num_players": num_players, "zoo": list(zoo), "seed": seed, "games": n,
-            "wins": wins, "win_rate": wins / n, "wilson95": [lo, hi], "parity": 1.0 / num_players,
+    return {"agent": spec, "game": game, "num_players": num_players, **({"rules": dict(rules)} if rules else {}),
+            "zoo": list(zoo), "seed": seed, "games": n, "wins": wins, "win_rate": wins / n, "wilson95": [lo, hi],
+            "parity": 1.0 / (num_players if sides is None else len(set(sides))),
             "mean_reward": float(np.mean([r["mean_reward"] for r in results]))}

@@ -80,3 +80,31 @@ def test_cli_help_lists_the_registered_games():
     for cmd in ("evaluate", "tournament", "balance", "bench"):
         text = " ".join(CliRunner().invoke(app, [cmd, "--help"], env={"COLUMNS": "400"}).output.split())
         assert ", ".join(ids()) in text, cmd
+
+
+def test_evaluate_plays_the_mode_it_is_given_and_parity_counts_the_sides():
+    """``ripmarket evaluate --mode`` (BM-1.3: Black Market's teams, its default, or ffa):
+    in teams the evaluated seat wins with its side (BM-1.2), so parity is one over the
+    sides (50% at 4 players) and a heuristic against copies of itself wins about half its
+    games; in free-for-all parity is one over the seats and it wins about a quarter. A mode
+    the game lacks is refused with the allowed ones."""
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    kw = dict(seed=5, workers=1, progress=False, game="black-market")
+    teams = evaluate("bm-builder", 4, 200, ["bm-builder"], **kw)
+    ffa = evaluate("bm-builder", 4, 200, ["bm-builder"], rules={"mode": "ffa"}, **kw)
+    assert teams["parity"] == 0.5 and ffa["parity"] == 0.25
+    assert ffa["rules"] == {"mode": "ffa"} and "rules" not in teams
+    assert teams["win_rate"] > 0.38 and ffa["win_rate"] < 0.37, (teams["win_rate"], ffa["win_rate"])
+    runner = CliRunner()
+    res = runner.invoke(app, ["evaluate", "random", "--game", "black-market", "--players", "4", "--mode", "ffa",
+                              "--games", "8", "--workers", "1", "--zoo", "random", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["rules"] == {"mode": "ffa"} and out["parity"] == 0.25
+    for args, says in ((["--game", "black-market", "--players", "4", "--mode", "solo"], "allowed: teams, ffa"),
+                       (["--game", "rune-market", "--players", "3", "--mode", "ffa"], "has no modes")):
+        res = runner.invoke(app, ["evaluate", "random", *args, "--games", "2"])
+        assert res.exit_code == 2 and says in " ".join(res.output.split()), res.output

@@ -171,11 +171,7 @@ def tournament(
         fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
     if cards_file is not None and spec.card_files is None:
         fail(f"--cards: {spec.title} has no card files; it plays its packaged cards")
-    modes = (spec.extras or {}).get("modes")
-    if mode is not None and not modes:
-        fail(f"--mode: {spec.title} has no modes")
-    if modes and (mode or modes[0]) not in modes:
-        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    modes = _check_mode(spec, mode)
     counts = (spec.extras or {}).get("player_counts")
     if counts and players not in counts:
         fail(f"--players {players} is not allowed for {game}; allowed: {', '.join(map(str, counts[:-1]))} or {counts[-1]}")
@@ -893,6 +889,17 @@ def _default_game() -> str:
     return ids()[0]
 
 
+def _check_mode(spec, mode: Optional[str]) -> tuple:
+    """The game's modes (``extras["modes"]``, empty for a game without); fails on a
+    ``--mode`` the game lacks, naming the allowed ones."""
+    modes = tuple((spec.extras or {}).get("modes") or ())
+    if mode is not None and not modes:
+        fail(f"--mode: {spec.title} has no modes")
+    if mode is not None and mode not in modes:
+        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    return modes
+
+
 def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
     """``--rule FIELD=VALUE`` items (and ``--mode``, the ``mode`` field) as fields of the
     game's rules config (integers, true/false or text); a field it lacks fails naming them."""
@@ -1179,11 +1186,7 @@ def distill(
         fail(f"--game {game}: {exc}")
     spec = get(game)
     counts = _int_list(players, "--players", spec.min_players, spec.max_players)
-    modes = (spec.extras or {}).get("modes")
-    if mode is not None and not modes:
-        fail(f"--mode: {spec.title} has no modes")
-    if mode is not None and mode not in modes:
-        fail(f"--mode {mode!r} is not allowed for {spec.title}; allowed: {', '.join(modes)}")
+    _check_mode(spec, mode)
     table_rules = None if mode is None else [{"mode": mode}] * len(counts)
     for c in counts:
         try:
@@ -1333,6 +1336,7 @@ def evaluate(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (Black Market: teams, its default, where the agent's side wins together and parity is one over the sides; or ffa)."),
 ) -> None:
     """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
     import agents as registry
@@ -1349,10 +1353,11 @@ def evaluate(
         fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
     spec = get(game)
     check_int("--players", players, spec.min_players, spec.max_players)
+    _check_mode(spec, mode)
     try:
-        spec.make_rules(players)
+        spec.make_rules(players, **({} if mode is None else {"mode": mode}))
     except ValueError as exc:
-        fail(f"--players {players}: {exc}")
+        fail(f"--players {players}{'' if mode is None else f' --mode {mode}'}: {exc}")
     for name, v in (("--games", games), ("--workers", workers)):
         check_int(name, v, 1)
     check_int("--seed", seed, 0)
@@ -1367,7 +1372,7 @@ def evaluate(
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
     res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
-                   ray_address=ray_address, game=game)
+                   ray_address=ray_address, game=game, rules=None if mode is None else {"mode": mode})
     if as_json:
         import json
 
@@ -1375,7 +1380,8 @@ def evaluate(
         return
     lo, hi = res["wilson95"]
     typer.echo(f"{agent}: {res['wins']:.0f}/{res['games']} wins = {res['win_rate']:.1%} "
-               f"(95% Wilson {lo:.1%}..{hi:.1%}; parity {res['parity']:.1%}) at {players} players vs {', '.join(names)}")
+               f"(95% Wilson {lo:.1%}..{hi:.1%}; parity {res['parity']:.1%}) at {players} players"
+               f"{'' if mode is None else f', {mode}'} vs {', '.join(names)}")
 
 
 app.command("evaluate")(evaluate)
