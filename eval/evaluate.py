@@ -113,8 +113,7 @@ def evaluate_vs_zoo(agent, num_players: int, games: int, zoo: list[str], seed: i
 def _job(args, report=None) -> dict[str, Any]:
     from ripmarket_env.games import get
 
-    spec, num_players, games, zoo, seed, first, game, *rest = args
-    rules = rest[0] if rest else None
+    spec, num_players, games, zoo, seed, first, game, rules = args
     get(game)  # a worker process or Ray task builds the game first: a plugin game's checkpoint is then its own
     agent = make_agent(spec, seed=seed + first, game=game)
     res = evaluate_vs_zoo(agent, num_players, games, list(zoo), seed=seed * 1_000_003 + first, batch=games,
@@ -140,10 +139,10 @@ def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=None, seed:
 
     zoo = default_zoo(game) if zoo is None else list(zoo)
     make_agent(spec, game=game)  # fail early, in this process, on an unknown agent or unusable checkpoint
-    extra = () if rules is None else (dict(rules),)
-    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game, *extra) for g in range(0, games, JOB)]
+    rules = None if rules is None else dict(rules)
+    jobs = [(spec, num_players, min(JOB, games - g), tuple(zoo), seed, g, game, rules) for g in range(0, games, JOB)]
     gspec = get(game)
-    table = gspec.make_rules(num_players) if rules is None else gspec.make_rules(rules={**rules, "num_players": num_players})
+    table = gspec.make_rules(num_players, **(rules or {}))
     sides = sides_of(gspec, table)
     results = arena.run_pool(_job, jobs, workers, total=games, progress=progress, threads=1,
                              label=f"evaluate {spec} vs {','.join(zoo)}",
@@ -151,7 +150,7 @@ def evaluate(spec: str, num_players: int = 6, games: int = 2000, zoo=None, seed:
     wins = float(sum(r["wins"] for r in results))
     n = int(sum(r["games"] for r in results))
     lo, hi = wilson_interval(wins, n, z=Z)
-    return {"agent": spec, "game": game, "num_players": num_players, **({"rules": dict(rules)} if rules else {}),
+    return {"agent": spec, "game": game, "num_players": num_players, **({"rules": rules} if rules else {}),
             "zoo": list(zoo), "seed": seed, "games": n, "wins": wins, "win_rate": wins / n, "wilson95": [lo, hi],
             "parity": 1.0 / (num_players if sides is None else len(set(sides))),
             "mean_reward": float(np.mean([r["mean_reward"] for r in results]))}

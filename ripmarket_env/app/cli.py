@@ -1167,7 +1167,7 @@ def distill(
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose heuristics to imitate (default: R.I.P. Market). Another game's file is used by a training config of that game through league.zoo_init, its zoo naming <heuristic>-bc."),
     teacher: Optional[str] = typer.Option(None, "--teacher", metavar="AGENT", help="Imitate this registered agent of --game too (e.g. its search, too slow for a league seat): it plays one seat of --teacher-games games against the heuristics and its decisions become one more style of the network, <AGENT>-bc in a league.zoo with league.zoo_init naming the file."),
     teacher_games: int = typer.Option(0, "--teacher-games", metavar="N", help="Games the --teacher agent plays (seed --seed + 2)."),
-    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode` of every recorded game, for a game that has modes (e.g. Black Market's teams, its default, or ffa)."),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode` of every recorded game, for a game that has modes (e.g. teams or ffa; default: the game's first)."),
 ) -> None:
     """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
     try:
@@ -1187,10 +1187,11 @@ def distill(
     spec = get(game)
     counts = _int_list(players, "--players", spec.min_players, spec.max_players)
     _check_mode(spec, mode)
-    table_rules = None if mode is None else [{"mode": mode}] * len(counts)
+    fields = {} if mode is None else {"mode": mode}
+    table_rules = [fields] * len(counts) if fields else None
     for c in counts:
         try:
-            spec.make_rules(c, **({} if mode is None else {"mode": mode}))
+            spec.make_rules(c, **fields)
         except ValueError as exc:
             fail(f"--players {c}{'' if mode is None else f' --mode {mode}'}: {exc}")
     if len(set(counts)) != len(counts):
@@ -1265,7 +1266,7 @@ def distill(
     info.update({"num_players": counts[0] if len(counts) == 1 else counts, "games": int(len(np.unique(data.game))), "seed": seed,
                  "decisions": len(data), "recording": str(recording) if recording else None,
                  "teacher": teacher, "teacher_games": teacher_games,
-                 **({} if mode is None else {"mode": mode})})
+                 **fields})
     D.save(net, out, styles, (256, 256), info, game=game)
     acc = ", ".join(f"{k} {v:.1%}" for k, v in info["accuracy"].items())
     console.print(f"{len(data):,} decisions; held-out agreement with the {'agents' if teacher else 'heuristics'}: {acc}")
@@ -1336,7 +1337,7 @@ def evaluate(
         help="Play the games as Ray tasks: 'local' (a Ray instance on this machine), 'auto' (the cluster this "
         "machine joined with ray start) or a cluster address; same results as local workers (docs/SCALE_OUT.md).",
     ),
-    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (Black Market: teams, its default, where the agent's side wins together and parity is one over the sides; or ffa)."),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode`, for a game that has modes (e.g. teams, where the agent's side wins together and parity is one over the sides, or ffa)."),
 ) -> None:
     """One agent in one seat against the zoo: win rate with its 95% Wilson interval."""
     import agents as registry
@@ -1354,8 +1355,9 @@ def evaluate(
     spec = get(game)
     check_int("--players", players, spec.min_players, spec.max_players)
     _check_mode(spec, mode)
+    fields = {} if mode is None else {"mode": mode}
     try:
-        spec.make_rules(players, **({} if mode is None else {"mode": mode}))
+        spec.make_rules(players, **fields)
     except ValueError as exc:
         fail(f"--players {players}{'' if mode is None else f' --mode {mode}'}: {exc}")
     for name, v in (("--games", games), ("--workers", workers)):
@@ -1372,7 +1374,7 @@ def evaluate(
     except Exception as exc:  # unknown name, unusable checkpoint
         fail(str(exc))
     res = run_eval(agent, players, games, names, seed=seed, workers=workers, progress=not as_json,
-                   ray_address=ray_address, game=game, rules=None if mode is None else {"mode": mode})
+                   ray_address=ray_address, game=game, rules=fields or None)
     if as_json:
         import json
 
