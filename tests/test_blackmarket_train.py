@@ -201,3 +201,30 @@ def test_teammate_self_plays_the_learners_side():
         config_from_dict({**base, "game": "rune-market", "rules": {}})
     with pytest.raises(ConfigError, match="league.teammate.*self"):
         config_from_dict({**base, "league": {"teammate": "greedy"}})
+
+
+def test_whole_tables_seat_one_draw_at_every_opponent_seat():
+    """``league.whole_tables``: that share of the new episodes (BM-1.3 free-for-all, 4
+    players) seats one draw at all three opponent seats, as the evaluations seat a table
+    of one heuristic; the other episodes draw each seat on its own; 0 keeps the per-seat
+    draws (and their random stream) as before; outside [0, 1] is refused."""
+    from train.config import ConfigError, config_from_dict
+    from train.selfplay import League
+
+    base = {"game": "black-market", "num_players": 4, "rules": {"mode": "ffa"},
+            "league": {"mix": {"zoo": 1.0, "self": 0.0, "random": 0.0},
+                       "zoo": ["bm-builder", "bm-rusher", "bm-denier"]}}
+    per_seat = League(config_from_dict(base), seed=3).draw((4000, 3))
+    alike = (per_seat == per_seat[:, :1]).all(axis=1)
+    assert 0.05 < alike.mean() < 0.2  # 1/9 of the tables by chance
+    cfg = config_from_dict({**base, "league": {**base["league"], "whole_tables": 0.5}})
+    lineup = League(cfg, seed=3).draw((4000, 3))
+    alike = (lineup == lineup[:, :1]).all(axis=1)
+    assert 0.5 < alike.mean() < 0.62  # half by the option, a ninth of the rest by chance
+    assert set(lineup[alike, 0]) == set(League(cfg, seed=3).zoo_ids)  # every heuristic gets whole tables
+    zero = config_from_dict({**base, "league": {**base["league"], "whole_tables": 0.0}})
+    assert (League(zero, seed=3).draw((4000, 3)) == per_seat).all()
+    all_whole = config_from_dict({**base, "league": {**base["league"], "whole_tables": 1.0}})
+    assert (League(all_whole, seed=3).draw((500, 3)) == League(all_whole, seed=3).draw((500, 3))[:, :1]).all()
+    with pytest.raises(ConfigError, match=r"league.whole_tables.*1.5.*\[0.0, 1.0\]"):
+        config_from_dict({**base, "league": {**base["league"], "whole_tables": 1.5}})

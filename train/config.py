@@ -112,6 +112,12 @@ class LeagueConfig:
     over the pool: fictitious self-play)."""
     deterministic_opponents: bool = False
     """Frozen policies play their most likely action (True) or sample (False)."""
+    whole_tables: float = 0.0
+    """Chance that a new episode's opponents are one agent at every seat: one draw by
+    ``mix`` (a heuristic, a snapshot or random) copied to all of them, as ``ripmarket
+    evaluate`` and ``python -m eval.match`` seat a table of one opponent; the other
+    episodes draw every seat on its own. 0 (default): every seat on its own. The learner's
+    teammates (``teammate``) are seated after it."""
     teammate: str = ""
     """A team game only (the game's ``extras["sides"]`` hook gives the seats' sides under the
     run's rules, e.g. Black Market's ``mode: teams``, BM-1.3): who plays the learner's
@@ -549,6 +555,7 @@ def config_from_dict(data: dict | None) -> TrainConfig:
     _int(lea, "snapshot_every", 1, MAX_TIMESTEPS, where="league.")
     _int(lea, "pool_size", 1, 1000, where="league.")
     _float(lea, "latest_share", 0.0, 1.0, "league.")
+    _float(lea, "whole_tables", 0.0, 1.0, "league.")
     if lea.get("teammate"):
         _check_teammate(spec, lea["teammate"], data)
     _bool(lea, "deterministic_opponents", "league.")

@@ -9,7 +9,8 @@
   frozen past learner (``self``), a zoo heuristic (``zoo``) or the random agent. Every
   ``league.snapshot_every`` learner steps the current policy is copied into a ring of
   ``pool_size`` frozen snapshots (fictitious self-play: ``latest_share`` of the self
-  seats go to the newest snapshot, the rest uniformly over the pool). The learner plays
+  seats go to the newest snapshot, the rest uniformly over the pool); ``whole_tables``
+  of the new episodes seat one draw at every opponent seat instead. The learner plays
   every decision of its seat (in turn or not: R.I.P. Market's Ghost phases, The Rune
   Market's blocks), from a seat drawn per episode.
 * **Zoo refresh** (``league.refresh_*``, ``ZooRefresh``). The league's distilled zoo
@@ -73,6 +74,7 @@ class League:
         self.mix = np.array([lc.mix.get(k, 0.0) for k in ("self", "zoo", "random")], float)
         self.mix /= self.mix.sum()
         self.latest_share = lc.latest_share
+        self.whole_tables = lc.whole_tables
         self.rng = np.random.default_rng(np.random.SeedSequence([seed, 0x1EA6]))
         self.agents: list = [agents.make("random", seed=seed)]
         self.names: list[str] = ["random"]
@@ -206,7 +208,11 @@ class League:
                 out[k_zoo] = 0
             else:
                 out[k_zoo] = np.asarray(self.zoo_ids)[self.rng.integers(0, len(self.zoo_ids), int(k_zoo.sum()))]
-        return out.reshape(shape)
+        out = out.reshape(shape)
+        if self.whole_tables > 0 and len(shape) == 2 and shape[1] > 1:  # league.whole_tables
+            whole = self.rng.random(shape[0]) < self.whole_tables
+            out[whole, 1:] = out[whole, :1]
+        return out
 
 
 def _league_batch_class(spec):
