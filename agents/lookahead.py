@@ -76,7 +76,9 @@ class NetworkLookahead(BaseAgent):
             the table's size (:data:`BUDGETS`).
         n: copies per candidate; None: by the table's size (:data:`BUDGETS`).
         budgets: ``{players: (top_k, n)}`` in place of :data:`BUDGETS` (a game's own, given
-            to ``register_lookaheads`` where its turns cost more to play ahead).
+            to ``register_lookaheads`` where its turns cost more to play ahead); a key may
+            also be a table key of the game (``GameSpec.table_keys``, e.g. Black Market's
+            ``"6p-ffa"``), which wins over its count's entry at that table.
         margin: play another candidate only when its mean value beats the favourite's by
             at least this (the values lie in [-1, 1]).
         sure: play the favourite without looking ahead when its probability is at least
@@ -99,8 +101,20 @@ class NetworkLookahead(BaseAgent):
         self.top_k = None if top_k is None else whole_in("top_k", top_k, 1, 64)
         self.n = None if n is None else whole_in("n", n, 1, 4096)
         self.budgets = dict(BUDGETS if budgets is None else budgets)
-        if not self.budgets or not all(isinstance(v, tuple) and len(v) == 2 for v in self.budgets.values()):
-            raise ValueError(f"budgets must map player counts to (top_k, n) pairs, got {budgets!r}")
+        counts = [p for p in self.budgets if isinstance(p, int) and not isinstance(p, bool)]
+        if not counts or not all(isinstance(v, tuple) and len(v) == 2 for v in self.budgets.values()):
+            raise ValueError(f"budgets must map player counts (and table keys) to (top_k, n) pairs, "
+                             f"at least one count, got {budgets!r}")
+        self._table_keys = None
+        if any(p not in counts for p in self.budgets):
+            from ripmarket_env.games import get
+
+            keys = get(game).table_keys
+            bad = [p for p in self.budgets if p not in counts and not isinstance(p, str)]
+            if keys is None or bad:
+                raise ValueError(f"budgets keys must be player counts{'' if keys is None else ' or table keys (6p-ffa)'}"
+                                 f" of {game}, got {bad or [p for p in self.budgets if p not in counts]!r}")
+            self._table_keys = keys
         for p, (k, c) in self.budgets.items():
             whole_in(f"budgets[{p}] top_k", k, 1, 64), whole_in(f"budgets[{p}] n", c, 1, 4096)
         self.max_steps = whole_in("max_steps", max_steps, 1, 100_000)
@@ -130,9 +144,11 @@ class NetworkLookahead(BaseAgent):
             if m is not self.net and hasattr(m, "reset"):
                 m.reset(None if self._seed is None else self._seed + i)
 
-    def budget(self, players: int) -> tuple[int, int]:
-        """``(top_k, n)``: candidates and copies per candidate at a table of ``players`` seats."""
-        top_k, n = self.budgets.get(int(players), self.budgets[max(self.budgets)])
+    def budget(self, players: int, table: str | None = None) -> tuple[int, int]:
+        """``(top_k, n)``: candidates and copies per candidate at a table of ``players``
+        seats (``table``: its table key, whose own entry wins)."""
+        counts = [p for p in self.budgets if not isinstance(p, str)]
+        top_k, n = self.budgets.get(table) or self.budgets.get(int(players), self.budgets[max(counts)])
         return (top_k if self.top_k is None else self.top_k), (n if self.n is None else self.n)
 
     # ------------------------------------------------------------------ deciding
@@ -153,7 +169,8 @@ class NetworkLookahead(BaseAgent):
             rules = self._rules(obs)
         except ValueError:  # not a view the search's rules read: the network
             return favourite
-        top_k, n = self.budget(rules.num_players)
+        table = None if self._table_keys is None else str(self._table_keys(obs[None])[0])
+        top_k, n = self.budget(rules.num_players, table)
         if top_k == 1 or p[order[0]] >= self.sure:
             return favourite
         cands = legal[order[:top_k]]
@@ -220,16 +237,16 @@ class NetworkLookahead(BaseAgent):
 def register_lookaheads(game: str, bots, budgets: dict | None = None) -> None:
     """Register ``<bot>-lookahead`` for game ``game`` for each trained bot name in ``bots``
     (made when asked for: the bot need not be registered yet); ``budgets``: the game's
-    ``{players: (top_k, n)}`` (default :data:`BUDGETS`)."""
+    ``{players: (top_k, n)}``, table keys allowed (default :data:`BUDGETS`)."""
     table = dict(BUDGETS if budgets is None else budgets)
-    sizes = ", ".join(f"{k} x {n} at {p}" for p, (k, n) in sorted(table.items()))
+    sizes = ", ".join(f"{k} x {n} at {p}" for p, (k, n) in sorted(table.items(), key=lambda kv: str(kv[0]).zfill(8)))
     for bot in bots:
         def factory(seed: int | None = None, _bot=bot, **kwargs):
             return NetworkLookahead(_bot, game, seed=seed, **{"budgets": table, **kwargs})
 
         register(f"{bot}-lookahead", factory,
                  f"The trained bot {bot} checked one turn ahead: its top_k most likely legal actions, each played on "
-                 f"n copies of the game rebuilt from its view (top_k x n by players: {sizes}) to its next decision "
+                 f"n copies of the game rebuilt from its view (top_k x n by players or table: {sizes}) to its next decision "
                  f"against the heuristics, judged by its critic; another move than its favourite only if better by "
                  f"margin=0.05 (top_k=, n=, margin=, sure=, opponents=heuristics|self to change).",
                  game=game)

@@ -18,7 +18,8 @@ from ripmarket_env.games import get  # noqa: E402
 
 #: (game, the lookahead, its network, a table it plays)
 CASES = [("rune-market", "rm-ppo-lookahead", "rm-ppo", {"num_players": 4}),
-         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 2})]
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 2}),
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 6, "mode": "ffa"})]
 
 
 def _states(game: str, rules: dict, seed: int, steps: int):
@@ -96,6 +97,32 @@ def test_budgets_by_table_and_arguments():
     from agents.blackmarket import LOOKAHEAD_BUDGETS
 
     assert agents.make("bm-ppo-lookahead", "black-market").budget(2) == LOOKAHEAD_BUDGETS[2]
+    # a table key's entry wins over its count's at that table only
+    keyed = NetworkLookahead("rm-ppo-4p", "rune-market", budgets={4: (2, 2), 6: (1, 1), "6p": (3, 1)})
+    assert keyed.budget(6, "6p") == (3, 1) and keyed.budget(6) == (1, 1) and keyed.budget(4, "4p") == (2, 2)
+
+
+def test_black_markets_lookahead_looks_ahead_at_six_player_free_for_all_only():
+    """BM-1.3: at 6 players the free-for-all table's key ("6p-ffa") gives the lookahead a
+    budget of its own; the team table keeps the network alone (top_k 1), so its moves
+    are the network's and it never looks ahead there."""
+    from agents.blackmarket import LOOKAHEAD_BUDGETS
+    from ripmarket_env.games import get
+
+    assert LOOKAHEAD_BUDGETS["6p-ffa"][0] > 1 and LOOKAHEAD_BUDGETS[6][0] == 1
+    looked = {}
+    for mode in ("ffa", "teams"):
+        bot = agents.make("bm-ppo-lookahead", "black-market", seed=3)
+        net = agents.make("bm-ppo", "black-market", seed=3)
+        looked[mode] = same = n = 0
+        for eng, actor in _states("black-market", {"num_players": 6, "mode": mode}, 11, 150):
+            obs, mask = eng.observe([actor])[0], eng.legal_mask()[0]
+            same += bot.act(obs, mask) == int(net.act(obs, mask))
+            looked[mode] += bot.last is not None
+            n += 1
+        if mode == "teams":
+            assert n > 30 and same == n and looked[mode] == 0
+    assert looked["ffa"] > 0
     # a network agent instead of a name, and the network as every opponent
     own = NetworkLookahead(agents.make("rm-ppo-4p", "rune-market"), "rune-market", opponents="self", seed=0)
     assert own._models == [own.net]
@@ -109,7 +136,9 @@ def test_budgets_by_table_and_arguments():
     ({"opponents": "zoo"}, "opponents must be one of heuristics, self"),
     ({"net": "rm-banker"}, "has no action scores and critic"),
     ({"budgets": {2: (0, 3)}}, "budgets[2] top_k must be a whole number"),
-    ({"budgets": {2: 3}}, "budgets must map player counts to (top_k, n) pairs"),
+    ({"budgets": {2: 3}}, "budgets must map player counts (and table keys) to (top_k, n) pairs"),
+    ({"budgets": {"4p": (2, 2)}}, "at least one count"),
+    ({"budgets": {4: (2, 2), 2.5: (1, 1)}}, "budgets keys must be player counts or table keys (6p-ffa) of rune-market"),
 ])
 def test_bad_arguments_give_one_line_errors(kwargs, words):
     kw = {"net": "rm-ppo-4p", **kwargs}

@@ -7,10 +7,11 @@ from agents.lookahead import register_lookaheads
 
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
 LOOKAHEAD_BOTS = ("bm-ppo",)
-#: Their (top_k, n) by player count: a Black Market game is rebuilt in Python copy by
-#: copy, so fewer copies than the default keep a decision's time down; at 6 players the
-#: network alone (top_k 1: one look there took over 5 ms at the 95th percentile).
-LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (1, 1)}
+#: Their (top_k, n) by player count (a table key's entry wins at that table): a Black
+#: Market game is rebuilt in Python copy by copy, so fewer copies than the default keep a
+#: decision's time down; at 6 players in teams the network alone (top_k 1: one look there
+#: came near 5 ms at the 95th percentile), in free-for-all a look (p95 about 1.5 ms).
+LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (1, 1), "6p-ffa": (2, 2)}
 
 register_game(
     "black-market",
