@@ -107,9 +107,11 @@ class NetworkLookahead(BaseAgent):
                              f"at least one count, got {budgets!r}")
         self._table_keys = None
         if any(p not in counts for p in self.budgets):
-            from ripmarket_env.games import get
+            from agents.checkpoint import _spec_of
+            from agents.policy import _resolved
 
-            keys = get(game).table_keys
+            keys = _spec_of(game).table_keys
+            keys = None if keys is None else _resolved(keys)
             bad = [p for p in self.budgets if p not in counts and not isinstance(p, str)]
             if keys is None or bad:
                 raise ValueError(f"budgets keys must be player counts{'' if keys is None else ' or table keys (6p-ffa)'}"
