@@ -105,18 +105,18 @@ class NetworkLookahead(BaseAgent):
         if not counts or not all(isinstance(v, tuple) and len(v) == 2 for v in self.budgets.values()):
             raise ValueError(f"budgets must map player counts (and table keys) to (top_k, n) pairs, "
                              f"at least one count, got {budgets!r}")
-        self._table_keys = None
-        if any(p not in counts for p in self.budgets):
+        self._table_keys = None  # the game's table_keys hook, where a budget names a table
+        tables = [p for p in self.budgets if p not in counts]
+        if tables:
             from agents.checkpoint import _spec_of
             from agents.policy import _resolved
 
-            keys = _spec_of(game).table_keys
-            keys = None if keys is None else _resolved(keys)
-            bad = [p for p in self.budgets if p not in counts and not isinstance(p, str)]
-            if keys is None or bad:
-                raise ValueError(f"budgets keys must be player counts{'' if keys is None else ' or table keys (6p-ffa)'}"
-                                 f" of {game}, got {bad or [p for p in self.budgets if p not in counts]!r}")
-            self._table_keys = keys
+            self._table_keys = _resolved(_spec_of(game).table_keys)
+            bad = [p for p in tables if not isinstance(p, str)]
+            if self._table_keys is None or bad:
+                allowed = "" if self._table_keys is None else " or table keys (6p-ffa)"
+                raise ValueError(f"budgets keys must be player counts{allowed} of {game}, got {bad or tables!r}")
+        self._fallback = self.budgets[max(counts)]  # a count without an entry: the largest count's
         for p, (k, c) in self.budgets.items():
             whole_in(f"budgets[{p}] top_k", k, 1, 64), whole_in(f"budgets[{p}] n", c, 1, 4096)
         self.max_steps = whole_in("max_steps", max_steps, 1, 100_000)
@@ -149,8 +149,7 @@ class NetworkLookahead(BaseAgent):
     def budget(self, players: int, table: str | None = None) -> tuple[int, int]:
         """``(top_k, n)``: candidates and copies per candidate at a table of ``players``
         seats (``table``: its table key, whose own entry wins)."""
-        counts = [p for p in self.budgets if not isinstance(p, str)]
-        top_k, n = self.budgets.get(table) or self.budgets.get(int(players), self.budgets[max(counts)])
+        top_k, n = self.budgets.get(table) or self.budgets.get(int(players), self._fallback)
         return (top_k if self.top_k is None else self.top_k), (n if self.n is None else self.n)
 
     # ------------------------------------------------------------------ deciding
