@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 
 from ripmarket_env.core.drivers import DRIVERS, compile_drivers
@@ -230,3 +232,18 @@ def test_observe_into_a_wrong_buffer_is_a_clear_error():
             eng.observe(out=bad)
     out = np.zeros((2, eng.obs_size), np.float32)
     assert eng.observe(out=out) is out and np.array_equal(out, eng.observe())
+
+
+@settings(max_examples=300, deadline=None)
+@given(mask=st.lists(st.booleans(), min_size=1, max_size=80), k=st.integers(-3, 85))
+def test_nth_legal_is_the_kth_set_entry_of_the_mask(mask, k):
+    """``core.kernels.nth_legal`` (the random-play drivers' action draw) is the ``k``-th
+    legal action in action order, -1 when ``k`` is negative or not below the legal count,
+    compiled and in plain Python."""
+    from ripmarket_env.core.kernels import nth_legal
+
+    m = np.array(mask, dtype=np.bool_)
+    legal = np.flatnonzero(m)
+    want = int(legal[k]) if 0 <= k < len(legal) else -1
+    assert nth_legal(m, k) == want
+    assert nth_legal.py_func(m, k) == want

@@ -62,12 +62,17 @@ def bench_u32(bench_rng, i):
 
 @njit(**JIT)
 def nth_legal(m, k):
-    """The ``k``-th legal action (0-based, in action order) of the mask ``m``; -1 if none."""
+    """The ``k``-th legal action (0-based, in action order) of the mask ``m``; -1 if none.
+
+    Branch-free in the mask: each entry is subtracted from ``k`` and the scan stops when
+    ``k`` drops below 0, so the only branch is the one taken once at the end (testing each
+    entry mispredicts on a random mask: 70-80 against 25-31 ns for 50-69 actions)."""
+    if k < 0:
+        return -1
     for a in range(m.shape[0]):
-        if m[a]:
-            if k == 0:
-                return a
-            k -= 1
+        k -= np.int64(m[a])
+        if k < 0:
+            return a
     return -1
 
 

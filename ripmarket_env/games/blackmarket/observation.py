@@ -119,7 +119,8 @@ def encode_obs(r, T, c, viewer, offs, out):
     Written for speed, with the same float32 bits as the plain formulas in the comments
     (see R.I.P. Market's ``encode_obs``): offsets read once, seats advanced by one instead
     of ``% P``, quotients of small integers read from ``ratio32``'s table, no reference
-    counting, and the unseen Point Cards counted in the seat loop."""
+    counting, the unseen Point Cards counted in the seat loop, and a seat's spent
+    one-time designs looked up among the designs it owns only."""
     out[:] = 0.0
     P = c[C_P]
     D = T.copies.shape[0]
@@ -202,14 +203,20 @@ def encode_obs(r, T, c, viewer, offs, out):
         out[b + s_handn] = div10(r.hand_n[q])
         so = b + s_owned
         ss = b + s_spent
+        ow = r.owned[q]
+        sp = r.spent[q]
         for d in range(D):
-            owned = r.owned[q, d]
+            owned = ow[d]
             if owned != 0:  # most designs are owned by nobody; 0 / n is the zeroed +0.0
                 out[so + d] = ratio32(owned, T.copies[d])
                 out[o_left + d] -= owned
-            si = T.spent_index[d]
-            if si >= 0 and r.spent[q, d] > 0:
-                out[ss + si] = 1.0
+                # Only owned designs are spent: a copy is spent by using it, which needs
+                # it owned, and a bought card stays in the score pile (BM-4.4, BM-6.4;
+                # ``invariants.check_game``: spent <= owned, checked in random play).
+                if sp[d] > 0:
+                    si = T.spent_index[d]
+                    if si >= 0:
+                        out[ss + si] = 1.0
         q += 1
         if q == P:
             q = 0
