@@ -209,8 +209,9 @@ class NetworkLookahead(BaseAgent):
         base = self.search._reconstruct(obs, rules, n, self.rng)
         if not base.legal_mask()[:, cands].all():
             return None
-        sim = type(base)(base.rules, k * n, cards=base.cards)
-        sim.state[:] = np.tile(base.state, k)  # candidate-major: rows c*n .. c*n+n-1 play candidate c
+        # candidate-major: rows c*n .. c*n+n-1 play candidate c (a clone shares the rebuilt
+        # engine's card tables and drivers instead of building them again)
+        sim = base.clone(np.tile(np.arange(n), k))
         who = np.tile(self.rng.integers(0, len(self._models), size=(n, P)), (k, 1))  # a model per seat and copy
         sim.step(np.repeat(cands.astype(np.int64), n))
         for _ in range(self.max_steps):

@@ -188,6 +188,48 @@ def test_search_agent_rebuilds_the_game_and_plays_legal_moves():
     assert r["win_rate"] > 0.8
 
 
+@pytest.mark.parametrize("P,mode", [(2, "ffa"), (4, "teams"), (6, "ffa")])
+def test_rebuilt_copies_reproduce_the_observation_and_conserve_the_cards(P, mode):
+    """BM-7.2: ``bm-search``'s rebuilding (also the lookahead's) gives every copy the
+    viewer's own observation back as seat 0, the observed legal actions, every Hand and
+    Point Card once (hands of the observed sizes), and differs between copies only where
+    the viewer cannot see."""
+    from agents.blackmarket.search import reconstruct
+
+    rules = RulesConfig(num_players=P, mode=mode)
+    bots = [agents.make("bm-builder", game="black-market", seed=i) for i in range(P)]
+    rng = np.random.default_rng(P)
+    checked = 0
+    for seed in range(2):
+        eng = Engine(rules, 1)
+        eng.reset([10 * P + seed])
+        while not eng.terminated[0]:
+            q = int(eng.current_player()[0])
+            obs, mask = eng.observe([q])[0], eng.legal_mask()[0]
+            if mask.sum() > 1:
+                rec = reconstruct(obs, rules, 4, rng)
+                assert np.array_equal(rec.observe(np.zeros(4, np.int64)), np.tile(obs, (4, 1)))
+                assert (rec.legal_mask() == mask).all()
+                real = eng.state[0]
+                for g in range(4):
+                    r = rec.state[g]
+                    assert list(r["hand"][:P].sum(axis=1)) == [int(real["hand_n"][(q + j) % P]) for j in range(P)]
+                    hand_cards = r["hand"][:P].sum(axis=0) + r["hdisc"] + np.bincount(
+                        r["hdeck"][: r["hdeck_n"]], minlength=3)
+                    assert list(hand_cards) == list(eng.cards.hand_copies())
+                    on_map = r["map_card"][r["map_card"] >= 0]
+                    point_cards = (r["owned"][:P].sum(axis=0) + np.bincount(on_map, minlength=eng.cards.n_designs)
+                                   + np.bincount(r["pdeck"][: r["pdeck_n"]], minlength=eng.cards.n_designs))
+                    assert list(point_cards) == [c.copies for c in eng.cards.point]
+                public = [f for f in rec.state.dtype.names if f not in ("hand", "hand_n", "hdeck", "hdeck_n", "pdeck",
+                                                                          "map_card", "rng", "ev", "ev_n", "mask")]
+                for f in public:
+                    assert (rec.state[f] == rec.state[f][:1]).all(), f
+                checked += 1
+            eng.step([bots[q].act(obs, mask)])
+    assert checked > 20
+
+
 def test_terminal_play_whole_game(tmp_path):
     """`ripmarket play --game black-market`: a whole game against the bots; the person
     sees only its own hand (BM-7.1: another seat's dealt cards are not named), the end

@@ -37,33 +37,38 @@ _COLOUR = np.array([("red", "black", "dual").index(c.colour) for c in _DB.point]
 _POINTS = np.array([c.points for c in _DB.point], float)
 _EFFECT = np.array([c.primitive is not None for c in _DB.point])
 _DESIGN = {c.primitive: c.id for c in _DB.point if c.primitive is not None}
+_COPIES = np.array([c.copies for c in _DB.point])
+# The observation's pieces as slices, worked out once (a view is decoded at every decision).
+_SL = {p.name: _LAY.slice(p.name) for p in _LAY.pieces if p.scope == "global"}
+_SEATS = (_LAY.size - _LAY.seat_start) // _LAY.seat_size
+_SEAT_AT = {p.name: [_LAY.slice(p.name, j).start for j in range(_SEATS)] for p in _LAY.pieces if p.scope != "global"}
 
 
 class BMView:
     """What one seat's observation says, by name."""
 
     def __init__(self, obs: np.ndarray):
-        L = _LAY
         o = obs
-        self.phase = int(np.argmax(o[L.slice("phase")]))
-        self.dice = np.rint(o[L.slice("dice")] * 3).astype(int)  # unused dice per number 1..6
-        m = o[L.slice("map")].reshape(6, _D + 3)
+        self.phase = int(np.argmax(o[_SL["phase"]]))
+        self.dice = np.rint(o[_SL["dice"]] * 3).astype(int)  # unused dice per number 1..6
+        m = o[_SL["map"]].reshape(6, _D + 3)
         self.present = m[:, 0] > 0.5
         self.design = np.where(m[:, 1:1 + _D].max(axis=1) > 0.5, m[:, 1:1 + _D].argmax(axis=1), -1)
         self.down = m[:, 1 + _D] > 0.5
         self.mine = m[:, 2 + _D] > 0.5
-        self.hand = np.rint(o[L.slice("hand")] * 10).astype(int)  # red, black, flip
-        sp = o[L.slice("side_points")]
+        self.hand = np.rint(o[_SL["hand"]] * 10).astype(int)  # red, black, flip
+        sp = o[_SL["side_points"]]
         self.my_side, self.their_side = float(sp[0]), float(sp[1])  # / target
-        self.teams = o[L.slice("teams")][0] > 0.5
-        P = 2 + 2 * int(np.argmax(o[L.slice("num_players")]))
+        self.teams = o[_SL["teams"].start] > 0.5
+        P = 2 + 2 * int(np.argmax(o[_SL["num_players"]]))
         self.P = P
-        self.same = [o[L.slice("same_side", j)][0] > 0.5 for j in range(P)]
-        self.hand_sizes = [o[L.slice("hand_size", j)][0] * 10 for j in range(P)]
-        self.points = [o[L.slice("points", j)][0] for j in range(P)]
-        own = o[L.slice("owned", 0)]
-        self.owned = np.rint(own * np.array([c.copies for c in _DB.point])).astype(int)
-        pend = o[L.slice("pending")]
+        same, hand_size, points = _SEAT_AT["same_side"], _SEAT_AT["hand_size"], _SEAT_AT["points"]
+        self.same = [o[same[j]] > 0.5 for j in range(P)]
+        self.hand_sizes = [o[hand_size[j]] * 10 for j in range(P)]
+        self.points = [o[points[j]] for j in range(P)]
+        own = o[_SEAT_AT["owned"][0]:_SEAT_AT["owned"][0] + _D]
+        self.owned = np.rint(own * _COPIES).astype(int)
+        pend = o[_SL["pending"]]
         self.fix_die = int(np.argmax(pend[3:])) + 1 if pend[3:].max() > 0.5 else 0
 
     def has(self, prim: str) -> bool:

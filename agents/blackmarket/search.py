@@ -53,11 +53,32 @@ def _rint(x):
     return np.rint(x).astype(np.int64)
 
 
+_POINTS = np.array([c.points for c in _DB.point])
+_TEMPLATES: dict = {}  # rules -> an engine of one game reset with seed 0 (its rows are copied)
+
+
+def _template(rules: RulesConfig) -> Engine:
+    try:
+        eng = _TEMPLATES.get(rules)
+        key = True
+    except TypeError:  # rules that cannot be a key: built each time
+        eng, key = None, False
+    if eng is None:
+        eng = Engine(rules, 1)
+        eng.reset([0])
+        if key and len(_TEMPLATES) < 64:
+            _TEMPLATES[rules] = eng
+    return eng
+
+
 def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Generator) -> Engine:
-    """``n`` determinized copies of the observed game (viewer = seat 0), legal actions computed."""
+    """``n`` determinized copies of the observed game (viewer = seat 0), legal actions computed.
+
+    The public part is written into every copy at once; each copy then draws its hidden
+    part (the unseen map cards and Point deck order, the other hands and the Hand deck, the
+    game RNG) in the same order of draws as one copy at a time."""
     P = rules.num_players
-    eng = Engine(rules, n)
-    eng.reset([0] * n)
+    eng = _template(rules).clone(np.zeros(n, np.int64))  # n games reset with seed 0
     st = eng.state
     phase = int(np.argmax(_get(obs, "phase")))
     m = _get(obs, "map").reshape(6, _D + 3)
@@ -76,68 +97,82 @@ def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Gene
     first = next((j for j in range(P) if _get(obs, "first_player", j)[0] > 0.5), 0)
     turn = int(round(_get(obs, "turn")[0] * rules.turns_cap))
     pend = _get(obs, "pending")
+    # the public part, the same in every copy
+    map_card, hidden_slots = st["map_card"], []
+    for s in range(6):
+        if m[s, 0] < 0.5:
+            map_card[:, s] = -1
+            continue
+        seen = m[s, 1:1 + _D].max() > 0.5
+        if seen:
+            map_card[:, s] = int(np.argmax(m[s, 1:1 + _D]))
+        else:
+            hidden_slots.append(s)
+        st["map_seen"][:, s] = int(seen)
+        st["map_down"][:, s] = int(m[s, 1 + _D] > 0.5)
+        st["map_side"][:, s] = 0 if m[s, 2 + _D] > 0.5 else 1
+    st["owned"][:] = 0
+    st["owned"][:, :P] = owned
+    st["points"][:, :P] = (owned * _POINTS).sum(axis=1)
+    spent = st["spent"]
+    spent[:] = 0
+    for j in range(P):
+        sp = _get(obs, "spent", j)
+        for i, d in enumerate(_ONE):
+            spent[:, j, d] = int(sp[i] > 0.5)
+    st["hdisc"] = disc
+    used = st["used"]
+    used[:] = 0
+    for i, d in enumerate(_EFF):
+        used[:, d] = int(round(used_counts[i] * _COPIES[d]))
+    st["bought"][:] = 0
+    st["dice"][:] = 0
+    st["dice_used"][:] = 0
+    nd = max(2, len(dice))
+    st["n_dice"] = nd
+    st["dice"][:, : len(dice)] = dice
+    st["dice"][:, len(dice):nd] = 1
+    st["dice_used"][:, len(dice):nd] = 1
+    st["turn_player"] = actor
+    st["actor"] = actor
+    st["first_player"] = first
+    st["turn"] = turn
+    st["phase"] = phase
+    st["pend"] = -1
+    st["pend_die"] = -1
+    if pend[:3].max() > 0.5:
+        st["pend"] = (0, 1, 3)[int(np.argmax(pend[:3]))]
+    if phase == PH_CHOOSE_NUMBER and pend[3:].max() > 0.5:
+        v = int(np.argmax(pend[3:])) + 1
+        st["pend_die"] = dice.index(v) if v in dice else 0
+    # the hidden part, drawn copy by copy
+    unseen_all = [d for d in range(_D) for _ in range(unseen[d])]
+    pool_all = [k for k in range(3) for _ in range(max(0, int(pool[k])))]
+    pdeck, pdeck_n, hands, hand_n = st["pdeck"], st["pdeck_n"], st["hand"], st["hand_n"]
+    hdeck, hdeck_len, seed = st["hdeck"], st["hdeck_n"], st["rng"]
+    S, T = kernel_view(eng.state), kernel_view(eng.tables)
     for g in range(n):
-        r = st[g]
-        unseen_cards = [d for d in range(_D) for _ in range(unseen[d])]
+        unseen_cards = list(unseen_all)
         rng.shuffle(unseen_cards)
-        for s in range(6):
-            if m[s, 0] < 0.5:
-                r["map_card"][s] = -1
-                continue
-            seen = m[s, 1:1 + _D].max() > 0.5
-            r["map_card"][s] = int(np.argmax(m[s, 1:1 + _D])) if seen else unseen_cards.pop()
-            r["map_seen"][s] = int(seen)
-            r["map_down"][s] = int(m[s, 1 + _D] > 0.5)
-            r["map_side"][s] = 0 if m[s, 2 + _D] > 0.5 else 1
-        r["pdeck"][:] = -1
-        r["pdeck"][: len(unseen_cards)] = unseen_cards
-        r["pdeck_n"] = len(unseen_cards)
-        r["owned"][:] = 0
-        r["owned"][:P] = owned
-        r["points"][:P] = (owned * np.array([c.points for c in _DB.point])).sum(axis=1)
-        r["spent"][:] = 0
-        for j in range(P):
-            sp = _get(obs, "spent", j)
-            for i, d in enumerate(_ONE):
-                r["spent"][j, d] = int(sp[i] > 0.5)
-        cards = [k for k in range(3) for _ in range(max(0, int(pool[k])))]
+        for s in hidden_slots:
+            map_card[g, s] = unseen_cards.pop()
+        pdeck[g] = -1
+        pdeck[g, : len(unseen_cards)] = unseen_cards
+        pdeck_n[g] = len(unseen_cards)
+        cards = list(pool_all)
         rng.shuffle(cards)
-        r["hand"][:] = 0
-        r["hand"][0] = hand
+        hands[g] = 0
+        hands[g, 0] = hand
         for j in range(1, P):
             for k in cards[:sizes[j]]:
-                r["hand"][j, k] += 1
+                hands[g, j, k] += 1
             cards = cards[sizes[j]:]
-        r["hand_n"][:] = r["hand"].sum(axis=1)
-        r["hdeck"][:] = -1
-        r["hdeck"][: len(cards)] = cards
-        r["hdeck_n"] = len(cards)
-        r["hdisc"] = disc
-        r["used"][:] = 0
-        for i, d in enumerate(_EFF):
-            r["used"][d] = int(round(used_counts[i] * _COPIES[d]))
-        r["bought"][:] = 0
-        r["dice"][:] = 0
-        r["dice_used"][:] = 0
-        nd = max(2, len(dice))
-        r["n_dice"] = nd
-        r["dice"][: len(dice)] = dice
-        r["dice"][len(dice):nd] = 1
-        r["dice_used"][len(dice):nd] = 1
-        r["turn_player"] = actor
-        r["actor"] = actor
-        r["first_player"] = first
-        r["turn"] = turn
-        r["phase"] = phase
-        r["pend"] = -1
-        r["pend_die"] = -1
-        if pend[:3].max() > 0.5:
-            r["pend"] = (0, 1, 3)[int(np.argmax(pend[:3]))]
-        if phase == PH_CHOOSE_NUMBER and pend[3:].max() > 0.5:
-            v = int(np.argmax(pend[3:])) + 1
-            r["pend_die"] = dice.index(v) if v in dice else 0
-        r["rng"] = int(rng.integers(1 << 32))
-        K.refresh(kernel_view(eng.state), kernel_view(eng.tables), eng.cfg, g)
+        hand_n[g] = hands[g].sum(axis=1)
+        hdeck[g] = -1
+        hdeck[g, : len(cards)] = cards
+        hdeck_len[g] = len(cards)
+        seed[g] = int(rng.integers(1 << 32))
+        K.refresh(S, T, eng.cfg, g)
     _ = hdeck_n  # the deck's size follows from the pool (checked by the mask comparison)
     return eng
 
