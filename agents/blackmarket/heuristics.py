@@ -44,32 +44,68 @@ _SEATS = (_LAY.size - _LAY.seat_start) // _LAY.seat_size
 _SEAT_AT = {p.name: [_LAY.slice(p.name, j).start for j in range(_SEATS)] for p in _LAY.pieces if p.scope != "global"}
 
 
+def _decode(o: np.ndarray) -> dict:
+    """Every row's pieces of a batch of observations, as ``BMView`` reads them."""
+    n = len(o)
+    m = o[:, _SL["map"]].reshape(n, 6, _D + 3)
+    cards = m[:, :, 1:1 + _D]
+    sp = o[:, _SL["side_points"]]
+    pend = o[:, _SL["pending"]][:, 3:]
+    own = _SEAT_AT["owned"][0]
+    return {
+        "phase": o[:, _SL["phase"]].argmax(axis=1),
+        "dice": np.rint(o[:, _SL["dice"]] * 3).astype(int),  # unused dice per number 1..6
+        "present": m[:, :, 0] > 0.5,
+        "design": np.where(cards.max(axis=2) > 0.5, cards.argmax(axis=2), -1),
+        "down": m[:, :, 1 + _D] > 0.5,
+        "mine": m[:, :, 2 + _D] > 0.5,
+        "hand": np.rint(o[:, _SL["hand"]] * 10).astype(int),  # red, black, flip
+        "my_side": sp[:, 0].tolist(),  # / target
+        "their_side": sp[:, 1].tolist(),
+        "teams": o[:, _SL["teams"].start] > 0.5,
+        "P": (2 + 2 * o[:, _SL["num_players"]].argmax(axis=1)).tolist(),
+        "same": o[:, _SEAT_AT["same_side"]] > 0.5,
+        "hand_sizes": o[:, _SEAT_AT["hand_size"]] * 10,
+        "points": o[:, _SEAT_AT["points"]],
+        "owned": np.rint(o[:, own:own + _D] * _COPIES).astype(int),
+        "fix_die": np.where(pend.max(axis=1) > 0.5, pend.argmax(axis=1) + 1, 0).tolist(),
+    }
+
+
+def _fill(v, cols: dict, i: int) -> None:
+    v.phase = int(cols["phase"][i])
+    v.dice = cols["dice"][i]
+    v.present = cols["present"][i]
+    v.design = cols["design"][i]
+    v.down = cols["down"][i]
+    v.mine = cols["mine"][i]
+    v.hand = cols["hand"][i]
+    v.my_side, v.their_side = cols["my_side"][i], cols["their_side"][i]
+    v.teams = cols["teams"][i]
+    P = v.P = cols["P"][i]
+    v.same = list(cols["same"][i, :P])
+    v.hand_sizes = list(cols["hand_sizes"][i, :P])
+    v.points = list(cols["points"][i, :P])
+    v.owned = cols["owned"][i]
+    v.fix_die = cols["fix_die"][i]
+
+
 class BMView:
     """What one seat's observation says, by name."""
 
     def __init__(self, obs: np.ndarray):
-        o = obs
-        self.phase = int(np.argmax(o[_SL["phase"]]))
-        self.dice = np.rint(o[_SL["dice"]] * 3).astype(int)  # unused dice per number 1..6
-        m = o[_SL["map"]].reshape(6, _D + 3)
-        self.present = m[:, 0] > 0.5
-        self.design = np.where(m[:, 1:1 + _D].max(axis=1) > 0.5, m[:, 1:1 + _D].argmax(axis=1), -1)
-        self.down = m[:, 1 + _D] > 0.5
-        self.mine = m[:, 2 + _D] > 0.5
-        self.hand = np.rint(o[_SL["hand"]] * 10).astype(int)  # red, black, flip
-        sp = o[_SL["side_points"]]
-        self.my_side, self.their_side = float(sp[0]), float(sp[1])  # / target
-        self.teams = o[_SL["teams"].start] > 0.5
-        P = 2 + 2 * int(np.argmax(o[_SL["num_players"]]))
-        self.P = P
-        same, hand_size, points = _SEAT_AT["same_side"], _SEAT_AT["hand_size"], _SEAT_AT["points"]
-        self.same = [o[same[j]] > 0.5 for j in range(P)]
-        self.hand_sizes = [o[hand_size[j]] * 10 for j in range(P)]
-        self.points = [o[points[j]] for j in range(P)]
-        own = o[_SEAT_AT["owned"][0]:_SEAT_AT["owned"][0] + _D]
-        self.owned = np.rint(own * _COPIES).astype(int)
-        pend = o[_SL["pending"]]
-        self.fix_die = int(np.argmax(pend[3:])) + 1 if pend[3:].max() > 0.5 else 0
+        _fill(self, _decode(np.asarray(obs)[None]), 0)
+
+    @staticmethod
+    def batch(observations: np.ndarray) -> list["BMView"]:
+        """One view per row, decoded together (the same values as one at a time)."""
+        cols = _decode(observations)
+        views = []
+        for i in range(len(observations)):
+            v = BMView.__new__(BMView)
+            _fill(v, cols, i)
+            views.append(v)
+        return views
 
     def has(self, prim: str) -> bool:
         d = _DESIGN.get(prim, -1)
@@ -188,7 +224,20 @@ class _Heuristic(BaseAgent):
             raise ValueError("no legal action in the mask")
         if legal.size == 1:
             return int(legal[0])
-        v = BMView(np.asarray(observation))
+        return self._choose(BMView(observation), legal)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` row by row (the same draws in the same order), the views decoded together."""
+        views = BMView.batch(np.asarray(observations))
+        out = np.empty(len(views), np.int64)
+        for i, (v, m) in enumerate(zip(views, action_masks)):
+            legal = np.flatnonzero(m)
+            if legal.size == 0:
+                raise ValueError("no legal action in the mask")
+            out[i] = legal[0] if legal.size == 1 else self._choose(v, legal)
+        return out
+
+    def _choose(self, v: BMView, legal: np.ndarray) -> int:
         scores = np.array([self.score(v, int(a)) for a in legal]) + self.rng.random(legal.size) * 1e-3
         return int(legal[int(np.argmax(scores))])
 
