@@ -78,7 +78,7 @@ class NetworkLookahead(BaseAgent):
         budgets: ``{players: (top_k, n)}`` in place of :data:`BUDGETS` (a game's own, given
             to ``register_lookaheads`` where its turns cost more to play ahead); a key may
             also be a table key of the game (``GameSpec.table_keys``, e.g. Black Market's
-            ``"6p-ffa"``), which wins over its count's entry at that table.
+            ``"4p-teams"``), which wins over its count's entry at that table.
         margin: play another candidate only when its mean value beats the favourite's by
             at least this (the values lie in [-1, 1]).
         sure: play the favourite without looking ahead when its probability is at least

@@ -19,7 +19,9 @@ from ripmarket_env.games import get  # noqa: E402
 #: (game, the lookahead, its network, a table it plays)
 CASES = [("rune-market", "rm-ppo-lookahead", "rm-ppo", {"num_players": 4}),
          ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 2}),
-         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 6, "mode": "ffa"})]
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 4, "mode": "teams"}),
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 6, "mode": "ffa"}),
+         ("black-market", "bm-ppo-lookahead", "bm-ppo", {"num_players": 6, "mode": "teams"})]
 
 
 def _states(game: str, rules: dict, seed: int, steps: int):
@@ -102,17 +104,13 @@ def test_budgets_by_table_and_arguments():
     assert keyed.budget(6, "6p") == (3, 1) and keyed.budget(6) == (1, 1) and keyed.budget(4, "4p") == (2, 2)
 
 
-def test_black_markets_lookahead_looks_ahead_at_six_player_free_for_all_only():
-    """BM-1.3: at 6 players the free-for-all table's key ("6p-ffa") gives the lookahead a
-    budget of its own; the team table keeps the network alone (top_k 1), so its moves
-    are the network's and it never looks ahead there."""
-    from agents.blackmarket import LOOKAHEAD_BUDGETS
-    from ripmarket_env.games import get
-
-    assert LOOKAHEAD_BUDGETS["6p-ffa"][0] > 1 and LOOKAHEAD_BUDGETS[6][0] == 1
+def test_a_table_keys_budget_wins_at_its_table_only():
+    """BM-1.3: a table key's budget (here "6p-ffa": a look) wins over its count's (6: the
+    network alone, top_k 1) at that table only; at the 6-player team table the moves are
+    the network's and it never looks ahead."""
     looked = {}
     for mode in ("ffa", "teams"):
-        bot = agents.make("bm-ppo-lookahead", "black-market", seed=3)
+        bot = NetworkLookahead("bm-ppo", "black-market", budgets={2: (2, 3), 6: (1, 1), "6p-ffa": (2, 2)}, seed=3)
         net = agents.make("bm-ppo", "black-market", seed=3)
         looked[mode] = same = n = 0
         for eng, actor in _states("black-market", {"num_players": 6, "mode": mode}, 11, 150):
@@ -126,6 +124,28 @@ def test_black_markets_lookahead_looks_ahead_at_six_player_free_for_all_only():
     # a network agent instead of a name, and the network as every opponent
     own = NetworkLookahead(agents.make("rm-ppo-4p", "rune-market"), "rune-market", opponents="self", seed=0)
     assert own._models == [own.net]
+
+
+def test_black_markets_lookahead_looks_with_each_tables_budget():
+    """BM-1.3: each Black Market table looks ahead with its own (top_k, n): the table key's
+    entry where there is one (4-player teams: more copies than 4-player free-for-all),
+    else its player count's."""
+    from agents.blackmarket import LOOKAHEAD_BUDGETS
+
+    assert LOOKAHEAD_BUDGETS["4p-teams"][1] > LOOKAHEAD_BUDGETS[4][1]
+    for P, mode in ((2, "ffa"), (4, "teams"), (4, "ffa"), (6, "teams"), (6, "ffa")):
+        bot = agents.make("bm-ppo-lookahead", "black-market", seed=3)
+        seen, look = [], bot.lookahead
+
+        def record(obs, cands, rules, n, _seen=seen, _look=look):
+            _seen.append((len(cands), n))
+            return _look(obs, cands, rules, n)
+
+        bot.lookahead = record
+        for eng, actor in _states("black-market", {"num_players": P, "mode": mode}, 5, 150):
+            bot.act(eng.observe([actor])[0], eng.legal_mask()[0])
+        top_k, n = LOOKAHEAD_BUDGETS.get(f"{P}p-{mode}") or LOOKAHEAD_BUDGETS[P]
+        assert seen and all(c <= top_k and m == n for c, m in seen), (P, mode, seen[:3])
 
 
 @pytest.mark.parametrize("kwargs,words", [

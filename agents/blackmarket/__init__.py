@@ -7,18 +7,17 @@ from agents.lookahead import register_lookaheads
 
 #: The trained bots that get a ``<bot>-lookahead`` (agents/lookahead.py, docs/ZOO.md).
 LOOKAHEAD_BOTS = ("bm-ppo",)
-#: Their (top_k, n) by player count (a table key's entry wins at that table): a Black
-#: Market game is rebuilt in Python copy by copy, so fewer copies than the default keep a
-#: decision's time down; at 6 players in teams the network alone (top_k 1: one look there
-#: came near 5 ms at the 95th percentile), in free-for-all a look (p95 about 1.5 ms).
-LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (1, 1), "6p-ffa": (2, 2)}
+#: Their (top_k, n) by player count (a table key's entry wins at that table): fewer copies
+#: than the default keep a decision's time down at the larger tables (p95 under 5 ms on
+#: one core, docs/games/black-market/LEADERBOARD.md); 4-player teams looks at more copies.
+LOOKAHEAD_BUDGETS = {2: (2, 3), 4: (2, 2), 6: (2, 2), "4p-teams": (2, 4)}
 
 register_game(
     "black-market",
     heuristics=("bm-builder", "bm-denier", "bm-rusher"),
     search="bm-search",
     # the web page's and the terminal game's opponent at every table (docs/games/black-market/TRAINING.md)
-    # (bm-ppo checked one turn ahead at 2 and 4 players; LEADERBOARD.md, the lookahead)
+    # (bm-ppo checked one turn ahead at every table; LEADERBOARD.md, the lookahead)
     default_bots=("bm-ppo-lookahead", "bm-ppo"),
     levels={
         "random": "Beginner: random moves",
