@@ -228,6 +228,8 @@ class _Heuristic(BaseAgent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` row by row (the same draws in the same order), the views decoded together."""
+        if len(observations) == 0:
+            return np.zeros(0, np.int64)
         views = BMView.batch(np.asarray(observations))
         out = np.empty(len(views), np.int64)
         for i, (v, m) in enumerate(zip(views, action_masks)):
