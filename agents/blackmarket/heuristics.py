@@ -72,40 +72,32 @@ def _decode(o: np.ndarray) -> dict:
     }
 
 
-def _fill(v, cols: dict, i: int) -> None:
-    v.phase = int(cols["phase"][i])
-    v.dice = cols["dice"][i]
-    v.present = cols["present"][i]
-    v.design = cols["design"][i]
-    v.down = cols["down"][i]
-    v.mine = cols["mine"][i]
-    v.hand = cols["hand"][i]
-    v.my_side, v.their_side = cols["my_side"][i], cols["their_side"][i]
-    v.teams = cols["teams"][i]
-    P = v.P = cols["P"][i]
-    v.same = list(cols["same"][i, :P])
-    v.hand_sizes = list(cols["hand_sizes"][i, :P])
-    v.points = list(cols["points"][i, :P])
-    v.owned = cols["owned"][i]
-    v.fix_die = cols["fix_die"][i]
-
-
 class BMView:
     """What one seat's observation says, by name."""
 
-    def __init__(self, obs: np.ndarray):
-        _fill(self, _decode(np.asarray(obs)[None]), 0)
+    def __init__(self, cols: dict, i: int):
+        """Row ``i`` of a decoded batch (``BMView.batch``)."""
+        self.phase = int(cols["phase"][i])
+        self.dice = cols["dice"][i]
+        self.present = cols["present"][i]
+        self.design = cols["design"][i]
+        self.down = cols["down"][i]
+        self.mine = cols["mine"][i]
+        self.hand = cols["hand"][i]
+        self.my_side, self.their_side = cols["my_side"][i], cols["their_side"][i]
+        self.teams = cols["teams"][i]
+        P = self.P = cols["P"][i]
+        self.same = list(cols["same"][i, :P])
+        self.hand_sizes = list(cols["hand_sizes"][i, :P])
+        self.points = list(cols["points"][i, :P])
+        self.owned = cols["owned"][i]
+        self.fix_die = cols["fix_die"][i]
 
     @staticmethod
     def batch(observations: np.ndarray) -> list["BMView"]:
-        """One view per row, decoded together (the same values as one at a time)."""
-        cols = _decode(observations)
-        views = []
-        for i in range(len(observations)):
-            v = BMView.__new__(BMView)
-            _fill(v, cols, i)
-            views.append(v)
-        return views
+        """One view per row of a batch of observations, decoded together."""
+        cols = _decode(np.asarray(observations))
+        return [BMView(cols, i) for i in range(len(cols["P"]))]
 
     def has(self, prim: str) -> bool:
         d = _DESIGN.get(prim, -1)
@@ -219,29 +211,24 @@ class _Heuristic(BaseAgent):
         return 0.0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask")
-        if legal.size == 1:
-            return int(legal[0])
-        return self._choose(BMView(observation), legal)
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` row by row (the same draws in the same order), the views decoded together."""
         if len(observations) == 0:
             return np.zeros(0, np.int64)
-        views = BMView.batch(np.asarray(observations))
+        views = BMView.batch(observations)
         out = np.empty(len(views), np.int64)
         for i, (v, m) in enumerate(zip(views, action_masks)):
             legal = np.flatnonzero(m)
             if legal.size == 0:
                 raise ValueError("no legal action in the mask")
-            out[i] = legal[0] if legal.size == 1 else self._choose(v, legal)
+            if legal.size == 1:
+                out[i] = legal[0]
+                continue
+            scores = np.array([self.score(v, int(a)) for a in legal]) + self.rng.random(legal.size) * 1e-3
+            out[i] = legal[int(np.argmax(scores))]
         return out
-
-    def _choose(self, v: BMView, legal: np.ndarray) -> int:
-        scores = np.array([self.score(v, int(a)) for a in legal]) + self.rng.random(legal.size) * 1e-3
-        return int(legal[int(np.argmax(scores))])
 
 
 class Rusher(_Heuristic):

@@ -23,6 +23,8 @@ the observed player count and mode).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ripmarket_env.core.engine import kernel_view
@@ -54,20 +56,11 @@ def _rint(x):
 
 
 _POINTS = np.array([c.points for c in _DB.point])
-_TEMPLATES: dict = {}  # rules -> an engine of one game reset with seed 0 (its rows are copied)
-
-
+@lru_cache(maxsize=64)
 def _template(rules: RulesConfig) -> Engine:
-    try:
-        eng = _TEMPLATES.get(rules)
-        key = True
-    except TypeError:  # rules that cannot be a key: built each time
-        eng, key = None, False
-    if eng is None:
-        eng = Engine(rules, 1)
-        eng.reset([0])
-        if key and len(_TEMPLATES) < 64:
-            _TEMPLATES[rules] = eng
+    """An engine of one game reset with seed 0 under ``rules``; its row is copied, never changed."""
+    eng = Engine(rules, 1)
+    eng.reset([0])
     return eng
 
 
@@ -86,7 +79,6 @@ def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Gene
     unseen = _rint(_get(obs, "point_deck")[1:] * _COPIES)  # per design, not in view
     hand = _rint(_get(obs, "hand") * 10)
     hd = _get(obs, "hand_deck")
-    hdeck_n = int(round(hd[0] * _DB.hand_deck_size))
     disc = _rint(hd[1:] * _DB.hand_copies())
     sizes = [int(round(_get(obs, "hand_size", j)[0] * 10)) for j in range(P)]
     pool = _DB.hand_copies() - hand - disc
@@ -173,7 +165,6 @@ def reconstruct(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Gene
         hdeck_len[g] = len(cards)
         seed[g] = int(rng.integers(1 << 32))
         K.refresh(S, T, eng.cfg, g)
-    _ = hdeck_n  # the deck's size follows from the pool (checked by the mask comparison)
     return eng
 
 
