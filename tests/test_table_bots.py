@@ -199,39 +199,42 @@ def test_a_bots_network_at_one_table_is_labelled_by_its_bot():
     assert agents.game_agents("ripmarket").level("nobody-at-4p") == "Unrated"  # no such bot, no label
 
 
-@pytest.mark.parametrize("n", [4, 6])
-def test_black_markets_free_for_all_networks_are_their_recipes(n):
-    """``bm-ppo`` plays its own network at each free-for-all table (BM-1.3 mode ffa):
-    ``bm-ppo-at-<n>p-ffa.zip``, trained from ``configs/black-market/bm_ppo_at_<n>p_ffa.yaml``
-    (starting from ``bm-ppo``, at that table only, against the real heuristics and its own
-    snapshots), shipped without its optimizer state; the bot routes that table's rows to it
-    and every other table's to ``bm-ppo.zip``."""
+@pytest.mark.parametrize("n,mode", [(4, "ffa"), (6, "ffa"), (4, "teams")])
+def test_black_markets_single_table_networks_are_their_recipes(n, mode):
+    """``bm-ppo`` plays its own network at each free-for-all table (BM-1.3 mode ffa) and at
+    4 players in teams (BM-1.2): ``bm-ppo-at-<n>p-<mode>.zip``, trained from
+    ``configs/black-market/bm_ppo_at_<n>p_<mode>.yaml`` (starting from ``bm-ppo``, at that
+    table only, against the real heuristics and its own snapshots; in teams the learner's
+    teammate plays its own policy), shipped without its optimizer state; the bot routes
+    that table's rows to it and the other tables' rows elsewhere (2 players to ``bm-ppo.zip``)."""
     import zipfile
 
     from agents.checkpoint import OPTIMIZER_NAME, read_metadata
     from agents.policy import ByTableAgent
     from train.config import load_config
 
-    ckpt = CKPT / f"bm-ppo-at-{n}p-ffa.zip"
+    key = f"{n}p-{mode}"
+    ckpt = CKPT / f"bm-ppo-at-{key}.zip"
     meta = read_metadata(ckpt, check=False)
-    cfg = load_config(CKPT.parents[1] / "configs" / "black-market" / f"bm_ppo_at_{n}p_ffa.yaml")
+    cfg = load_config(CKPT.parents[1] / "configs" / "black-market" / f"bm_ppo_at_{n}p_{mode}.yaml")
     old = meta["config"]
-    assert meta["game"] == "black-market" and cfg.num_players == n and cfg.rules == {"mode": "ffa"} == old["rules"]
+    assert meta["game"] == "black-market" and cfg.num_players == n and cfg.rules == {"mode": mode} == old["rules"]
     assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(ckpt).namelist()
     assert cfg.init_from == old["init_from"] == "bm-ppo" and old["num_players"] == n
-    for key in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
-                "max_minutes", "eval_every", "eval_games"):
-        assert getattr(cfg, key) == old[key], key
+    for key_ in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
+                 "max_minutes", "eval_every", "eval_games"):
+        assert getattr(cfg, key_) == old[key_], key_
     assert cfg.policy.net_arch == old["policy"]["net_arch"] and cfg.league.zoo == old["league"]["zoo"]
     assert old["league"]["mix"] == cfg.league.mix and set(cfg.league.zoo) == {"bm-builder", "bm-rusher", "bm-denier"}
+    assert cfg.league.teammate == old["league"].get("teammate", "") == ("self" if mode == "teams" else "")
     assert 0 < meta["training_steps"] <= cfg.total_timesteps
     bot = agents.make("bm-ppo", game="black-market", seed=0)
-    assert isinstance(bot, ByTableAgent) and sorted(bot.by_table) == ["4p-ffa", "6p-ffa"]
+    assert isinstance(bot, ByTableAgent) and sorted(bot.by_table) == ["4p-ffa", "4p-teams", "6p-ffa"]
     spec = get("black-market")
-    mine, theirs = (_observations(spec, n, {"mode": m}) for m in ("ffa", "teams"))
-    own = _bm(f"bm-ppo-at-{n}p-ffa")
+    mine, theirs = _observations(spec, n, {"mode": mode}), _observations(spec, 2)
+    own = _bm(f"bm-ppo-at-{key}")
     np.testing.assert_allclose(bot.logits(mine[0]), own.logits(mine[0]), **CLOSE)
     np.testing.assert_allclose(bot.logits(theirs[0]), _bm("bm-ppo").logits(theirs[0]), **CLOSE)
     assert not np.allclose(own.logits(mine[0]), _bm("bm-ppo").logits(mine[0]), atol=1e-3)
-    assert f"the network of bm-ppo-at-{n}p-ffa" in agents.describe("bm-ppo", "black-market")
-    assert f"itself at {n} players, ffa (checkpoint" in agents.describe(f"bm-ppo-at-{n}p-ffa", "black-market")
+    assert f"the network of bm-ppo-at-{key}" in agents.describe("bm-ppo", "black-market")
+    assert f"itself at {n} players, {mode} (checkpoint" in agents.describe(f"bm-ppo-at-{key}", "black-market")
