@@ -313,6 +313,7 @@ SHIPPED = (
     _shipped("bm-ppo-at-4p-ffa", "black-market"),
     _shipped("bm-ppo-at-6p-ffa", "black-market"),
     _shipped("bm-ppo-at-4p-teams", "black-market"),
+    _shipped("bm-ppo-at-2p-teams", "black-market"),
 )
 
 

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 RULES = {"ppo-6p": {"num_players": 6}, "ppo": {"num_players": 8}, "ppo-at-4p": {"num_players": 4}, "ppo-at-6p": {"num_players": 6}, "zoo-bc": {"num_players": 6}, "rm-ppo-4p": {"num_players": 4},
          "bm-ppo": {"num_players": 6, "mode": "teams"}, "rm-ppo": {"num_players": 5}, "rm-ppo-search": {"num_players": 3}, "rm-ppo-search-at-2p": {"num_players": 2}, "bm-ppo-4p-teams": {"num_players": 4, "mode": "teams"},
          "bm-ppo-at-4p-ffa": {"num_players": 4, "mode": "ffa"}, "bm-ppo-at-6p-ffa": {"num_players": 6, "mode": "ffa"},
-         "bm-ppo-at-4p-teams": {"num_players": 4, "mode": "teams"}}
+         "bm-ppo-at-4p-teams": {"num_players": 4, "mode": "teams"}, "bm-ppo-at-2p-teams": {"num_players": 2, "mode": "teams"}}
 
 
 def sampled_batches(game: str, rules: dict, steps: int = 4, n: int = 48):

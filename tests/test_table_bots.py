@@ -199,14 +199,15 @@ def test_a_bots_network_at_one_table_is_labelled_by_its_bot():
     assert agents.game_agents("ripmarket").level("nobody-at-4p") == "Unrated"  # no such bot, no label
 
 
-@pytest.mark.parametrize("n,mode", [(4, "ffa"), (6, "ffa"), (4, "teams")])
+@pytest.mark.parametrize("n,mode", [(4, "ffa"), (6, "ffa"), (4, "teams"), (2, "teams")])
 def test_black_markets_single_table_networks_are_their_recipes(n, mode):
     """``bm-ppo`` plays its own network at each free-for-all table (BM-1.3 mode ffa) and at
-    4 players in teams (BM-1.2): ``bm-ppo-at-<n>p-<mode>.zip``, trained from
+    2 and 4 players in teams (BM-1.2): ``bm-ppo-at-<n>p-<mode>.zip``, trained from
     ``configs/black-market/bm_ppo_at_<n>p_<mode>.yaml`` (starting from ``bm-ppo``, at that
-    table only, against the real heuristics and its own snapshots; in teams the learner's
-    teammate plays its own policy), shipped without its optimizer state; the bot routes
-    that table's rows to it and the other tables' rows elsewhere (2 players to ``bm-ppo.zip``)."""
+    table only, against the real heuristics and its own snapshots; at 4 players in teams the
+    learner's teammate plays its own policy), shipped without its optimizer state; the bot
+    routes that table's rows to it and the other tables' rows elsewhere (6 players in teams
+    to ``bm-ppo.zip``)."""
     import zipfile
 
     from agents.checkpoint import OPTIMIZER_NAME, read_metadata
@@ -226,12 +227,12 @@ def test_black_markets_single_table_networks_are_their_recipes(n, mode):
         assert getattr(cfg, key_) == old[key_], key_
     assert cfg.policy.net_arch == old["policy"]["net_arch"] and cfg.league.zoo == old["league"]["zoo"]
     assert old["league"]["mix"] == cfg.league.mix and set(cfg.league.zoo) == {"bm-builder", "bm-rusher", "bm-denier"}
-    assert cfg.league.teammate == old["league"].get("teammate", "") == ("self" if mode == "teams" else "")
+    assert cfg.league.teammate == old["league"].get("teammate", "") == ("self" if key == "4p-teams" else "")
     assert 0 < meta["training_steps"] <= cfg.total_timesteps
     bot = agents.make("bm-ppo", game="black-market", seed=0)
-    assert isinstance(bot, ByTableAgent) and sorted(bot.by_table) == ["4p-ffa", "4p-teams", "6p-ffa"]
+    assert isinstance(bot, ByTableAgent) and sorted(bot.by_table) == ["2p-teams", "4p-ffa", "4p-teams", "6p-ffa"]
     spec = get("black-market")
-    mine, theirs = _observations(spec, n, {"mode": mode}), _observations(spec, 2)
+    mine, theirs = _observations(spec, n, {"mode": mode}), _observations(spec, 6, {"mode": "teams"})
     own = _bm(f"bm-ppo-at-{key}")
     np.testing.assert_allclose(bot.logits(mine[0]), own.logits(mine[0]), **CLOSE)
     np.testing.assert_allclose(bot.logits(theirs[0]), _bm("bm-ppo").logits(theirs[0]), **CLOSE)
