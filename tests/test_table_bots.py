@@ -214,28 +214,28 @@ def test_black_markets_single_table_networks_are_their_recipes(n, mode):
     from agents.policy import ByTableAgent
     from train.config import load_config
 
-    key = f"{n}p-{mode}"
-    ckpt = CKPT / f"bm-ppo-at-{key}.zip"
+    table = f"{n}p-{mode}"
+    ckpt = CKPT / f"bm-ppo-at-{table}.zip"
     meta = read_metadata(ckpt, check=False)
     cfg = load_config(CKPT.parents[1] / "configs" / "black-market" / f"bm_ppo_at_{n}p_{mode}.yaml")
     old = meta["config"]
     assert meta["game"] == "black-market" and cfg.num_players == n and cfg.rules == {"mode": mode} == old["rules"]
     assert meta["optimizer_stripped"] and OPTIMIZER_NAME not in zipfile.ZipFile(ckpt).namelist()
     assert cfg.init_from == old["init_from"] == "bm-ppo" and old["num_players"] == n
-    for key_ in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
-                 "max_minutes", "eval_every", "eval_games"):
-        assert getattr(cfg, key_) == old[key_], key_
+    for key in ("seed", "n_envs", "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "ent_coef",
+                "max_minutes", "eval_every", "eval_games"):
+        assert getattr(cfg, key) == old[key], key
     assert cfg.policy.net_arch == old["policy"]["net_arch"] and cfg.league.zoo == old["league"]["zoo"]
     assert old["league"]["mix"] == cfg.league.mix and set(cfg.league.zoo) == {"bm-builder", "bm-rusher", "bm-denier"}
-    assert cfg.league.teammate == old["league"].get("teammate", "") == ("self" if key == "4p-teams" else "")
+    assert cfg.league.teammate == old["league"].get("teammate", "") == ("self" if table == "4p-teams" else "")
     assert 0 < meta["training_steps"] <= cfg.total_timesteps
     bot = agents.make("bm-ppo", game="black-market", seed=0)
     assert isinstance(bot, ByTableAgent) and sorted(bot.by_table) == ["2p-teams", "4p-ffa", "4p-teams", "6p-ffa"]
     spec = get("black-market")
     mine, theirs = _observations(spec, n, {"mode": mode}), _observations(spec, 6, {"mode": "teams"})
-    own = _bm(f"bm-ppo-at-{key}")
+    own = _bm(f"bm-ppo-at-{table}")
     np.testing.assert_allclose(bot.logits(mine[0]), own.logits(mine[0]), **CLOSE)
     np.testing.assert_allclose(bot.logits(theirs[0]), _bm("bm-ppo").logits(theirs[0]), **CLOSE)
     assert not np.allclose(own.logits(mine[0]), _bm("bm-ppo").logits(mine[0]), atol=1e-3)
-    assert f"the network of bm-ppo-at-{key}" in agents.describe("bm-ppo", "black-market")
-    assert f"itself at {n} players, {mode} (checkpoint" in agents.describe(f"bm-ppo-at-{key}", "black-market")
+    assert f"the network of bm-ppo-at-{table}" in agents.describe("bm-ppo", "black-market")
+    assert f"itself at {n} players, {mode} (checkpoint" in agents.describe(f"bm-ppo-at-{table}", "black-market")
