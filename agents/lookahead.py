@@ -17,7 +17,10 @@ For each decision the agent
    next decision or finished (at most ``max_steps`` steps): ``opponents="heuristics"``
    (default) gives each other seat of each copy one of the game's heuristics
    (``agents.game_agents(game).heuristics``), drawn at random and the same for every
-   candidate; ``opponents="self"`` has the network play them;
+   candidate; ``opponents="self"`` has the network play them; the name of an agent of the
+   game (``"bm-rusher"``) has that agent play every other seat (for a known opponent).
+   With ``horizon="end"`` the rows go on past the bot's next decision to the game's end
+   (or ``max_steps``), the bot's own later decisions the network's;
 5. values each row from the bot's seat with the network's critic (``values``), or with the
    game's final reward where the game ended, and plays the candidate with the best mean if
    it beats the network's favourite by at least ``margin`` (else the favourite).
@@ -38,9 +41,10 @@ import numpy as np
 
 from ripmarket_env.core.engine import as_int
 
-from agents.base import BaseAgent, act_grouped, game_agents, make, make_seeded, register
+from agents.base import BaseAgent, act_grouped, game_agents, make, make_seeded, names, register
 
 OPPONENT_MODELS = ("heuristics", "self")
+HORIZONS = ("turn", "end")
 #: ``(top_k, n)`` by the table's size where they are not given: the other seats' turns to
 #: play ahead grow with the table, so larger tables look at fewer candidates and copies
 #: (chosen to keep a decision's 95th-percentile time near 5 ms on one core, docs/ZOO.md);
@@ -83,9 +87,12 @@ class NetworkLookahead(BaseAgent):
             at least this (the values lie in [-1, 1]).
         sure: play the favourite without looking ahead when its probability is at least
             this (above 1: always look ahead).
-        opponents: ``"heuristics"`` or ``"self"`` (the network).
-        max_steps: cap on the steps played ahead (rows short of the bot's next decision
-            are valued by the critic where they stand).
+        opponents: ``"heuristics"``, ``"self"`` (the network) or the name of an agent of
+            ``game`` (it plays every other seat).
+        horizon: ``"turn"``: play ahead to the bot's next decision; ``"end"``: to the
+            game's end, the network deciding for the bot.
+        max_steps: cap on the steps played ahead (rows short of the horizon are valued by
+            the critic where they stand).
         seed: makes the agent deterministic.
     """
 
@@ -93,7 +100,7 @@ class NetworkLookahead(BaseAgent):
 
     def __init__(self, net="ppo", game: str = "ripmarket", top_k: int | None = None, n: int | None = None,
                  margin: float = 0.05, sure: float = 0.9, opponents: str = "heuristics", max_steps: int = 400,
-                 seed: int | None = None, budgets: dict | None = None):
+                 seed: int | None = None, budgets: dict | None = None, horizon: str = "turn"):
         profile = game_agents(game)
         if not profile.search:
             raise ValueError(f"game {game!r} has no search agent to rebuild its games from; "
@@ -122,9 +129,12 @@ class NetworkLookahead(BaseAgent):
         self.max_steps = whole_in("max_steps", max_steps, 1, 100_000)
         self.margin = _fraction("margin", margin, 0.0, 2.0, "a value difference from 0 to 2")
         self.sure = _fraction("sure", sure, 1e-9, 2.0, "a probability in (0, 1], or above 1 to always look ahead")
-        if opponents not in OPPONENT_MODELS:
-            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)}, got {opponents!r}")
-        self.game, self.opponents = game, opponents
+        if not isinstance(opponents, str) or (opponents not in OPPONENT_MODELS and opponents not in names(game)):
+            raise ValueError(f"opponents must be one of {', '.join(OPPONENT_MODELS)} or the name of an agent of "
+                             f"{game} (agents.names({game!r})), got {opponents!r}")
+        if horizon not in HORIZONS:
+            raise ValueError(f"horizon must be one of {', '.join(HORIZONS)}, got {horizon!r}")
+        self.game, self.opponents, self.horizon = game, opponents, horizon
         self.net = make(net, game, seed=seed) if isinstance(net, str) else net
         if not (hasattr(self.net, "logits") and hasattr(self.net, "values")):
             raise ValueError(f"net={net!r} has no action scores and critic (logits, values); give a trained bot")
@@ -135,6 +145,8 @@ class NetworkLookahead(BaseAgent):
         self._models: list = [self.net]
         if opponents == "heuristics":
             self._models = [make_seeded(h, 0 if seed is None else seed, game) for h in profile.zoo()]
+        elif opponents != "self":
+            self._models = [make_seeded(opponents, 0 if seed is None else seed, game)]
         self.reset(seed)
         self.last: dict | None = None
 
@@ -213,10 +225,15 @@ class NetworkLookahead(BaseAgent):
         # engine's card tables and drivers instead of building them again)
         sim = base.clone(np.tile(np.arange(n), k))
         who = np.tile(self.rng.integers(0, len(self._models), size=(n, P)), (k, 1))  # a model per seat and copy
+        models = self._models
+        if self.horizon == "end":  # the bot's own later decisions: the network's
+            models = [*models, self.net]
+            who[:, 0] = len(models) - 1
         sim.step(np.repeat(cands.astype(np.int64), n))
+        to_end = self.horizon == "end"
         for _ in range(self.max_steps):
             actor = sim.current_player()
-            live = actor > 0  # -1: finished; 0: the bot's next decision
+            live = actor >= 0 if to_end else actor > 0  # -1: finished; 0: the bot's next decision
             if not live.any():
                 break
             mask = sim.legal_mask()
@@ -226,7 +243,7 @@ class NetworkLookahead(BaseAgent):
             rows = np.flatnonzero(live & ~forced)
             if rows.size:
                 o = sim.observe(np.maximum(actor, 0))[rows]
-                acts[rows] = act_grouped(self._models, who[rows, actor[rows]], o, mask[rows])
+                acts[rows] = act_grouped(models, who[rows, actor[rows]], o, mask[rows])
             sim.step(acts)
         done = sim.terminated.astype(bool)
         value = np.where(done, sim.rewards()[:, 0], 0.0).astype(np.float64)
@@ -250,8 +267,9 @@ def register_lookaheads(game: str, bots, budgets: dict | None = None) -> None:
                  f"The trained bot {bot} checked one turn ahead: its top_k most likely legal actions, each played on "
                  f"n copies of the game rebuilt from its view (top_k x n by players or table: {sizes}) to its next decision "
                  f"against the heuristics, judged by its critic; another move than its favourite only if better by "
-                 f"margin=0.05 (top_k=, n=, margin=, sure=, opponents=heuristics|self to change).",
+                 f"margin=0.05 (top_k=, n=, margin=, sure=, opponents=heuristics|self|<agent>, horizon=turn|end "
+                 f"to change).",
                  game=game)
 
 
-__all__ = ["NetworkLookahead", "OPPONENT_MODELS", "BUDGETS", "register_lookaheads"]
+__all__ = ["NetworkLookahead", "OPPONENT_MODELS", "HORIZONS", "BUDGETS", "register_lookaheads"]

@@ -148,12 +148,45 @@ def test_black_markets_lookahead_looks_with_each_tables_budget():
         assert seen and all(c <= top_k and m == n for c, m in seen), (P, mode, seen[:3])
 
 
+def test_a_named_opponent_model_and_the_horizon_to_the_games_end():
+    """``opponents=<agent>`` has that agent play every other seat of the look, and
+    ``horizon="end"`` plays the rows to the game's end (the bot's later decisions by the
+    network), so the critic values no row; ``horizon="turn"`` stops at the bot's next
+    decision and leaves the rows to the critic."""
+    calls = {"rusher": 0, "critic": {}}
+    looked = {}
+    for horizon in ("turn", "end"):
+        bot = agents.make("bm-ppo-lookahead", "black-market", seed=4, opponents="bm-rusher", horizon=horizon,
+                          sure=2.0, top_k=2, n=2, max_steps=100_000)
+        assert [m.name for m in bot._models] == ["bm-rusher"]
+        rusher, values = bot._models[0].act_batch, bot.net.values
+
+        def counted_act(o, m, _f=rusher):
+            calls["rusher"] += len(o)
+            return _f(o, m)
+
+        def counted_values(o, _f=values, _h=horizon):
+            calls["critic"][_h] = calls["critic"].get(_h, 0) + len(o)
+            return _f(o)
+
+        bot._models[0].act_batch, bot.net.values = counted_act, counted_values
+        looked[horizon] = 0
+        for eng, actor in _states("black-market", {"num_players": 4, "mode": "ffa"}, 13, 60):
+            obs, mask = eng.observe([actor])[0], eng.legal_mask()[0]
+            assert mask[bot.act(obs, mask)]
+            looked[horizon] += bot.last is not None
+    assert looked["turn"] > 0 and looked["end"] > 0 and calls["rusher"] > 0
+    assert calls["critic"].get("turn", 0) > 0 and calls["critic"].get("end", 0) == 0
+
+
 @pytest.mark.parametrize("kwargs,words", [
     ({"top_k": 0}, "top_k must be a whole number"),
     ({"n": 2.5}, "n must be a whole number"),
     ({"margin": -1}, "margin must be"),
     ({"sure": 0}, "sure must be"),
-    ({"opponents": "zoo"}, "opponents must be one of heuristics, self"),
+    ({"opponents": "zoo"}, "opponents must be one of heuristics, self or the name of an agent of rune-market"),
+    ({"opponents": "bm-rusher"}, "opponents must be one of heuristics, self"),
+    ({"horizon": "game"}, "horizon must be one of turn, end, got 'game'"),
     ({"net": "rm-banker"}, "has no action scores and critic"),
     ({"budgets": {2: (0, 3)}}, "budgets[2] top_k must be a whole number"),
     ({"budgets": {2: 3}}, "budgets must map player counts (and table keys) to (top_k, n) pairs"),
