@@ -78,6 +78,13 @@ def seed_to_u64(seed: int) -> int:
     return int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
 
 
+def _read_only(view: np.ndarray) -> np.ndarray:
+    """``view`` (a view of an engine's state) made read-only: a caller's write raises
+    instead of changing the games behind the engine's back."""
+    view.flags.writeable = False
+    return view
+
+
 def raw_rows(state: np.ndarray) -> np.ndarray:
     """The state's bytes, one row per game (padding included)."""
     return state.view(np.uint8).reshape(len(state), -1)
@@ -197,19 +204,26 @@ class Engine:
         return [names[p] for p in self.state["phase"]]
 
     def legal_mask(self) -> np.ndarray:
-        """(batch, num_actions) bool: the legal actions of each game's current decision."""
-        return self.state["mask"].view(np.bool_)
+        """(batch, num_actions) bool: the legal actions of each game's current decision.
+
+        A read-only view of the engine's state, not a copy: it changes with the next
+        ``step`` or ``reset`` (copy it to keep it), and writing into it raises instead of
+        changing the games."""
+        return _read_only(self.state["mask"].view(np.bool_))
 
     def legal_actions(self, game: int = 0) -> list[int]:
         return [int(a) for a in np.flatnonzero(self.state["mask"][game])]
 
     @property
     def terminated(self) -> np.ndarray:
-        return self.state["done"]
+        """(batch,) whether each game has ended: a read-only view of the state, as
+        ``legal_mask``."""
+        return _read_only(self.state["done"])
 
     def rewards(self) -> np.ndarray:
-        """Final rewards (batch, players), meaningful once a game is terminated."""
-        return self.state["final_rewards"][:, : self.num_players]
+        """Final rewards (batch, players), meaningful once a game is terminated: a
+        read-only view of the state, as ``legal_mask``."""
+        return _read_only(self.state["final_rewards"][:, : self.num_players])
 
     # ------------------------------------------------------------------ step
     def check_actions(self, actions) -> np.ndarray:
@@ -243,11 +257,12 @@ class Engine:
         """Apply one action per game; ``-1`` skips a game, finished games ignore theirs.
 
         Returns ``(rewards, terminated)``: rewards (batch, players) paid by this step
-        (non-zero only on the step that ends a game) and the terminated flags.
+        (non-zero only on the step that ends a game) and the terminated flags, read-only
+        views of the state as ``legal_mask`` (the next step changes them).
         Raises ``IllegalActionError`` (and changes nothing) if any action is illegal.
         """
         self._step_rows(self.check_actions(actions))
-        return self.state["step_rewards"][:, : self.num_players], self.state["done"]
+        return _read_only(self.state["step_rewards"][:, : self.num_players]), _read_only(self.state["done"])
 
     # ------------------------------------------------------------------ observe
     def observe(self, viewers: Sequence[int] | np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:

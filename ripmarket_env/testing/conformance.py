@@ -475,7 +475,9 @@ def _raises(exc, fn, *args):
 def check_illegal_actions(spec: GameSpec, n: int, seed: int = 4) -> None:
     """Bad actions are refused with a one-line error and change nothing, on every face:
     masked-out, out of range, wrong type and shape, and a finished game (the raw AEC env,
-    the wrapped AEC env, ``Engine.step``, the gym env, the vector env)."""
+    the wrapped AEC env, ``Engine.step``, the gym env, the vector env); the engine's query
+    arrays (``legal_mask()``, ``terminated``, ``rewards()``, ``step``'s results) are
+    read-only views, so a write into one raises instead of changing a game."""
     W = _where(spec, n)
     # -- raw AEC env
     env = _aec_raw(spec, n)
@@ -538,6 +540,19 @@ def check_illegal_actions(spec: GameSpec, n: int, seed: int = 4) -> None:
     for bad in (ok.astype(float) + 0.5, ok[:2], np.append(ok, 0), ["a", "b", "c"], np.array([np.nan] * 3)):
         _raises(ValueError, eng.step, bad)
         assert _rows(eng) == before, f"{W}: Engine.step changed the batch on {bad!r}"
+    # the engine's query arrays are read-only views of its state: a write raises and
+    # changes nothing (a kept mask follows the next step: copy it to keep it)
+    stepped = eng.clone().step(ok)  # on a copy: ``before`` stays this batch's
+    for name, view in (("legal_mask()", eng.legal_mask()), ("terminated", eng.terminated),
+                       ("rewards()", eng.rewards()), ("step()'s rewards", stepped[0]),
+                       ("step()'s terminated", stepped[1])):
+        try:
+            view[...] = 1
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{W}: writing into Engine.{name} did not raise")
+        assert _rows(eng) == before, f"{W}: a write into Engine.{name} changed the batch"
     # a finished game ignores any action (core policy): its row keeps its bytes
     fin = spec.make_engine(spec.make_rules(n), 1)
     fin.reset([seed])
