@@ -265,6 +265,10 @@ def render_env_markdown(spec: GameSpec) -> str:
     ):
         w(_row(k, v))
     w("")
+    w("`legal_mask()`, `terminated`, `rewards()` and the arrays `step` returns are read-only views")
+    w("of the engine's state, not copies: the next `step` or `reset` changes them (copy one to")
+    w("keep it), and writing into one raises `ValueError` instead of changing the games.")
+    w("")
     w("A complete random game, two at a time:")
     w("")
     w("```python")
