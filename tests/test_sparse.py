@@ -228,7 +228,7 @@ def test_fused_opponents_act_like_each_agent_alone():
     for _ in range(5):  # a few decisions in: varied phases and masks
         m = eng.legal_mask()
         eng.step((np.random.default_rng(0).random(m.shape) * m).argmax(1))
-    obs, masks = eng.observe(), eng.legal_mask()
+    obs, masks = eng.observe(), eng.legal_mask().copy()  # a copy: the engine's is read-only
     masks[3] = False  # a finished game: no legal action
     d, A = obs.shape[1], masks.shape[1]
     roster = [agents.make("random", seed=0), agents.make("greedy"), agents.make("shark-bc"), agents.make("hoarder-bc"),
