@@ -226,11 +226,11 @@ class NetworkLookahead(BaseAgent):
         sim = base.clone(np.tile(np.arange(n), k))
         who = np.tile(self.rng.integers(0, len(self._models), size=(n, P)), (k, 1))  # a model per seat and copy
         models = self._models
-        if self.horizon == "end":  # the bot's own later decisions: the network's
+        to_end = self.horizon == "end"
+        if to_end:  # the bot's own later decisions: the network's
             models = [*models, self.net]
             who[:, 0] = len(models) - 1
         sim.step(np.repeat(cands.astype(np.int64), n))
-        to_end = self.horizon == "end"
         for _ in range(self.max_steps):
             actor = sim.current_player()
             live = actor >= 0 if to_end else actor > 0  # -1: finished; 0: the bot's next decision
