@@ -55,3 +55,22 @@ def test_flags_show_no_value_placeholder_in_help():
         assert "--help" in result.output
     result = CliRunner().invoke(app, ["tournament", "--help"], env={"COLUMNS": "160"})
     assert "--quiet" in result.output and "LIST" in result.output  # real metavars stay
+
+
+def test_command_list_gives_each_command_its_summary_unbroken():
+    """``ripmarket --help`` lists every command with its first help paragraph reflowed to
+    the width, not broken where the docstring's lines end."""
+    import inspect
+    import re
+
+    from ripmarket_env.app.cli import balance_app
+
+    for group, argv in ((app, ["--help"]), (balance_app, ["balance", "--help"])):
+        result = CliRunner().invoke(app, argv, env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        lines = [" ".join(re.sub(r"[\u2500-\u257f]", " ", line).split()) for line in result.output.splitlines()]
+        for info in group.registered_commands:
+            first = (info.help or inspect.getdoc(info.callback)).split("\n\n")[0]
+            # 150 characters fit one line of the list at 200 columns, unless broken early
+            summary = " ".join(first.split())[:150]
+            assert any(summary in line for line in lines), (info.name, summary)

@@ -1389,5 +1389,21 @@ def evaluate(
 app.command("evaluate")(evaluate)
 
 
+def _one_line_summaries(*apps: typer.Typer) -> None:
+    """Each command's line in a command list is its help's first paragraph; rich help keeps
+    that paragraph's line breaks there (``ripmarket --help`` broke the bench and train
+    summaries mid-sentence), so give every command its first paragraph as one line."""
+    import inspect
+
+    for group in apps:
+        for info in group.registered_commands:
+            if info.short_help is None:
+                doc = info.help or inspect.getdoc(info.callback) or ""
+                info.short_help = " ".join(doc.split("\n\n")[0].split())
+
+
+_one_line_summaries(app, balance_app)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()
