@@ -231,26 +231,37 @@ class NetworkLookahead(BaseAgent):
             models = [*models, self.net]
             who[:, 0] = len(models) - 1
         sim.step(np.repeat(cands.astype(np.int64), n))
-        for _ in range(self.max_steps):
-            actor = sim.current_player()
-            live = actor >= 0 if to_end else actor > 0  # -1: finished; 0: the bot's next decision
-            if not live.any():
-                break
-            mask = sim.legal_mask()
-            acts = np.full(sim.batch_size, -1, np.int64)
-            forced = live & (mask.sum(axis=1) == 1)  # one legal action: no model needed
-            acts[forced] = mask[forced].argmax(axis=1)
-            rows = np.flatnonzero(live & ~forced)
-            if rows.size:
-                o = sim.observe(np.maximum(actor, 0))[rows]
-                acts[rows] = act_grouped(models, who[rows, actor[rows]], o, mask[rows])
-            sim.step(acts)
+        play_on(sim, models, who, self.max_steps, stop_seat=None if to_end else 0)
         done = sim.terminated.astype(bool)
         value = np.where(done, sim.rewards()[:, 0], 0.0).astype(np.float64)
         if (~done).any():
             seen = sim.observe(np.zeros(sim.batch_size, np.int64))[~done]
             value[~done] = np.asarray(self.net.values(seen), dtype=np.float64)
         return value.reshape(k, n).mean(axis=1)
+
+
+def play_on(sim, models, who: np.ndarray, max_steps: int, stop_seat: int | None = None) -> bool:
+    """Play the engine's games on, seat ``q`` of row ``r`` by ``models[who[r, q]]`` (rows
+    with one legal action take it without a model), until every game is over or, with
+    ``stop_seat``, waits for that seat; at most ``max_steps`` steps. True when they all
+    got there."""
+    for step in range(max_steps + 1):
+        actor = sim.current_player()
+        live = actor >= 0 if stop_seat is None else (actor >= 0) & (actor != stop_seat)  # -1: finished
+        if not live.any():
+            return True
+        if step == max_steps:
+            return False
+        mask = sim.legal_mask()
+        acts = np.full(sim.batch_size, -1, np.int64)
+        forced = live & (mask.sum(axis=1) == 1)  # one legal action: no model needed
+        acts[forced] = mask[forced].argmax(axis=1)
+        rows = np.flatnonzero(live & ~forced)
+        if rows.size:
+            o = sim.observe(np.maximum(actor, 0))[rows]
+            acts[rows] = act_grouped(models, who[rows, actor[rows]], o, mask[rows])
+        sim.step(acts)
+    return False  # pragma: no cover - the loop returns
 
 
 def register_lookaheads(game: str, bots, budgets: dict | None = None) -> None:

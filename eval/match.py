@@ -24,9 +24,10 @@ from agents.base import DEFAULT_GAME
 from eval.ratings import wilson_interval as wilson
 
 
-def play(agents_of_seat: list[list], rules, seeds: list[int], game: str = DEFAULT_GAME):
+def play(agents_of_seat: list[list], rules, seeds: list[int], game: str = DEFAULT_GAME, **arena):
     """Play one game per seed through the arena (``eval.arena.play``); ``agents_of_seat[g][q]``
-    decides seat q of game g. Returns the arena's ``Result``."""
+    decides seat q of game g; ``arena``: the arena's keyword arguments (``decide``,
+    ``observers``). Returns the arena's ``Result``."""
     from eval.arena import play as arena_play
     from ripmarket_env.games import get
 
@@ -39,12 +40,15 @@ def play(agents_of_seat: list[list], rules, seeds: list[int], game: str = DEFAUL
                 index[id(ag)] = len(pool)
                 pool.append(ag)
             seats[g, q] = index[id(ag)]
-    return arena_play(get(game), rules, seeds, seats, pool)
+    return arena_play(get(game), rules, seeds, seats, pool, **arena)
 
 
-def match(a, b, games: int = 200, num_players: int = 2, seed: int = 0, game: str = DEFAULT_GAME, **rules) -> dict:
+def match(a, b, games: int = 200, num_players: int = 2, seed: int = 0, game: str = DEFAULT_GAME, *,
+          decide=None, observers=(), **rules) -> dict:
     """``a`` against ``b`` over ``games`` games (rounded down to pairs of duplicate deals, at
-    least one pair); ``rules``: rules config fields (e.g. ``mode="ffa"``)."""
+    least one pair); ``rules``: rules config fields (e.g. ``mode="ffa"``). ``decide`` and
+    ``observers``: the arena's (``eval.arena.play``), e.g. an analysis that reads the
+    table's engine (``eval.clairvoyant``)."""
     from eval.tournament import game_length, sides_of
     from ripmarket_env.games import get
 
@@ -65,7 +69,7 @@ def match(a, b, games: int = 200, num_players: int = 2, seed: int = 0, game: str
             seeds.append(seed * 1_000_003 + i)
             seats.append(mine)
             table.append([a if q in mine else b for q in range(P)])
-    res = play(table, rules, seeds, game)
+    res = play(table, rules, seeds, game, decide=decide, observers=observers)
     eng = res.engine
     w = l = d = 0
     outcomes = []
