@@ -30,6 +30,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ripmarket_env.core.jsonfile import short as _short
+
 FORMAT = "ripmarket-checkpoint/1"
 META_NAME = "ripmarket.json"
 WEIGHTS_NAME = "policy.pth"
@@ -51,6 +53,14 @@ def checkpoint_game(meta: dict) -> str:
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be loaded (missing, corrupt, or built for other rules/layout)."""
+
+
+def require_game(path, game: str) -> None:
+    """``CheckpointError`` unless checkpoint ``path`` was trained on ``game`` (its metadata's
+    game; the message names both, the file's cut short)."""
+    got = checkpoint_game(read_metadata(path, check=False))
+    if got != game:
+        raise CheckpointError(f"{path}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
 
 
 # ----------------------------------------------------------------------------- facts
@@ -218,18 +228,8 @@ def _open(path: Path) -> zipfile.ZipFile:
     except Exception as e:  # zlib.error and friends from a damaged member
         raise CheckpointError(f"{path}: not a readable checkpoint (damaged data: {e})") from None
     if bad is not None:
-        raise CheckpointError(f"{path}: corrupt checkpoint (member {bad!r} fails its CRC check)")
+        raise CheckpointError(f"{path}: corrupt checkpoint (member {bad[:80]!r} fails its CRC check)")
     return z
-
-
-def _short(v: Any, limit: int = 60) -> str:
-    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
-        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
-    try:
-        r = repr(v)
-    except ValueError:
-        return f"a {type(v).__name__} too large to show"
-    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 def _is_int(v: Any, lo: int = 0, hi: int = 1 << 62) -> bool:
@@ -318,11 +318,11 @@ def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = N
         game = checkpoint_game(meta) if _registered(checkpoint_game(meta)) else GAME
     if checkpoint_game(meta) != game:
         raise CheckpointError(
-            f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {game!r}")
+            f"{where}: a checkpoint of game {_short(checkpoint_game(meta))}; it cannot play {game!r}")
     now = _current_facts(game, cards if game == GAME else None)
     if checkpoint_game(meta) != now["game"]:
         raise CheckpointError(
-            f"{where}: a checkpoint of game {checkpoint_game(meta)!r}; it cannot play {now['game']!r}")
+            f"{where}: a checkpoint of game {_short(checkpoint_game(meta))}; it cannot play {now['game']!r}")
     if meta.get("card_digest") != now["card_digest"]:
         if game == GAME:
             raise CheckpointError(card_mismatch(where, meta.get("card_digest"), now["card_digest"]))

@@ -25,12 +25,10 @@ def resolve(agent, game: str = DEFAULT_GAME, **kwargs) -> Agent:
 
         return load_export_agent(p, game=game, **kwargs)
     if p.suffix == ".zip":
-        from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+        from agents.checkpoint import require_game
         from agents.policy import load_agent
 
-        got = checkpoint_game(read_metadata(p, check=False))
-        if got != game:
-            raise CheckpointError(f"{p}: a checkpoint of game {got!r}; it cannot play {game!r}")
+        require_game(p, game)
         return load_agent(p, **kwargs)
     if isinstance(agent, str):
         _entry(agent, game)  # raises KeyError: unknown agent ..., the known agents

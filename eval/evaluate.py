@@ -57,12 +57,10 @@ def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
         module, _, name = loader.partition(":")
         return getattr(import_module(module), name)(p, seed=seed)
     if p.suffix == ".zip" and p.is_file():
-        from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+        from agents.checkpoint import require_game
         from agents.policy import load_agent
 
-        got = checkpoint_game(read_metadata(p, check=False))
-        if got != game:
-            raise CheckpointError(f"{p}: a checkpoint of game {got!r}; it cannot play {game!r}")
+        require_game(p, game)
         return load_agent(p, seed=seed)
     raise ValueError(f"unknown agent {spec!r} for {game}; allowed: a checkpoint file (.zip) or one of "
                      f"{', '.join(agents.names(game))}")

@@ -208,7 +208,10 @@ def _records(tmp: Path) -> list[Case]:
     case("cut_at_line", "".join(lines[: len(lines) // 2]), "truncated")
     case("cut_mid_line", text[: len(text) - 5], "truncated", "cut off")
     case("empty", "", "empty")
-    case("not_a_record", '{"hello": "world"}\n', "unknown format")
+    case("not_a_record", '{"hello": "world"}\n', "no 'format' field", "not a game record")
+    case("format_other", header(format="other"), "unknown format", "ripmarket-record")
+    case("format_huge", header(format="x" * 5_000_000), "unknown format", "ripmarket-record")
+    case("game_huge", header(game="x" * 5_000_000), "unknown game", "known games")
     big = json.loads(lines[1])
     big["desc"] = "x" * 5_000_000
     case("huge_field", lines[0] + json.dumps(big) + "\n" + "".join(lines[2:]), "step 0 differs")
@@ -259,6 +262,7 @@ def _checkpoints(tmp: Path, good: Path, marker: Path) -> list[Case]:
          "policy.net_arch", "8192")
     case("obs_size_str", with_meta(obs_size="big"), "obs_size", "positive integer")
     case("format_other", with_meta(format="something/9"), "unknown checkpoint format")
+    case("game_huge", with_meta(game="x" * 900_000), "a checkpoint of game")  # under the 1 MB cap
     case("meta_deep", {META_NAME: _deep().encode()}, "nested too deeply")
     case("meta_int_5000_digits", {META_NAME: b'{"format": ' + b"9" * 5000 + b"}"}, "not valid JSON")
     case("no_meta", {META_NAME: None}, "no ripmarket.json")

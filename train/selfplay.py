@@ -862,10 +862,11 @@ def load_init(spec: str, other_cards: bool = False, game: str = DEFAULT_GAME):
 def _same_game(path: Path, game: str, where: str) -> None:
     """``CheckpointError`` unless checkpoint ``path`` was trained on ``game``."""
     from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+    from ripmarket_env.core.jsonfile import short
 
     got = checkpoint_game(read_metadata(path, check=False))
     if got != game:
-        raise CheckpointError(f"{where}: {path} is a checkpoint of game {got!r}; this config trains {game!r}")
+        raise CheckpointError(f"{where}: {path} is a checkpoint of game {short(got)}; this config trains {game!r}")
 
 
 def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = None) -> Path:

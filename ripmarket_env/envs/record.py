@@ -58,6 +58,7 @@ import numpy as np
 
 from ripmarket_env.core.engine import Engine, IllegalActionError
 from ripmarket_env.core.jsonfile import loads
+from ripmarket_env.core.jsonfile import short as _short
 from ripmarket_env.core.spec import GameSpec
 
 FORMAT = "ripmarket-record"
@@ -270,11 +271,11 @@ def game_of(path, head: dict, games) -> GameSpec:
     game = head.get("game", games.id if isinstance(games, GameSpec) else next(iter(games)))
     if isinstance(games, GameSpec):
         if game != games.id:
-            raise RecordError(f"{path}: line 1 (header): a record of game {game!r}, not {games.id!r}")
+            raise RecordError(f"{path}: line 1 (header): a record of game {_short(game)}, not {games.id!r}")
         return games
     if not isinstance(game, str) or game not in games:
         raise RecordError(
-            f"{path}: line 1 (header): unknown game {game!r}; known games: {', '.join(sorted(games))}"
+            f"{path}: line 1 (header): unknown game {_short(game)}; known games: {', '.join(sorted(games))}"
         )
     return games[game]
 
@@ -318,8 +319,11 @@ def _check_digest(path, body: list[tuple[int, dict, str]], end: dict) -> None:
 
 def _check_header(path, n: int, head: dict, spec: GameSpec, digest: str):
     where = f"{path}: line {n} (header)"
+    if "format" not in head:
+        raise RecordError(f"{where}: no 'format' field: not a game record (a record's first line has "
+                          f"format {FORMAT!r}; `ripmarket play --save FILE` writes one)")
     if head.get("format") != FORMAT:
-        raise RecordError(f"{where}: unknown format {head.get('format')!r}; expected {FORMAT!r}")
+        raise RecordError(f"{where}: unknown format {_short(head.get('format'))}; expected {FORMAT!r}")
     if head.get("version") not in READABLE_VERSIONS or isinstance(head.get("version"), bool):
         raise RecordError(
             f"{where}: unsupported record version {_short(head.get('version'))}; this package reads versions "
@@ -353,14 +357,6 @@ def _check_header(path, n: int, head: dict, spec: GameSpec, digest: str):
         except ValueError as exc:
             raise RecordError(f"{where}: {exc}") from None
     return rules, seed
-
-
-def _short(v, limit: int = 60) -> str:
-    """``repr(v)`` cut to ``limit`` characters (huge integers by their size)."""
-    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
-        return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
-    r = repr(v)
-    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 def _kind(obj: dict) -> str | None:
