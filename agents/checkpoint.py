@@ -314,15 +314,12 @@ def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = N
     code. ``game``: the game the caller wants to play (None: the checkpoint's own, when it
     is a registered game; otherwise R.I.P. Market). ``cards``: R.I.P. Market's card
     database in play (a ``CardDB``; None: the packaged cards)."""
+    got = checkpoint_game(meta)
     if game is None:
-        game = checkpoint_game(meta) if _registered(checkpoint_game(meta)) else GAME
-    if checkpoint_game(meta) != game:
-        raise CheckpointError(
-            f"{where}: a checkpoint of game {_short(checkpoint_game(meta))}; it cannot play {game!r}")
+        game = got if _registered(got) else GAME
+    if got != game:  # (the current facts below are ``game``'s own)
+        raise CheckpointError(f"{where}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
     now = _current_facts(game, cards if game == GAME else None)
-    if checkpoint_game(meta) != now["game"]:
-        raise CheckpointError(
-            f"{where}: a checkpoint of game {_short(checkpoint_game(meta))}; it cannot play {now['game']!r}")
     if meta.get("card_digest") != now["card_digest"]:
         if game == GAME:
             raise CheckpointError(card_mismatch(where, meta.get("card_digest"), now["card_digest"]))

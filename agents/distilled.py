@@ -56,7 +56,8 @@ def load(path: str | Path, cards=None, game: str | None = None):
     in play; None: the packaged cards)."""
     import torch
 
-    from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, _short, card_mismatch
+    from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, card_mismatch
+    from ripmarket_env.core.jsonfile import short as _short
     from agents.policy_config import MAX_LAYER, MAX_LAYERS
 
     path = Path(path)

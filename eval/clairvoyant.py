@@ -43,6 +43,7 @@ class ClairvoyantLook(Observer):
         self.bot, self.model = bot, model
         self.sides = None if sides is None else np.asarray(sides, np.int64)
         self.top_k, self.n, self.sure, self.max_steps = int(top_k), int(n), float(sure), int(max_steps)
+        self.reps = max(self.n, 1)  # copies per candidate
         self.rng = np.random.default_rng(seed)
         self.engine = None
         self.looks = 0  # decisions where the look chose among candidates
@@ -77,24 +78,22 @@ class ClairvoyantLook(Observer):
         """Clones of the table's game ``game``, ``n`` per candidate (candidate-major rows:
         row ``c * n + j`` is copy ``j`` of candidate ``c``), copy ``j`` on the same new
         random stream for every candidate (``n=0``: one copy on the game's own stream)."""
-        reps = max(self.n, 1)
-        sim = self.engine.clone(np.full(cands.size * reps, game))
+        sim = self.engine.clone(np.full(cands.size * self.reps, game))
         if self.n > 0:
-            seeds = self.rng.integers(1, 2**63, size=reps, dtype=np.int64)
+            seeds = self.rng.integers(1, 2**63, size=self.reps, dtype=np.int64)
             sim.state["rng"] = np.tile(seeds, cands.size).astype(sim.state["rng"].dtype)
         return sim
 
     def values(self, game: int, seat: int, cands: np.ndarray) -> np.ndarray:
         """Mean final reward of ``seat`` for each candidate over the copies of the table's
         game ``game`` (never the table's own engine: the copies are clones)."""
-        reps = max(self.n, 1)
         sim = self.copies(game, cands)
-        sim.step(np.repeat(cands.astype(np.int64), reps))
+        sim.step(np.repeat(cands.astype(np.int64), self.reps))
         ours = (self.sides == self.sides[seat]) if self.sides is not None else (np.arange(sim.num_players) == seat)
         who = np.broadcast_to(ours.astype(np.int64), (sim.batch_size, sim.num_players))  # 1: the bot
         if not play_on(sim, [self.model, self.bot], who, self.max_steps):
             raise RuntimeError(f"a copy did not end within {self.max_steps} steps")
-        return sim.rewards()[:, seat].reshape(cands.size, reps).mean(axis=1)  # in the rewards' own dtype
+        return sim.rewards()[:, seat].reshape(cands.size, self.reps).mean(axis=1)  # in the rewards' own dtype
 
 
 def clairvoyant_match(bot: str, opponent: str, games: int = 400, num_players: int = 2, seed: int = 0,
@@ -110,11 +109,10 @@ def clairvoyant_match(bot: str, opponent: str, games: int = 400, num_players: in
     from ripmarket_env.games import get
 
     spec = get(game)
+    table = spec.make_rules(num_players, **rules)
     a = make_seeded(bot, 1, game)
-    look = ClairvoyantLook(a, make_seeded(opponent, 0, game),
-                           sides_of(spec, spec.make_rules(num_players, **rules)), top_k=top_k, n=n, sure=sure,
-                           max_steps=int(spec.max_decisions(spec.make_rules(num_players, **rules))) + 1,
-                           seed=look_seed)
+    look = ClairvoyantLook(a, make_seeded(opponent, 0, game), sides_of(spec, table), top_k=top_k, n=n, sure=sure,
+                           max_steps=int(spec.max_decisions(table)) + 1, seed=look_seed)
     res = match(a, make_seeded(opponent, 7, game), games=games, num_players=num_players, seed=seed,
                 game=game, decide=look.decide, observers=[look], **rules)
     res["looks"] = look.looks
@@ -125,17 +123,13 @@ def main(argv=None) -> None:
     import argparse
     import json
 
-    from ripmarket_env.games import ids
+    from eval.match import add_match_arguments
 
     ap = argparse.ArgumentParser(description="A network bot under a look that sees every hidden card, against "
                                              "tables of one opponent (an analysis, not an agent).")
     ap.add_argument("bot", help="a network agent of the game (e.g. its trained bot)")
-    ap.add_argument("--game", default=DEFAULT_GAME, choices=ids())
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--mode", default=None, help="the game's mode (games with modes, e.g. teams or ffa)")
+    add_match_arguments(ap, games=400, seed=51)
     ap.add_argument("--against", required=True, help="the opponent at every other seat (and the look's model)")
-    ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--seed", type=int, default=51)
     ap.add_argument("--top-k", type=int, default=8, help="candidates: the network's favourites (default 8)")
     ap.add_argument("--copies", type=int, default=16,
                     help="copies per candidate, each with a new random stream; 0: one copy on the game's own")

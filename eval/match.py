@@ -96,6 +96,18 @@ def match(a, b, games: int = 200, num_players: int = 2, seed: int = 0, game: str
     return out
 
 
+def add_match_arguments(ap, games: int, seed: int) -> None:
+    """The options of a match's command line: ``--game``, ``--players``, ``--mode``,
+    ``--games`` and ``--seed`` (with these defaults)."""
+    from ripmarket_env.games import ids
+
+    ap.add_argument("--game", default=DEFAULT_GAME, choices=ids())
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--mode", default=None, help="the game's mode (games with modes, e.g. teams or ffa)")
+    ap.add_argument("--games", type=int, default=games)
+    ap.add_argument("--seed", type=int, default=seed)
+
+
 def main(argv=None) -> None:
     """``python -m eval.match AGENT --game G --players 2 --against A,B --games 1000``
     (AGENT: a registered name or a checkpoint .zip of the game)."""
@@ -104,16 +116,11 @@ def main(argv=None) -> None:
 
     import agents
     from eval.evaluate import default_zoo, make_agent
-    from ripmarket_env.games import ids
 
     ap = argparse.ArgumentParser(description="Head-to-head matches (duplicate deals, seats swapped).")
     ap.add_argument("agent")
-    ap.add_argument("--game", default=DEFAULT_GAME, choices=ids())
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--mode", default=None, help="the game's mode (games with modes, e.g. teams or ffa)")
+    add_match_arguments(ap, games=1000, seed=2024)
     ap.add_argument("--against", default=None, help="comma-separated agents (default: the game's heuristics)")
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args(argv)
     try:
         a = make_agent(args.agent, seed=1, game=args.game)

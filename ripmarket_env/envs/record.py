@@ -57,8 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.engine import Engine, IllegalActionError
-from ripmarket_env.core.jsonfile import loads
-from ripmarket_env.core.jsonfile import short as _short
+from ripmarket_env.core.jsonfile import loads, short as _short
 from ripmarket_env.core.spec import GameSpec
 
 FORMAT = "ripmarket-record"
