@@ -1,6 +1,8 @@
 """The encoders' quotient tables (core.kernels.div3, div10, ratio32) give the very float32
 an encoder's store of the division gives, in and out of the tables' range, compiled and in
-plain Python; and the engine digest script is deterministic."""
+plain Python; the unsigned index ``ix`` reads and writes what the signed one does, and in
+plain Python refuses a negative index instead of wrapping it; and the engine digest script
+is deterministic."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from ripmarket_env.core.kernels import div3, div10, ratio32
+from ripmarket_env.core.kernels import div3, div10, ix, ratio32
 
 
 @njit
@@ -44,6 +46,38 @@ def test_div3_div10_are_the_stored_quotients():
     got10 = np.array([div10(x) for x in xs], np.float32)
     assert got3.view(np.uint32).tolist() == (xs / 3.0).astype(np.float32).view(np.uint32).tolist()
     assert got10.view(np.uint32).tolist() == (xs / 10.0).astype(np.float32).view(np.uint32).tolist()
+
+
+@njit
+def _copy_through_ix(src, idx, dst_signed, dst_unsigned, two_d):
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        dst_signed[i] = src[i] + two_d[i % 3, i % 5]
+        dst_unsigned[ix(i)] = src[ix(i)] + two_d[ix(i % 3), ix(i % 5)]
+
+
+def test_ix_indexes_as_the_signed_index_does():
+    """The encoders' stores through ``ix`` land where the signed index lands, compiled, for
+    int8/int16/int64 indices as the rows hold them; in plain Python a negative index raises
+    (the no-JIT twin would catch an encoder that relied on wrap-around)."""
+    rng = np.random.default_rng(3)
+    src = rng.random(300).astype(np.float32)
+    two_d = rng.random((3, 5)).astype(np.float32)
+    for dt in (np.int8, np.int16, np.int64):
+        idx = rng.permutation(min(300, np.iinfo(dt).max))[:120].astype(dt)
+        a = np.zeros(300, np.float32)
+        b = np.full(300, -1.0, np.float32)
+        b[~np.isin(np.arange(300), idx)] = 0.0
+        _copy_through_ix(src, idx, a, b, two_d)
+        assert a.view(np.uint32).tolist() == b.view(np.uint32).tolist()
+    out = np.zeros(4, np.float32)
+    out[ix.py_func(3)] = 1.0
+    assert out.tolist() == [0.0, 0.0, 0.0, 1.0]
+    with pytest.raises((IndexError, OverflowError)):
+        out[ix.py_func(np.int64(-1))] = 2.0
+    with pytest.raises((IndexError, OverflowError)):
+        out[ix.py_func(-1)] = 2.0
+    assert out.tolist() == [0.0, 0.0, 0.0, 1.0]
 
 
 def test_ratio32_by_zero_raises_like_the_division():

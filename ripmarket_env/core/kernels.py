@@ -17,6 +17,23 @@ except ImportError:  # pragma: no cover
 JIT = dict(cache=True, nogil=True, _nrt=False)
 
 
+@njit(**JIT)
+def ix(i):
+    """``i`` as an unsigned array index: ``a[ix(i)]`` is ``a[i]`` for ``0 <= i < len(a)``.
+
+    numba reads a signed index as possibly negative and wraps it as Python does (adds the
+    axis length when it is below zero): a compare and a select on every access, which LLVM
+    removes only where it can prove the index non-negative (constants, most loop
+    counters), not for an offset plus a value read from a row. An unsigned index skips the
+    wrap; the observation encoders, which make hundreds of stores a row at computed
+    offsets, spent about a fifth of their time on it (docs/ARCHITECTURE.md, Speed). Only
+    for indices that are never negative: compiled code does not check bounds, and in
+    plain Python (``NUMBA_DISABLE_JIT=1``) a negative ``i`` becomes a huge unsigned
+    number that raises ``IndexError`` or ``OverflowError`` instead of wrapping, so the
+    no-JIT twin catches one."""
+    return np.uint64(i)
+
+
 @njit(cache=True)
 def first_illegal(S, actions):
     """Index of the first game whose action is illegal, or -1.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.kernels import div10, ratio32
+from ripmarket_env.core.kernels import div10, ix, ratio32
 from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.blackmarket.config import C_MAX_TURNS, C_P, C_TARGET, C_TEAMS
 from ripmarket_env.games.blackmarket.state import MAX_DICE, MAX_SEATS, N_PHASES, N_SLOTS, PH_OVER
@@ -127,16 +127,16 @@ def encode_obs(r, T, c, viewer, offs, out):
     tgt = c[C_TARGET]
     ph = r.phase
     live = not r.done
-    out[offs[O_PHASE] + (ph if live else PH_OVER)] = 1.0
-    out[offs[O_IS_ACTOR]] = 1.0 if (live and r.actor == viewer) else 0.0
-    out[offs[O_NUMP] + P // 2 - 1] = 1.0
-    out[offs[O_TEAMS]] = 1.0 if c[C_TEAMS] != 0 else 0.0
-    out[offs[O_TURN]] = ratio32(r.turn, c[C_MAX_TURNS])  # turn / max_turns
+    out[ix(offs[O_PHASE] + (ph if live else PH_OVER))] = 1.0
+    out[ix(offs[O_IS_ACTOR])] = 1.0 if (live and r.actor == viewer) else 0.0
+    out[ix(offs[O_NUMP] + P // 2 - 1)] = 1.0
+    out[ix(offs[O_TEAMS])] = 1.0 if c[C_TEAMS] != 0 else 0.0
+    out[ix(offs[O_TURN])] = ratio32(r.turn, c[C_MAX_TURNS])  # turn / max_turns
     if live:
         o_dice = offs[O_DICE] - 1
         for i in range(r.n_dice):
             if r.dice_used[i] == 0:
-                out[o_dice + r.dice[i]] += 1.0 / MAX_DICE
+                out[ix(o_dice + r.dice[i])] += 1.0 / MAX_DICE
     vside = viewer % 2
     unseen = r.pdeck_n
     o_pdeck = offs[O_PDECK]
@@ -145,38 +145,38 @@ def encode_obs(r, T, c, viewer, offs, out):
     # row's own entries (small integers, exact in float32), divided by the copies at the end.
     o_left = o_pdeck + 1
     for d in range(D):
-        out[o_left + d] = T.copies[d]
+        out[ix(o_left + d)] = T.copies[d]
     o_map = offs[O_MAP]
     for s in range(N_SLOTS):
         b = o_map + s * (D + 3)
         d = r.map_card[s]
         if d >= 0:
-            out[b] = 1.0
+            out[ix(b)] = 1.0
             if r.map_seen[s] != 0:
-                out[b + 1 + d] = 1.0
+                out[ix(b + 1 + d)] = 1.0
             else:
                 unseen += 1
-            out[b + 1 + D] = 1.0 if r.map_down[s] != 0 else 0.0
-            out[b + 2 + D] = 1.0 if r.map_side[s] == vside else 0.0
-    out[o_pdeck] = ratio32(unseen, r.pdeck.shape[0])
+            out[ix(b + 1 + D)] = 1.0 if r.map_down[s] != 0 else 0.0
+            out[ix(b + 2 + D)] = 1.0 if r.map_side[s] == vside else 0.0
+    out[ix(o_pdeck)] = ratio32(unseen, r.pdeck.shape[0])
     o_hdeck = offs[O_HDECK]
     o_hand = offs[O_HAND]
-    out[o_hdeck] = ratio32(r.hdeck_n, r.hdeck.shape[0])
+    out[ix(o_hdeck)] = ratio32(r.hdeck_n, r.hdeck.shape[0])
     for k in range(3):
         n = T.hand_copies[k]
-        out[o_hdeck + 1 + k] = ratio32(r.hdisc[k], n) if n > 0 else np.float32(0.0)
-        out[o_hand + k] = div10(r.hand[viewer, k])
+        out[ix(o_hdeck + 1 + k)] = ratio32(r.hdisc[k], n) if n > 0 else np.float32(0.0)
+        out[ix(o_hand + k)] = div10(r.hand[viewer, k])
     o_eff = offs[O_EFF]
     for d in range(D):
         e = T.eff_index[d]
         if e >= 0 and r.used[d] != 0:  # a zero count leaves the zeroed entry (0 / n is +0.0)
-            out[o_eff + e] = ratio32(r.used[d], T.copies[d])
+            out[ix(o_eff + e)] = ratio32(r.used[d], T.copies[d])
     if live and r.pend >= 0:
         o_pend = offs[O_PEND]
         j = 0 if r.pend == 0 else (1 if r.pend == 1 else 2)
-        out[o_pend + j] = 1.0
+        out[ix(o_pend + j)] = 1.0
         if r.pend_die >= 0:
-            out[o_pend + 3 + r.dice[r.pend_die] - 1] = 1.0
+            out[ix(o_pend + 3 + r.dice[r.pend_die] - 1)] = 1.0
     mine = 0
     theirs = 0
     for q in range(P):
@@ -184,8 +184,8 @@ def encode_obs(r, T, c, viewer, offs, out):
             mine += r.points[q]
         else:
             theirs += r.points[q]
-    out[offs[O_SIDEPTS]] = ratio32(mine, tgt)  # points / target
-    out[offs[O_SIDEPTS] + 1] = ratio32(theirs, tgt)
+    out[ix(offs[O_SIDEPTS])] = ratio32(mine, tgt)  # points / target
+    out[ix(offs[O_SIDEPTS] + 1)] = ratio32(theirs, tgt)
     base = offs[O_SEAT_START]
     size = offs[O_SEAT_SIZE]
     s_present, s_same, s_actor, s_first = offs[S_PRESENT], offs[S_SAME], offs[S_ACTOR], offs[S_FIRST]
@@ -195,34 +195,34 @@ def encode_obs(r, T, c, viewer, offs, out):
     q = viewer  # the seat of block rel: (viewer + rel) % P
     for rel in range(P):
         b = base + rel * size
-        out[b + s_present] = 1.0
-        out[b + s_same] = 1.0 if q % 2 == vside else 0.0
-        out[b + s_actor] = 1.0 if actor == q else 0.0
-        out[b + s_first] = 1.0 if first == q else 0.0
-        out[b + s_points] = ratio32(r.points[q], tgt)
-        out[b + s_handn] = div10(r.hand_n[q])
+        out[ix(b + s_present)] = 1.0
+        out[ix(b + s_same)] = 1.0 if q % 2 == vside else 0.0
+        out[ix(b + s_actor)] = 1.0 if actor == q else 0.0
+        out[ix(b + s_first)] = 1.0 if first == q else 0.0
+        out[ix(b + s_points)] = ratio32(r.points[q], tgt)
+        out[ix(b + s_handn)] = div10(r.hand_n[q])
         so = b + s_owned
         ss = b + s_spent
         ow = r.owned[q]
         sp = r.spent[q]
         for d in range(D):
-            owned = ow[d]
+            owned = ow[ix(d)]
             if owned != 0:  # most designs are owned by nobody; 0 / n is the zeroed +0.0
-                out[so + d] = ratio32(owned, T.copies[d])
-                out[o_left + d] -= owned
+                out[ix(so + d)] = ratio32(owned, T.copies[ix(d)])
+                out[ix(o_left + d)] -= owned
                 # Only owned designs are spent: a copy is spent by using it, which needs
                 # it owned, and a bought card stays in the score pile (BM-4.4, BM-6.4;
                 # ``invariants.check_game``: spent <= owned, checked in random play).
-                if sp[d] > 0:
-                    si = T.spent_index[d]
+                if sp[ix(d)] > 0:
+                    si = T.spent_index[ix(d)]
                     if si >= 0:
-                        out[ss + si] = 1.0
+                        out[ix(ss + si)] = 1.0
         q += 1
         if q == P:
             q = 0
     for s in range(N_SLOTS):
         d = r.map_card[s]
         if d >= 0 and d < D and r.map_seen[s] != 0:
-            out[o_left + d] -= 1
+            out[ix(o_left + d)] -= 1
     for d in range(D):
-        out[o_left + d] = ratio32(np.int64(out[o_left + d]), T.copies[d])  # left / copies
+        out[ix(o_left + d)] = ratio32(np.int64(out[ix(o_left + d)]), T.copies[d])  # left / copies

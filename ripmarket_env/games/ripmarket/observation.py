@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.kernels import div3, div10, ratio32
+from ripmarket_env.core.kernels import div3, div10, ix, ratio32
 from ripmarket_env.core.spec import Layout as _CoreLayout
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
@@ -199,33 +199,33 @@ def encode_obs(r, T, c, viewer, offs, out):
     DL = T.value.shape[0]
     DS = T.shadow_copies.shape[0]
     ph = r.phase
-    out[offs[O_PHASE] + min(ph, N_PHASES - 1)] = 1.0
+    out[ix(offs[O_PHASE] + min(ph, N_PHASES - 1))] = 1.0
     me_actor = r.actor == viewer and ph < N_PHASES - 1
-    out[offs[O_IS_ACTOR]] = 1.0 if me_actor else 0.0
-    out[offs[O_NUMP] + P - 2] = 1.0
-    out[offs[O_ROUND]] = ratio32(r.round_num, c[C_MAX_ROUNDS])  # round / max_rounds
-    out[offs[O_RULE] + r.rule] = 1.0
-    out[offs[O_DECK]] = ratio32(r.deck_n, r.deck.shape[0])
-    out[offs[O_SDECK]] = ratio32(r.shadow_deck_n, r.shadow_deck.shape[0])
+    out[ix(offs[O_IS_ACTOR])] = 1.0 if me_actor else 0.0
+    out[ix(offs[O_NUMP] + P - 2)] = 1.0
+    out[ix(offs[O_ROUND])] = ratio32(r.round_num, c[C_MAX_ROUNDS])  # round / max_rounds
+    out[ix(offs[O_RULE] + r.rule)] = 1.0
+    out[ix(offs[O_DECK])] = ratio32(r.deck_n, r.deck.shape[0])
+    out[ix(offs[O_SDECK])] = ratio32(r.shadow_deck_n, r.shadow_deck.shape[0])
     o_disc = offs[O_DISCARD]
     o_hand = offs[O_HAND]
     for d in range(DL):
-        out[o_disc + d] = div3(r.discard[d])
-        out[o_hand + d] = div3(r.hand[viewer, d])
+        out[ix(o_disc + d)] = div3(r.discard[d])
+        out[ix(o_hand + d)] = div3(r.hand[viewer, d])
     o_market = offs[O_MARKET]
     for k in range(MAX_MARKET):
         d = r.market[k]
         if d >= 0:
-            out[o_market + k * DL + d] = 1.0
+            out[ix(o_market + k * DL + d)] = 1.0
     o_shand = offs[O_SHAND]
     for sd in range(DS):
-        out[o_shand + sd] = div3(r.shadow_hand[viewer, sd])
+        out[ix(o_shand + sd)] = div3(r.shadow_hand[viewer, sd])
     if me_actor:
         if r.pend_card >= 0 and ph >= 2 and ph <= 4:
-            out[offs[O_PCARD] + r.pend_card] = 1.0
+            out[ix(offs[O_PCARD] + r.pend_card)] = 1.0
         if r.pend_shadow >= 0:
-            out[offs[O_PSHADOW] + r.pend_shadow] = 1.0
-    out[offs[O_EPI]] = 1.0 if r.epilogue else 0.0
+            out[ix(offs[O_PSHADOW] + r.pend_shadow)] = 1.0
+    out[ix(offs[O_EPI])] = 1.0 if r.epilogue else 0.0
     base = offs[O_SEAT_START]
     size = offs[O_SEAT_SIZE]
     hp0 = c[C_HP]
@@ -238,36 +238,36 @@ def encode_obs(r, T, c, viewer, offs, out):
     q = viewer  # the seat of block rel: (viewer + rel) % P
     for rel in range(P):
         b = base + rel * size
-        out[b + s_present] = 1.0
-        out[b + s_alive] = 1.0 if r.alive[q] else 0.0
-        out[b + s_hp] = ratio32(r.hp[q], hp0)  # hp / start hp
-        out[b + s_handn] = div10(r.hand_n[q])
-        out[b + s_shandn] = div3(r.shadow_n[q])
-        out[b + s_first] = 1.0 if first == q else 0.0
-        out[b + s_acted] = 1.0 if r.acted[q] else 0.0
-        out[b + s_actor] = 1.0 if actor == q else 0.0
+        out[ix(b + s_present)] = 1.0
+        out[ix(b + s_alive)] = 1.0 if r.alive[q] else 0.0
+        out[ix(b + s_hp)] = ratio32(r.hp[q], hp0)  # hp / start hp
+        out[ix(b + s_handn)] = div10(r.hand_n[q])
+        out[ix(b + s_shandn)] = div3(r.shadow_n[q])
+        out[ix(b + s_first)] = 1.0 if first == q else 0.0
+        out[ix(b + s_acted)] = 1.0 if r.acted[q] else 0.0
+        out[ix(b + s_actor)] = 1.0 if actor == q else 0.0
         acq = r.acquired[q]
         if acq > 0:
-            out[b + s_acq + acq - 1] = 1.0
+            out[ix(b + s_acq + acq - 1)] = 1.0
         if r.acq_card[q] >= 0:
-            out[b + s_mtake + r.acq_card[q]] = 1.0
+            out[ix(b + s_mtake + r.acq_card[q])] = 1.0
         d = r.played[q]
         if d >= 0:
             hidden = r.face_down[q]
             if hidden:
-                out[b + s_facedown] = 1.0
+                out[ix(b + s_facedown)] = 1.0
             if not hidden or q == viewer:
-                out[b + s_played + d] = 1.0
+                out[ix(b + s_played + d)] = 1.0
             t = r.target[q]
             if t >= 0:
                 t -= viewer  # (t - viewer) % P
                 if t < 0:
                     t += P
-                out[b + s_target + t] = 1.0
+                out[ix(b + s_target + t)] = 1.0
         for i in range(r.attached_n[q]):
-            out[b + s_attached + r.attached[q, i]] += 1.0 / 3.0
-        out[b + s_lastdmg] = r.last_damage[q]
-        out[b + s_lastscore] = div10(r.last_score[q])
+            out[ix(b + s_attached + r.attached[q, i])] += 1.0 / 3.0
+        out[ix(b + s_lastdmg)] = r.last_damage[q]
+        out[ix(b + s_lastscore)] = div10(r.last_score[q])
         q += 1
         if q == P:
             q = 0
@@ -279,4 +279,4 @@ def encode_obs(r, T, c, viewer, offs, out):
             q -= viewer
             if q < 0:
                 q += P
-            out[s_turnpos + q * size] = ratio32(i, P - 1)
+            out[ix(s_turnpos + q * size)] = ratio32(i, P - 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.kernels import div10, ratio32
+from ripmarket_env.core.kernels import div10, ix, ratio32
 from ripmarket_env.core.spec import Layout, Piece
 from ripmarket_env.games.runemarket.config import C_MAX_TURNS, C_MKT, C_NUMBER_COST, C_P, C_REMOVAL
 from ripmarket_env.games.runemarket.state import I_ATTACK, MAX_SEATS, N_DESIGNS, N_PHASES, PH_OVER
@@ -111,12 +111,12 @@ def named_view(obs: np.ndarray) -> dict:
 @njit(cache=True, nogil=True, _nrt=False)
 def _bandit_block(out, o, in_market, rel_seat, col, rel_owner, paid):
     if in_market:
-        out[o] = 1.0
+        out[ix(o)] = 1.0
     else:
-        out[o + 1 + rel_seat] = 1.0
-        out[o + 7 + col] = 1.0
-        out[o + 9 + rel_owner] = 1.0
-        out[o + 15] = paid
+        out[ix(o + 1 + rel_seat)] = 1.0
+        out[ix(o + 7 + col)] = 1.0
+        out[ix(o + 9 + rel_owner)] = 1.0
+        out[ix(o + 15)] = paid
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -130,42 +130,42 @@ def encode_obs(r, T, c, viewer, offs, out):
     out[:] = 0.0
     P = c[C_P]
     ph = r.phase
-    out[offs[O_PHASE] + ph] = 1.0
+    out[ix(offs[O_PHASE] + ph)] = 1.0
     live = ph != PH_OVER
     if live and r.actor == viewer:
-        out[offs[O_IS_ACTOR]] = 1.0
-    out[offs[O_NUMP] + P - 2] = 1.0
-    out[offs[O_TURN]] = ratio32(r.total_turns, c[C_MAX_TURNS])  # total_turns / max_turns
+        out[ix(offs[O_IS_ACTOR])] = 1.0
+    out[ix(offs[O_NUMP] + P - 2)] = 1.0
+    out[ix(offs[O_TURN])] = ratio32(r.total_turns, c[C_MAX_TURNS])  # total_turns / max_turns
     o_market = offs[O_MARKET]
-    out[o_market] = ratio32(r.market[0], max(c[C_MKT], 1))  # each / max(its start, 1)
-    out[o_market + 1] = ratio32(r.market[1], max(c[C_MKT + 1], 1))
-    out[o_market + 2] = ratio32(r.market_boats, max(c[C_MKT + 2], 1))
-    out[o_market + 3] = ratio32(r.market_bandits, max(c[C_MKT + 3], 1))
+    out[ix(o_market)] = ratio32(r.market[0], max(c[C_MKT], 1))  # each / max(its start, 1)
+    out[ix(o_market + 1)] = ratio32(r.market[1], max(c[C_MKT + 1], 1))
+    out[ix(o_market + 2)] = ratio32(r.market_boats, max(c[C_MKT + 2], 1))
+    out[ix(o_market + 3)] = ratio32(r.market_bandits, max(c[C_MKT + 3], 1))
     deck = 0
     for d in range(N_DESIGNS):
         deck += T.copies[d]
-    out[offs[O_DRAW]] = ratio32(r.deck_n, max(deck, 1))
+    out[ix(offs[O_DRAW])] = ratio32(r.deck_n, max(deck, 1))
     o_discard = offs[O_DISCARD]
     o_hand = offs[O_HAND]
     for d in range(N_DESIGNS):
         cp = max(T.copies[d], 1)
-        out[o_discard + d] = ratio32(r.discard[d], cp)  # count / copies
-        out[o_hand + d] = ratio32(r.hand[viewer, d], cp)
+        out[ix(o_discard + d)] = ratio32(r.discard[d], cp)  # count / copies
+        out[ix(o_hand + d)] = ratio32(r.hand[viewer, d], cp)
     tp = r.turn_player
     if live:
-        out[offs[O_PLAYED]] = 1.0 if r.played else 0.0
+        out[ix(offs[O_PLAYED])] = 1.0 if r.played else 0.0
         if r.intent >= 0:
-            out[offs[O_INTENT] + r.intent] = 1.0
+            out[ix(offs[O_INTENT] + r.intent)] = 1.0
         if r.intent == I_ATTACK:
-            out[offs[O_PVALUE]] = div10(r.pend_value)
-        out[offs[O_PSUM]] = ratio32(r.pay_sum, c[C_NUMBER_COST])
-        out[offs[O_THEFTS]] = r.thefts_left / 2.0
+            out[ix(offs[O_PVALUE])] = div10(r.pend_value)
+        out[ix(offs[O_PSUM])] = ratio32(r.pay_sum, c[C_NUMBER_COST])
+        out[ix(offs[O_THEFTS])] = r.thefts_left / 2.0
         if r.other >= 0:
             who = tp if viewer == r.other else r.other
             who -= viewer  # (who - viewer) % P
             if who < 0:
                 who += P
-            out[offs[O_OTHER] + who] = 1.0
+            out[ix(offs[O_OTHER] + who)] = 1.0
     # Bandits: on Shelters first (by seat offset, Red before Blue), then in the Market.
     ob = offs[O_BANDIT]
     slot = 0
@@ -199,27 +199,27 @@ def encode_obs(r, T, c, viewer, offs, out):
     q = viewer
     for rel in range(P):
         b = base + rel * size
-        out[b + s_present] = 1.0
+        out[ix(b + s_present)] = 1.0
         if actor == q:
-            out[b + s_actor] = 1.0
+            out[ix(b + s_actor)] = 1.0
         if turn == q:
-            out[b + s_turn] = 1.0
+            out[ix(b + s_turn)] = 1.0
         if first == q:
-            out[b + s_first] = 1.0
-        out[b + s_handn] = div10(r.hand_n[q])
+            out[ix(b + s_first)] = 1.0
+        out[ix(b + s_handn)] = div10(r.hand_n[q])
         red_loose, red_inside = r.loose[q, 0], r.inside[q, 0]
         blue_loose, blue_inside = r.loose[q, 1], r.inside[q, 1]
-        out[b + s_runes] = ratio32(red_loose + blue_loose + red_inside + blue_inside, total)  # runes / all
-        out[b + s_place] = div10(red_loose)
-        out[b + s_place + 1] = div10(red_inside)
-        out[b + s_place + 2] = div10(blue_loose)
-        out[b + s_place + 3] = div10(blue_inside)
-        out[b + s_shelters] = r.shelter[q, 0]
-        out[b + s_shelters + 1] = r.shelter[q, 1]
-        out[b + s_shelters + 2] = r.boat[q, 0]
-        out[b + s_shelters + 3] = r.boat[q, 1]
+        out[ix(b + s_runes)] = ratio32(red_loose + blue_loose + red_inside + blue_inside, total)  # runes / all
+        out[ix(b + s_place)] = div10(red_loose)
+        out[ix(b + s_place + 1)] = div10(red_inside)
+        out[ix(b + s_place + 2)] = div10(blue_loose)
+        out[ix(b + s_place + 3)] = div10(blue_inside)
+        out[ix(b + s_shelters)] = r.shelter[q, 0]
+        out[ix(b + s_shelters + 1)] = r.shelter[q, 1]
+        out[ix(b + s_shelters + 2)] = r.boat[q, 0]
+        out[ix(b + s_shelters + 3)] = r.boat[q, 1]
         if live and r.attacked[q]:
-            out[b + s_attacked] = 1.0
+            out[ix(b + s_attacked)] = 1.0
         q += 1
         if q == P:
             q = 0
