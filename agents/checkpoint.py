@@ -55,12 +55,17 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be loaded (missing, corrupt, or built for other rules/layout)."""
 
 
-def require_game(path, game: str) -> None:
+def require_game(path, game: str, trains: str | None = None) -> None:
     """``CheckpointError`` unless checkpoint ``path`` was trained on ``game`` (its metadata's
-    game; the message names both, the file's cut short)."""
+    game; the message names both, the file's cut short). ``trains``: the option of a
+    training config that named the file (``"init_from"``, ``"--resume"``), whose message
+    then says that the config trains ``game``; otherwise that the file cannot play it."""
     got = checkpoint_game(read_metadata(path, check=False))
-    if got != game:
-        raise CheckpointError(f"{path}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
+    if got == game:
+        return
+    if trains:
+        raise CheckpointError(f"{trains}: {path} is a checkpoint of game {_short(got)}; this config trains {game!r}")
+    raise CheckpointError(f"{path}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
 
 
 # ----------------------------------------------------------------------------- facts

@@ -38,6 +38,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from ripmarket_env.core.jsonfile import short
+
 FORMAT = "ripmarket-policy/2"
 SUFFIX = ".safetensors"
 #: the largest export read (checked before reading)
@@ -277,7 +279,7 @@ def load_export_agent(path: str | Path, game: str | None = None, style: int | st
     policy = load_export(path)
     got = policy.meta.get("game")
     if game is not None and got != game:
-        raise ExportError(f"{path}: an export of game {got!r}; it cannot play {game!r}")
+        raise ExportError(f"{path}: an export of game {short(got)}; it cannot play {game!r}")
     return ExportAgent(policy, style=style)
 
 

@@ -15,7 +15,7 @@ import torch
 from typer.testing import CliRunner
 
 import agents
-from agents.export import SHIPPED, FORMAT, SUFFIX, ExportError, export_agent, load_export, read_meta, stale_exports, trained_cards
+from agents.export import SHIPPED, FORMAT, SUFFIX, ExportError, export_agent, load_export, load_export_agent, read_meta, stale_exports, trained_cards
 from ripmarket_env.envs.vector import vec_env_classes
 from ripmarket_env.games import get
 
@@ -209,3 +209,9 @@ def test_damaged_exports_are_refused_with_one_line(tmp_path):
         with pytest.raises(ExportError, match=msg) as exc:
             load_export(path)
         assert str(path) in str(exc.value) and "\n" not in str(exc.value), what
+    # a game name of 900 kB in the header: loads, and the refusal to play another game
+    # echoes it cut short
+    huge = write("g.safetensors", m={**meta, "game": "x" * 900_000})
+    with pytest.raises(ExportError, match="an export of game 'xxx") as exc:
+        load_export_agent(huge, game="black-market")
+    assert len(str(exc.value)) < 400 and "it cannot play 'black-market'" in str(exc.value)

@@ -53,6 +53,16 @@ def test_checkpoint_names_its_game_and_config():
     assert cfg.league.zoo == old["opponents"] and cfg.league.mix["zoo"] == 1.0
     with pytest.raises(CheckpointError, match="game 'rune-market'; it cannot play 'ripmarket'"):
         check_compatible(meta, "rm-ppo-4p", game="ripmarket")
+    # a training config of another game refuses it as a start or a run to resume, saying so
+    from train.config import TrainConfig
+    from train.selfplay import check_resume, load_init
+
+    with pytest.raises(CheckpointError, match=r"init_from: .*rm-ppo-4p\.zip is a checkpoint of game 'rune-market'; "
+                                              r"this config trains 'black-market'"):
+        load_init(str(CKPT), game="black-market")
+    with pytest.raises(CheckpointError, match=r"--resume: .*rm-ppo-4p\.zip is a checkpoint of game 'rune-market'; "
+                                              r"this config trains 'ripmarket'"):
+        check_resume(TrainConfig(), CKPT)
 
 
 def test_rm_ppo_search_is_the_default_opponent_of_every_table():

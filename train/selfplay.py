@@ -845,7 +845,7 @@ def load_init(spec: str, other_cards: bool = False, game: str = DEFAULT_GAME):
     count and network checks still apply."""
     from agents.policy import CHECKPOINT_DIR
 
-    from agents.checkpoint import CardDigest, CheckpointError, load_policy, read_metadata
+    from agents.checkpoint import CardDigest, CheckpointError, load_policy, read_metadata, require_game
 
     path = Path(spec)
     if not path.is_file() and (CHECKPOINT_DIR / f"{spec}.zip").is_file():
@@ -853,20 +853,10 @@ def load_init(spec: str, other_cards: bool = False, game: str = DEFAULT_GAME):
     if not path.is_file():
         raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
                               f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")
-    _same_game(path, game, "init_from")
+    require_game(path, game, trains="init_from")
     cards = CardDigest(read_metadata(path, check=False)["card_digest"]) if other_cards else None
     src, meta = load_policy(path, cards=cards)
     return path, src, meta
-
-
-def _same_game(path: Path, game: str, where: str) -> None:
-    """``CheckpointError`` unless checkpoint ``path`` was trained on ``game``."""
-    from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
-    from ripmarket_env.core.jsonfile import short
-
-    got = checkpoint_game(read_metadata(path, check=False))
-    if got != game:
-        raise CheckpointError(f"{where}: {path} is a checkpoint of game {short(got)}; this config trains {game!r}")
 
 
 def init_policy(policy, spec: str, loaded=None, target: PolicyConfig | None = None) -> Path:
@@ -1030,10 +1020,11 @@ def check_resume(cfg: TrainConfig, resume: str | Path) -> int:
     """The steps already trained by checkpoint ``resume``, checked before any run folder
     exists: the checkpoint (metadata, weights, optimizer state) loads safely, fits
     ``cfg``'s network and has steps left to go."""
-    from agents.checkpoint import OPTIMIZER_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load, load_policy
+    from agents.checkpoint import (OPTIMIZER_NAME, CheckpointError, _open, _policy_config, _read_member, _torch_load,
+                                   load_policy, require_game)
 
     path = Path(resume)
-    _same_game(path, cfg.game, "--resume")
+    require_game(path, cfg.game, trains="--resume")
     _, meta = load_policy(path)  # metadata, network and weights, read safely
     with _open(path) as z:
         raw_opt = _read_member(z, OPTIMIZER_NAME, path, required=False)
