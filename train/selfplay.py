@@ -712,6 +712,7 @@ def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str,
     With ``tables``, likewise per table under ``by_table`` (keyed by the table's label,
     ``4p-ffa``), each table's fair share one in its number of sides (the game's
     ``extras["sides"]``: a team wins together), else one in its count."""
+    from eval.tournament import sides_of
     from ripmarket_env.games import get
     from train.config import _default_zoo, rules_of
 
@@ -727,12 +728,11 @@ def evaluate_counts(agent, cfg: TrainConfig, games: int, seed: int) -> dict[str,
         return {"win_rate": parity, "wilson95": band, "games": games,
                 "by_count": {n: {k: r[k] for k in ("wins", "games", "win_rate", "wilson95")} for n, r in by.items()}}
     spec = get(cfg.game)
-    sides = (spec.extras or {}).get("sides")
     by, share = {}, {}
     for i, t in enumerate(tables):
         r = evaluate_vs_zoo(agent, t.num_players, games, zoo, seed=seed * 1000 + 10 * i + t.num_players,
                             game=cfg.game, rules=t.rules)
-        side = sides(rules_of(cfg, t.num_players, t.rules)) if sides is not None else None
+        side = sides_of(spec, rules_of(cfg, t.num_players, t.rules))
         share[t.label] = len(set(side)) if side is not None else t.num_players
         by[t.label] = {"num_players": t.num_players, "rules": dict(t.rules), "parity": share[t.label],
                        **{k: r[k] for k in ("wins", "games", "win_rate", "wilson95")}}
