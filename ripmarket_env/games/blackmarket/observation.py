@@ -119,8 +119,9 @@ def encode_obs(r, T, c, viewer, offs, out):
     Written for speed, with the same float32 bits as the plain formulas in the comments
     (see R.I.P. Market's ``encode_obs``): offsets read once, seats advanced by one instead
     of ``% P``, quotients of small integers read from ``ratio32``'s table, no reference
-    counting, the unseen Point Cards counted in the seat loop, and a seat's spent
-    one-time designs looked up among the designs it owns only."""
+    counting, stores through the unsigned ``ix``, the unseen Point Cards counted in the
+    seat loop, and a seat's spent one-time designs looked up among the designs it owns
+    only."""
     out[:] = 0.0
     P = c[C_P]
     D = T.copies.shape[0]

@@ -192,8 +192,9 @@ def encode_obs(r, T, c, viewer, offs, out):
     the compiler, so it reloads them after every store otherwise), seats advance by one
     instead of ``% P``, quotients of small integers are table reads (``div3``, ``div10``,
     ``ratio32``), the turn positions are one pass over ``order`` (not a search per seat),
-    and no reference counting (``_nrt=False``: the kernel allocates nothing; its caller
-    holds the arrays)."""
+    no reference counting (``_nrt=False``: the kernel allocates nothing; its caller
+    holds the arrays), and every store indexes through ``ix`` (unsigned: numba does not
+    test it for Python's negative-index wrap; every index here is >= 0)."""
     out[:] = 0.0
     P = c[C_P]
     DL = T.value.shape[0]

@@ -126,7 +126,7 @@ def encode_obs(r, T, c, viewer, offs, out):
     Written for speed, with the same float32 bits as the plain formulas in the comments
     (see R.I.P. Market's ``encode_obs``): offsets read once, seats advanced by one instead
     of ``% P``, quotients of small integers read from ``ratio32``'s table, no reference
-    counting."""
+    counting, stores through the unsigned ``ix``."""
     out[:] = 0.0
     P = c[C_P]
     ph = r.phase
