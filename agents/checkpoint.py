@@ -65,7 +65,12 @@ def require_game(path, game: str, trains: str | None = None) -> None:
         return
     if trains:
         raise CheckpointError(f"{trains}: {path} is a checkpoint of game {_short(got)}; this config trains {game!r}")
-    raise CheckpointError(f"{path}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
+    raise _cannot_play(path, got, game)
+
+
+def _cannot_play(where, got, game: str) -> CheckpointError:
+    """The refusal of a checkpoint of game ``got`` (cut short) asked to play ``game``."""
+    return CheckpointError(f"{where}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
 
 
 # ----------------------------------------------------------------------------- facts
@@ -323,7 +328,7 @@ def check_compatible(meta: dict, where: str = "checkpoint", game: str | None = N
     if game is None:
         game = got if _registered(got) else GAME
     if got != game:  # (the current facts below are ``game``'s own)
-        raise CheckpointError(f"{where}: a checkpoint of game {_short(got)}; it cannot play {game!r}")
+        raise _cannot_play(where, got, game)
     now = _current_facts(game, cards if game == GAME else None)
     if meta.get("card_digest") != now["card_digest"]:
         if game == GAME:

@@ -57,8 +57,8 @@ def load(path: str | Path, cards=None, game: str | None = None):
     import torch
 
     from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, card_mismatch
-    from ripmarket_env.core.jsonfile import short as _short
     from agents.policy_config import MAX_LAYER, MAX_LAYERS
+    from ripmarket_env.core.jsonfile import short as _short
 
     path = Path(path)
     if not path.is_file():
