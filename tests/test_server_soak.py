@@ -93,12 +93,12 @@ def _play(http, url: str, rng: random.Random, stats: dict, lock: threading.Lock,
         game = state = r.json()
     h = {"X-Seat-Token": game["seat_token"]}
     n = 0
-    while state["status"] != "over":
+    while not state["over"]:
         if stop.is_set() or (moves is not None and n >= moves):
             return game, state
         if rng.random() < 0.3:
             call("GET", f"/api/games/{game['game_id']}", headers=h)
-        a = rng.choice(state["legal_actions"])["action"]
+        a = rng.choice(state["table"]["choices"])["action"]
         r = call("POST", f"/api/games/{game['game_id']}/actions", headers=h,
                  json={"action": a, "decision_number": state["decision_number"]})
         assert r.status_code == 200, r.text

@@ -63,12 +63,22 @@ def soak(rules: RulesConfig, games: int, batch: int, seed: int) -> dict:
     rounds = []
     errors: list[str] = []
 
+    damaging = 0  # the most rounds that dealt damage in one game
+
+    def note_rounds(st):
+        # every resolved round deals damage except those sudden death spared
+        # (R-9.2, spared_rounds) and the grace round
+        nonlocal max_round, damaging
+        rnd = st["round_num"].astype(np.int64)
+        grace = (rnd >= 1) if rules.grace_round else np.zeros(rnd.shape, dtype=bool)
+        max_round = max(max_round, int(rnd.max(initial=0)))
+        damaging = max(damaging, int((rnd - st["spared_rounds"] - grace).max(initial=0)))
+
     def check_final(idx):
-        nonlocal max_round
         if len(idx) == 0:
             return
         st = eng.state[idx]
-        max_round = max(max_round, int(st["round_num"].max()))
+        note_rounds(st)
         rounds.append(st["round_num"].astype(np.int64))
         for g in idx:
             bad = check_game(eng, int(g))
@@ -105,10 +115,12 @@ def soak(rules: RulesConfig, games: int, batch: int, seed: int) -> dict:
         bad = check_game(tail, g)
         assert not bad, f"{rules}: game ended in an unsound state: {bad}"
     finished += tail.batch_size
-    max_round = max(max_round, int(tail.state["round_num"].max(initial=0)))
-    assert max_round <= bound < rules.rounds_cap  # never a max_rounds draw
+    note_rounds(tail.state)
+    assert damaging <= bound  # a game has at most players x start HP damaging rounds
+    assert max_round < rules.rounds_cap  # never a max_rounds draw
     r = np.concatenate(rounds) if rounds else np.zeros(1)
-    return {"games": finished, "decisions": decisions, "max_round": max_round, "mean_round": float(r.mean())}
+    return {"games": finished, "decisions": decisions, "max_round": max_round, "max_damaging_rounds": damaging,
+            "mean_round": float(r.mean())}
 
 
 def test_soak_every_player_count():
