@@ -825,8 +825,8 @@ def test_openapi_states_ranges_and_lengths(client):
         (0, "1e300", "outside its feature's bounds"),
         (0, "1000000.0", "outside its feature's bounds"),  # int16 overflow in search
         (0, "-0.5", "outside its feature's bounds"),
-        (0, "9" * 400, "observation[0] is 99999"),  # a 400-digit integer
-        (5, "-" + "9" * 400, "observation[5] is -9999"),
+        (0, "9" * 400, "observation[0] is an integer of about 401 digits"),  # a 400-digit integer, by its size
+        (5, "-" + "9" * 400, "observation[5] is an integer of about 401 digits"),
         (0, "1e400", "observation[0] is inf; allowed: finite numbers"),
     ],
 )

@@ -92,14 +92,16 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
 
 
 def short(v, limit: int = 60) -> str:
-    """``repr(v)`` for a one-line message: cut to ``limit`` characters, a huge integer by its size."""
+    """``repr(v)`` for a one-line message: cut after ``limit`` characters with its length
+    said (``'ppp...' (50,002 characters)``), a huge integer by its size; every error that
+    echoes a user's input (files, records, checkpoints, HTTP requests) goes through it."""
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
         return f"an integer of about {int(v.bit_length() * 0.30103) + 1:,} digits"
     try:
         r = repr(v)
     except (ValueError, RecursionError):
         return f"a {type(v).__name__} too large to show"
-    return r if len(r) <= limit else r[: limit - 3] + "..."
+    return r if len(r) <= limit else r[:limit] + f"... ({len(r):,} characters)"
 
 
 _SAVING = threading.Lock()

@@ -77,6 +77,7 @@ from ripmarket_env.app.server.kinds import GameKind, SetupRefused, default_game,
 from ripmarket_env.app.server.store import Store
 from ripmarket_env.core import DISTRIBUTION
 from ripmarket_env.core.engine import IllegalActionError
+from ripmarket_env.core.jsonfile import short
 
 STATIC = Path(__file__).parent / "static"
 
@@ -107,12 +108,6 @@ def _choice_pair(c) -> tuple[int, str]:
     if isinstance(c, dict):
         return int(c["action"]), str(c["text"])
     return int(c.action), str(c.text)
-
-
-def _short(x: Any) -> str:
-    """``repr(x)``, cut to ``MAX_ECHO`` characters: an error never echoes a whole input."""
-    text = repr(x)
-    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + f"... ({len(text):,} characters)"
 
 
 # ------------------------------------------------------------------------------ models
@@ -384,8 +379,11 @@ def _where(loc: tuple) -> str:
     parts = [str(x) for x in loc if x not in ("body",)]
     for kind in ("query", "path", "header"):
         if loc and loc[0] == kind:
-            return f"{kind} parameter {_short(parts[1])}" if len(parts) > 1 else kind
-    return _short(".".join(parts))[1:-1] if parts else "the request body"
+            return f"{kind} parameter {short(parts[1], MAX_ECHO)}" if len(parts) > 1 else kind
+    if not parts:
+        return "the request body"
+    text = short(".".join(parts), MAX_ECHO)
+    return text[1:-1] if text.endswith("'") else text[1:]  # without the repr's quotes
 
 
 def _validation_message(request: Request, errors: list[dict]) -> str:
@@ -406,7 +404,7 @@ def _validation_message(request: Request, errors: list[dict]) -> str:
         got = e.get("input")
         got_txt = ""
         if got is not None and not isinstance(got, (dict, list)):
-            got_txt = f" (got {_short(got)})"
+            got_txt = f" (got {short(got, MAX_ECHO)})"
         elif isinstance(got, (dict, list)):
             got_txt = f" (got a JSON {'object' if isinstance(got, dict) else 'array'})"
         msg = msg[:200]
@@ -455,7 +453,7 @@ class Guard:
             host = headers.get(b"host", b"").decode("latin-1")
             if _host_name(host) not in self.allowed:
                 return await self._answer(
-                    send, 400, f"the Host header {_short(host)} is not a name of this server; allowed: "
+                    send, 400, f"the Host header {short(host, MAX_ECHO)} is not a name of this server; allowed: "
                                f"{', '.join(sorted(self.allowed))} (ripmarket serve --allow-host NAME adds one)")
         query = scope.get("query_string", b"")
         if b"token=" in query.lower():
@@ -558,7 +556,7 @@ def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.nda
                             "(GET /api/<game>/bots gives observation_size)")
     big = next((i for i, x in enumerate(values) if isinstance(x, int) and abs(x) > 10**6), None)
     if big is not None:  # before any float conversion: a 400-digit integer has no float
-        raise ApiError(422, f"observation[{big}] is {_short(values[big])}; allowed: a number from "
+        raise ApiError(422, f"observation[{big}] is {short(values[big], MAX_ECHO)}; allowed: a number from "
                             f"{float(low[big]):g} to {float(high[big]):g}")
     x = np.array(values, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(x))
@@ -571,7 +569,7 @@ def check_observation(values: list, low: np.ndarray, high: np.ndarray) -> np.nda
     bad = np.flatnonzero((out < low) | (out > high))
     if bad.size:
         i = int(bad[0])
-        raise ApiError(422, f"observation[{i}] is {_short(values[i])}, outside its feature's bounds; allowed: "
+        raise ApiError(422, f"observation[{i}] is {short(values[i], MAX_ECHO)}, outside its feature's bounds; allowed: "
                             f"{float(low[i]):g} to {float(high[i]):g} ({bad.size} value(s) out of bounds; "
                             "the bounds are the env's observation space, GameSpec.observation_bounds)")
     return out
@@ -583,7 +581,7 @@ def check_mask(values: list, n: int) -> np.ndarray:
                             "(GET /api/<game>/bots gives num_actions)")
     bad = next((i for i, x in enumerate(values) if x not in (0, 1)), None)  # True == 1, False == 0
     if bad is not None:
-        raise ApiError(422, f"action_mask[{bad}] is {_short(values[bad])}; allowed: 0 or 1")
+        raise ApiError(422, f"action_mask[{bad}] is {short(values[bad], MAX_ECHO)}; allowed: 0 or 1")
     mask = np.array([int(x) for x in values], dtype=bool)
     if not mask.any():
         raise ApiError(422, "action_mask has no 1: a decision needs at least one legal action")
@@ -673,7 +671,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                     methods |= set(route.methods)
             allowed = ", ".join(sorted(methods))
             headers["Allow"] = allowed
-            detail = f"method {request.method} is not allowed on {_short(request.url.path)}; allowed: {allowed}"
+            detail = f"method {request.method} is not allowed on {short(request.url.path, MAX_ECHO)}; allowed: {allowed}"
         return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers or None)
 
     @app.exception_handler(RequestValidationError)
@@ -831,7 +829,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                 if bad[0] in refused:
                     raise ApiError(422, f"opponents: bot {bad[0]} cannot play these cards: {refused[bad[0]]}; "
                                         f"allowed: {', '.join(known)}")
-                raise ApiError(422, f"opponents: unknown bot {_short(bad[0])} for {kind.title}; "
+                raise ApiError(422, f"opponents: unknown bot {short(bad[0], MAX_ECHO)} for {kind.title}; "
                                     f"allowed: {', '.join(known)}")
             rules = getattr(body, "rules", None)
             rules = rules.model_dump(exclude_none=True) if rules is not None else {}
@@ -866,7 +864,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
 
             known = kind.all_bots()
             if name not in known:
-                raise ApiError(404, f"unknown bot {_short(name)} for {kind.title}; allowed: {', '.join(known)}")
+                raise ApiError(404, f"unknown bot {short(name, MAX_ECHO)} for {kind.title}; allowed: {', '.join(known)}")
             obs = check_observation(body.observation, low, high)
             mask = check_mask(body.action_mask, n_actions)
             wait = budget.take(client_of(request))
@@ -881,7 +879,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                 raise ApiError(409, f"bot {name} cannot play these cards: {exc}") from None
             except Exception as exc:  # in bounds, yet no table of the game shows it (e.g. more dice than a game has)
                 log.warning("bot %s of %s refused an observation: %s: %s", name, kind.id, type(exc).__name__, exc)
-                raise ApiError(409, f"observation: bot {name} cannot read it ({_short(str(exc))}); each value is within "
+                raise ApiError(409, f"observation: bot {name} cannot read it ({short(str(exc), MAX_ECHO)}); each value is within "
                                     f"its bounds, but together they are not a {kind.title} position a seat can see") from None
             if not (0 <= a < n_actions and mask[a]):  # pragma: no cover - agents return legal actions
                 a = int(np.flatnonzero(mask)[0])
@@ -982,7 +980,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         """A game's page: the one page, ``static/generic.html``, which draws any game from its
         table description and loads the game's plugin (``/plugins/<game>.js``)."""
         if game not in kinds:
-            raise ApiError(404, f"no page {_short('/' + game)}; pages: /, " + ", ".join(f"/{g}" for g in kinds))
+            raise ApiError(404, f"no page {short('/' + game, MAX_ECHO)}; pages: /, " + ", ".join(f"/{g}" for g in kinds))
         return FileResponse(STATIC / "generic.html", media_type="text/html")
 
     @app.get("/plugins/{game}.js", include_in_schema=False)
@@ -991,7 +989,7 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
         which the generic page loads; an empty script for a game that draws with the generic
         page alone."""
         if game not in kinds:
-            raise ApiError(404, f"no game {_short(game)}; games: " + ", ".join(kinds))
+            raise ApiError(404, f"no game {short(game, MAX_ECHO)}; games: " + ", ".join(kinds))
         web = kinds[game].spec.web
         if web and Path(web).is_file():
             return FileResponse(web, media_type="text/javascript")
