@@ -382,8 +382,8 @@ def _where(loc: tuple) -> str:
             return f"{kind} parameter {short(parts[1], MAX_ECHO)}" if len(parts) > 1 else kind
     if not parts:
         return "the request body"
-    text = short(".".join(parts), MAX_ECHO)
-    return text[1:-1] if text.endswith("'") else text[1:]  # without the repr's quotes
+    text = short(".".join(parts), MAX_ECHO)  # the repr of a str: without its quotes
+    return text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:]
 
 
 def _validation_message(request: Request, errors: list[dict]) -> str:
