@@ -73,14 +73,12 @@ def _client(addr: str):
     return httpx.Client(transport=httpx.HTTPTransport(local_address=addr), timeout=120)
 
 
-def _tables(url: str) -> list[tuple[str, list[int], list[str]]]:
+def _tables(http, url: str) -> list[tuple[str, list[int], list[str]]]:
     """Per game the server seats: its id, player counts and bots (its search bots left out)."""
-    import httpx
-
-    games = httpx.get(url + "/api/catalog", timeout=60).json()["games"]
+    games = http.get(url + "/api/catalog").json()["games"]
     out = []
     for g in games:
-        bots = httpx.get(f"{url}/api/{g['id']}/bots", timeout=60).json()
+        bots = http.get(f"{url}/api/{g['id']}/bots").json()
         names = [b["name"] for b in bots["bots"] if "search" not in b["name"]]
         out.append((g["id"], list(bots["player_counts"]), names))
     return out
@@ -135,7 +133,8 @@ def test_fifty_clients_lockout_attempt_and_restart(tmp_path):
     errors: list[BaseException] = []
     try:
         rss0 = _rss_mb(server.proc.pid)
-        tables = _tables(server.url)
+        with _client("127.0.0.1") as http:
+            tables = _tables(http, server.url)
         assert len(tables) >= 3
 
         def run(k: int):
