@@ -133,3 +133,12 @@ def test_a_forced_decision_taken_by_the_engine_is_caught():
     auto = _Broken(real, make_rules=lambda n: RulesConfig(num_players=n, defend="auto"))
     with pytest.raises(AssertionError, match="can tell whether a decision was forced"):
         C.check_forced_moves_hidden(auto, 2, games=3)
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_soak_short(game, n):
+    """The soak of every game (``check_soak``, the long one in ``make soak``:
+    tests/test_soak_every_game.py) on a few hundred games: every finished game's invariants,
+    every game ends within ``max_decisions``."""
+    r = C.check_soak(get(game), n, games=300, batch=256, seed=n)
+    assert r["games"] >= 300 and 0 < r["longest"] <= r["max_decisions"]

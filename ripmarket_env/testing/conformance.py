@@ -53,6 +53,7 @@ __all__ = [
     "check_pettingzoo_render",
     "check_pettingzoo_seed",
     "check_phases_reached",
+    "check_soak",
     "check_vector_env",
     "play_digest",
     "step_views_differ",
@@ -434,6 +435,37 @@ def check_invariants_random_play(spec: GameSpec, n: int, games: int = 64, seed: 
     r = eng.rewards()
     assert ((r >= lo - 1e-6) & (r <= hi + 1e-6)).all(), f"{_where(spec, n)}: final rewards outside {spec.reward_range}"
     return phases
+
+
+def check_soak(spec: GameSpec, n: int, games: int, batch: int = 1024, seed: int = 0) -> dict:
+    """Random play at scale with the game's compiled ``random_play`` driver (the bench's
+    loop), one decision per call so that every finished game is seen in its final state
+    before the driver deals a new one in its row: ``spec.check_invariants`` holds for each of
+    at least ``games`` finished games, and no row goes past ``max_decisions`` without an
+    end. Returns the games finished and the most decisions one game took."""
+    from ripmarket_env.core.engine import kernel_view
+
+    rules = spec.make_rules(n)
+    eng = spec.make_engine(rules, batch)
+    eng.reset([seed * 1_000_003 + i for i in range(batch)])
+    S, T, c = kernel_view(eng.state), kernel_view(eng.tables), eng.cfg
+    bench = (np.arange(batch, dtype=np.int64) * 2_654_435_761 + seed) & 0xFFFFFFFF
+    limit = _limit(spec, rules)
+    steps = np.zeros(batch, np.int64)  # decisions of each row's game so far
+    finished, longest = 0, 0
+    while finished < games:
+        done = np.flatnonzero(eng.terminated)  # in their final state until the next call
+        for g in done:
+            bad = spec.check_invariants(eng, int(g))
+            assert not bad, f"{_where(spec, n)}, a finished game in row {g} (seed {seed}): " + "; ".join(bad)
+        finished += done.size
+        longest = max(longest, int(steps.max(initial=0)))
+        steps[done] = 0
+        eng.drivers.random_play(S, T, c, 1, bench)
+        steps += 1
+        assert steps.max() <= limit, f"{_where(spec, n)}: a game in row {int(steps.argmax())} (seed {seed}) " \
+                                     f"did not end within max_decisions = {limit} steps"
+    return {"games": finished, "longest": longest, "max_decisions": limit}
 
 
 def check_invariants_one_game(spec: GameSpec, n: int, seed: int, action_seed: int) -> None:
