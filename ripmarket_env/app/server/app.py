@@ -119,7 +119,7 @@ class Strict(BaseModel):
 
 
 class ActionIn(Strict):
-    action: IntIn(0, 10_000) = Field(..., description="One of the legal_actions' action numbers.")
+    action: IntIn(0, 10_000) = Field(..., description="The action number of one of the view's table.choices.")
     decision_number: IntIn(0, 10**9) = Field(...,
         description="The decision_number of the view this answers: an answer to a decision already taken "
                     "(a repeated or stale request) is refused with 409.")
@@ -369,7 +369,7 @@ class NdjsonResponse(PlainTextResponse):
 _SHAPES = {
     "create": '{"players": a player count of the game, "seat": 0..players-1, "opponents": [bot names, optional], '
               '"seed": optional integer 0..2**53-1 (makes a practice game), "rules": optional object}',
-    "action": '{"action": <integer from legal_actions>, "decision_number": <the view\'s decision_number>} '
+    "action": '{"action": <a legal action, from table.choices>, "decision_number": <the view\'s decision_number>} '
               '(and the seat token in the X-Seat-Token header)',
     "bot": '{"observation": [<observation_size> numbers], "action_mask": [<num_actions> values 0 or 1]}',
 }
