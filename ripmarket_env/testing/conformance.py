@@ -459,7 +459,7 @@ def check_soak(spec: GameSpec, n: int, games: int, batch: int = 1024, seed: int 
             bad = spec.check_invariants(eng, int(g))
             assert not bad, f"{_where(spec, n)}, a finished game in row {g} (seed {seed}): " + "; ".join(bad)
         finished += done.size
-        longest = max(longest, int(steps.max(initial=0)))
+        longest = max(longest, int(steps[done].max(initial=0)))
         steps[done] = 0
         eng.drivers.random_play(S, T, c, 1, bench)
         steps += 1
