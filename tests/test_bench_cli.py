@@ -277,6 +277,8 @@ def test_bench_bot_suite_times_single_decisions(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--agents", "nobody"], "unknown agent 'nobody'"),
+    (["--agents", ","], "',' names no agent"),
+    (["--agents", "greedy,missing.zip"], "unknown agent 'missing.zip' for ripmarket; allowed: a checkpoint file"),
     (["--decisions", "0"], "--decisions 0 is not allowed"),
     (["--players", "11"], "--players"),
     (["--game", "black-market", "--players", "3"], "--players '3' is not allowed for black-market; allowed: 2, 4, 6"),
@@ -285,6 +287,7 @@ def test_bench_bot_suite_times_single_decisions(tmp_path):
 def test_bench_bot_suite_refuses_bad_options(args, message):
     res = runner.invoke(app, ["bench", "--suite", "bot", *args])
     assert res.exit_code == 2 and message in res.output, res.output
+    assert "bot latency" not in res.output  # refused before any work started
 
 
 @pytest.mark.parametrize("game, agent, tables", [

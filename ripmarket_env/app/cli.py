@@ -638,6 +638,13 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
     from agents.checkpoint import CheckpointError
 
     names = [n.strip() for n in (agents_ or ",".join(default_agents(game))).split(",") if n.strip()]
+    import agents
+
+    known = agents.names(game)
+    bad = [n for n in names if n not in known and not (n.endswith(".zip") and Path(n).is_file())]
+    if not names or bad:  # before the progress bar starts: a name that cannot be an agent of the game
+        what = f"unknown agent {bad[0]!r} for {game}" if bad else f"{agents_!r} names no agent"
+        fail(f"--agents: {what}; allowed: a checkpoint file (.zip) or one of {', '.join(known)}")
     from rich.console import Console
 
     from eval.progress import Progress
