@@ -386,3 +386,45 @@ def test_bench_peers_bad_input():
     pytest.importorskip("pyspiel")
     res = runner.invoke(app, ["bench", "--suite", "engine", "--peers", "--peer-games", "hearts,nosuchgame"])
     assert res.exit_code != 0 and "'nosuchgame'" in res.output and "hearts" in res.output
+
+
+def test_bench_plot_draws_the_engine_report(tmp_path):
+    """--plot: the engine report as a chart; each bar is a rate of the JSON report (the grid
+    per table and batch, without then with observations; with --peers every contender's
+    median) and the targets are lines at 5x and 2.5x the best peer."""
+    import importlib.util
+
+    from ripmarket_env.app.benchplot import figure
+
+    png = tmp_path / "new" / "engine.png"
+    args = ["bench", "--json", "--suite", "engine", "--players", "4", "--batch", "8,16", "--seconds", "0.05",
+            "--peers", "--rounds", "1", "--plot", str(png)]
+    if importlib.util.find_spec("pyspiel") is not None:
+        args += ["--peer-games", "leduc_poker"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    report = json.loads(res.stdout)
+    grid, peers = figure(report).axes
+    rate = {(r["batch"], r["observations"]): r["steps_per_cpu_sec"] / 1e6 for r in report["results"]}
+    assert [b.get_height() for b in grid.patches] == pytest.approx(
+        [rate[8, False], rate[16, False], rate[8, True], rate[16, True]])
+    medians = sorted(r["median_steps_per_cpu_sec"] / 1e6 for r in report["peers"]["results"])
+    assert [b.get_width() for b in peers.patches] == pytest.approx(medians)
+    lines = [ln.get_xdata()[0] for ln in peers.get_lines()]
+    others = [r for r in report["peers"]["results"] if r["engine"] != "ours"]
+    if others:
+        best = max(r["median_steps_per_cpu_sec"] for r in others) / 1e6
+        assert lines == pytest.approx([5 * best, 2.5 * best])
+    else:  # no peer installed: nothing to draw a target against
+        assert lines == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--suite", "env", "--plot", "x.png"], "--plot is not allowed with --suite env; allowed with: engine, all"),
+    (["--suite", "engine", "--plot", "x.txt"], "give a file ending in .png, .svg, .pdf"),
+])
+def test_bench_plot_bad_input(tmp_path, args, message):
+    res = runner.invoke(app, ["bench", *[str(tmp_path / a) if a.startswith("x.") else a for a in args]])
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert list(tmp_path.iterdir()) == []

@@ -496,6 +496,7 @@ def bench(
     peer_games: Optional[str] = typer.Option(None, "--peer-games", metavar="LIST", help="With --peers: OpenSpiel game strings, comma-separated (default: its card games: bridge, hearts, spades, ...; 'none' for no OpenSpiel game)."),
     rounds: int = typer.Option(3, "--rounds", metavar="N", help="With --peers: alternated rounds (one --seconds slice per contender each)."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE", help="Also write the JSON report to FILE."),
+    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="Engine suite: also draw the report as a chart (.png, .svg or .pdf; matplotlib, the eval extra): agent steps per CPU-second at each table and batch without and with observations, and with --peers ours against each peer with the targets' lines."),
 ) -> None:
     """Measure steps per second: the engine under random legal play (without and with
     observations) and the environments (AEC env against PettingZoo's texas_holdem_v4, the
@@ -535,6 +536,14 @@ def bench(
         fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
     if rounds < 1:
         fail(f"--rounds {rounds} is not allowed; give an integer >= 1")
+    if plot is not None:
+        from ripmarket_env.app.benchplot import plot_problem
+
+        if "engine" not in suites[suite]:
+            fail(f"--plot is not allowed with --suite {suite}; allowed with: engine, all")
+        problem = plot_problem(plot)
+        if problem:
+            fail(problem)
     os_games = None
     if peer_games is not None:
         os_games = [] if peer_games.strip() == "none" else [g.strip() for g in peer_games.split(",") if g.strip()]
@@ -577,6 +586,14 @@ def bench(
             report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
     _write_report(text, out, err)
+    if plot is not None:
+        from ripmarket_env.app.benchplot import write
+
+        try:
+            write(report, plot)
+        except OSError as exc:
+            fail(f"cannot write {plot}: {exc}")
+        err.print(f"wrote {plot}")
     if as_json:
         typer.echo(text)
     else:
