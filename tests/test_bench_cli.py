@@ -428,3 +428,11 @@ def test_bench_plot_bad_input(tmp_path, args, message):
     res = runner.invoke(app, ["bench", *[str(tmp_path / a) if a.startswith("x.") else a for a in args]])
     assert res.exit_code == 2 and message in res.output, res.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_plot_refuses_a_directory_before_the_bench(tmp_path):
+    d = tmp_path / "chart.png"
+    d.mkdir()
+    res = runner.invoke(app, ["bench", "--suite", "engine", "--plot", str(d)])
+    assert res.exit_code == 2 and "is a directory; give a file ending in .png" in res.output, res.output
+    assert "without observations" not in res.output  # refused before any configuration ran

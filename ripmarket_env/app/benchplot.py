@@ -16,9 +16,20 @@ _PEER = "#9a9a9a"
 
 
 def plot_problem(path: Path) -> str | None:
-    """Why ``path`` cannot take the chart (its suffix, or no matplotlib), else None."""
+    """Why ``path`` cannot take the chart (its suffix, a directory that cannot be made or
+    written, or no matplotlib), else None. Checked before the bench runs."""
+    import os
+
     if path.suffix.lower() not in SUFFIXES:
         return f"--plot {str(path)!r} is not allowed; give a file ending in {', '.join(SUFFIXES)}"
+    if path.is_dir():
+        return f"--plot {str(path)!r} is a directory; give a file ending in {', '.join(SUFFIXES)}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--plot {str(path)!r}: cannot make its directory ({exc})"
+    if not os.access(path.parent, os.W_OK):
+        return f"--plot {str(path)!r}: its directory is not writable"
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:

@@ -586,14 +586,6 @@ def bench(
             report["environment"]["load_average_end"] = B.environment()["load_average"]
     text = B.to_json(report)
     _write_report(text, out, err)
-    if plot is not None:
-        from ripmarket_env.app.benchplot import write
-
-        try:
-            write(report, plot)
-        except OSError as exc:
-            fail(f"cannot write {plot}: {exc}")
-        err.print(f"wrote {plot}")
     if as_json:
         typer.echo(text)
     else:
@@ -606,6 +598,14 @@ def bench(
                 console.print(PE.render_rich(report["peers"]))
         if "env" in run:
             console.print(E.render_rich(report["env"]))
+    if plot is not None:  # after the report: a chart that cannot be written loses no figure
+        from ripmarket_env.app.benchplot import write
+
+        try:
+            write(report, plot)
+        except OSError as exc:
+            fail(f"cannot write {plot}: {exc}")
+        err.print(f"wrote {plot}")
 
 
 app.command("bench")(bench)
