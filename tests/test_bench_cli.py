@@ -422,9 +422,13 @@ def test_bench_plot_draws_the_engine_report(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--suite", "env", "--plot", "x.png"], "--plot is not allowed with --suite env; allowed with: engine, all"),
+    (["--suite", "bot", "--plot", "x.png"], "--plot is not allowed with --suite bot; allowed with: engine, all"),
+    (["--suite", "train", "--plot", "x.png"], "--plot is not allowed with --suite train; allowed with: engine, all"),
+    (["--suite", "bot", "--peers"], "--peers and --peer-games are not allowed with --suite bot"),
+    (["--suite", "train", "--peer-games", "hearts"], "--peers and --peer-games are not allowed with --suite train"),
     (["--suite", "engine", "--plot", "x.txt"], "give a file ending in .png, .svg, .pdf"),
 ])
-def test_bench_plot_bad_input(tmp_path, args, message):
+def test_bench_plot_and_peers_bad_input(tmp_path, args, message):
     res = runner.invoke(app, ["bench", *[str(tmp_path / a) if a.startswith("x.") else a for a in args]])
     assert res.exit_code == 2 and message in res.output, res.output
     assert list(tmp_path.iterdir()) == []

@@ -505,12 +505,16 @@ def bench(
     league and PPO updates) and where the time goes; with --suite bot, the milliseconds a
     bot takes to decide one move of one game on one CPU core (the web page's and the bot
     API's wait), at every table of the game."""
-    if suite == "bot":
-        _bench_bot(game, players, agents_, decisions, as_json, out)
-        return
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
+    if (peers or peer_games is not None) and "engine" not in suites[suite]:
+        fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
+    if plot is not None and "engine" not in suites[suite]:
+        fail(f"--plot is not allowed with --suite {suite}; allowed with: engine, all")
+    if suite == "bot":
+        _bench_bot(game, players, agents_, decisions, as_json, out)
+        return
     if suite == "train":
         _bench_train(config, rollouts, as_json, out, backend, env_runners)
         return
@@ -532,15 +536,11 @@ def bench(
     ns = _int_list(num_envs, "--num-envs", 1, 1 << 20)
     if not seconds > 0:
         fail(f"--seconds {seconds} is not allowed; give a positive number of seconds")
-    if (peers or peer_games is not None) and "engine" not in suites[suite]:
-        fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
     if rounds < 1:
         fail(f"--rounds {rounds} is not allowed; give an integer >= 1")
     if plot is not None:
         from ripmarket_env.app.benchplot import plot_problem
 
-        if "engine" not in suites[suite]:
-            fail(f"--plot is not allowed with --suite {suite}; allowed with: engine, all")
         problem = plot_problem(plot)
         if problem:
             fail(problem)
