@@ -778,7 +778,11 @@ def put_on_table(r, T, c, p, d, replacement):
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
 def fill_mask(r, T, c):
-    """Write the legal-action mask of game g; returns (count, last legal action)."""
+    """Write the legal-action mask of game g; returns (count, last legal action).
+
+    Each entry of a loop is written, counted and taken as ``last`` without a branch on its
+    own legality (a branch per entry mispredicts on masks that change from one decision to
+    the next; docs/ARCHITECTURE.md, Speed)."""
     m = r.mask
     m[:] = False
     DL = T.value.shape[0]
@@ -795,33 +799,32 @@ def fill_mask(r, T, c):
             last = A_DECK
         if r.hand_n[p] > 0 or not deck_ok:  # R-4.2
             for k in range(c[C_MARKET]):
-                if r.market[k] >= 0:
-                    m[A_MARKET0 + k] = True
-                    n += 1
-                    last = A_MARKET0 + k
+                v = r.market[k] >= 0
+                m[A_MARKET0 + k] = v
+                n += np.int64(v)
+                last = max(last, A_MARKET0 + k if v else -1)
     elif ph == PH_PLAY or ph == PH_REPLACE:
         a0 = a_play0()
-        for d in range(DL):
-            if r.hand[p, d] > 0:
-                m[a0 + d] = True
-                n += 1
-                last = a0 + d
+        for d in range(DL):  # without a branch on the hand: vectorized
+            v = r.hand[p, d] > 0
+            m[a0 + d] = v
+            n += np.int64(v)
+            last = max(last, a0 + d if v else -1)
     elif ph == PH_TARGET:
         code = T.ops[r.pend_card, r.pend_op, 0]
         a0 = a_target0(DL)
         for off in range(1, P):
-            q = (p + off) % P
-            if target_ok(r, c, p, q, code):
-                m[a0 + off - 1] = True
-                n += 1
-                last = a0 + off - 1
+            v = target_ok(r, c, p, (p + off) % P, code)
+            m[a0 + off - 1] = v
+            n += np.int64(v)
+            last = max(last, a0 + off - 1 if v else -1)
     elif ph == PH_MARKET:
         a0 = a_slot0(DL)
         for k in range(c[C_MARKET]):
-            if r.market[k] >= 0:
-                m[a0 + k] = True
-                n += 1
-                last = a0 + k
+            v = r.market[k] >= 0
+            m[a0 + k] = v
+            n += np.int64(v)
+            last = max(last, a0 + k if v else -1)
     elif ph == PH_GHOST:
         ap = a_pass(DL)
         m[ap] = True
@@ -834,18 +837,18 @@ def fill_mask(r, T, c):
         if victim:  # R-5.2
             a0 = a_shadow0(DL)
             for sd in range(r.shadow_hand.shape[1]):
-                if r.shadow_hand[p, sd] > 0:
-                    m[a0 + sd] = True
-                    n += 1
-                    last = a0 + sd
+                v = r.shadow_hand[p, sd] > 0
+                m[a0 + sd] = v
+                n += np.int64(v)
+                last = max(last, a0 + sd if v else -1)
     elif ph == PH_GHOST_TARGET:
         a0 = a_target0(DL)
         for off in range(1, P):
             q = (p + off) % P
-            if r.alive[q] and not r.acted[q]:
-                m[a0 + off - 1] = True
-                n += 1
-                last = a0 + off - 1
+            v = r.alive[q] and not r.acted[q]
+            m[a0 + off - 1] = v
+            n += np.int64(v)
+            last = max(last, a0 + off - 1 if v else -1)
     r.n_legal = n
     return n, last
 
