@@ -118,17 +118,26 @@ def time_agent(agent, obs: np.ndarray, masks: np.ndarray) -> dict[str, Any]:
             "p95_ms": p95, "max_ms": float(ms.max()), "under_target": p95 < TARGET_MS}
 
 
+def make_bots(names, game: str, seed: int = 0) -> dict[str, Any]:
+    """Each name's agent (``eval.evaluate.make_agent``): an unknown name or an unusable
+    checkpoint raises here, before any timing."""
+    from eval.evaluate import make_agent
+
+    return {name: make_agent(name, seed=seed, game=game) for name in names}
+
+
 def run_latency(names, players=None, decisions: int = 200, seed: int = 0, game: str | None = None,
-                on_config=None) -> dict[str, Any]:
+                on_config=None, bots: dict[str, Any] | None = None) -> dict[str, Any]:
     """The report: one row per agent and table (``game_tables(game, players)``: each count
     of ``players``, default every count of the game, in each of its modes). ``names``:
-    registered agent names or checkpoint files of ``game`` (``eval.evaluate.make_agent``)."""
-    from eval.evaluate import make_agent
+    registered agent names or checkpoint files of ``game`` (``make_bots``; ``bots``: the
+    agents already made from them)."""
     from ripmarket_env.games import ids
 
     game = game or ids()[0]
     threads = _one_thread()
-    bots = {name: make_agent(name, seed=seed, game=game) for name in names}  # an unknown name fails here, first
+    if bots is None:
+        bots = make_bots(names, game, seed)  # an unknown name fails here, first
     tables = game_tables(game, players)
     rows = []
     for P, rules in tables:

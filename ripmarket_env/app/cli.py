@@ -655,13 +655,17 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
     from agents.checkpoint import CheckpointError
 
     names = [n.strip() for n in (agents_ or ",".join(default_agents(game))).split(",") if n.strip()]
-    import agents
+    if not names:
+        import agents
 
-    known = agents.names(game)
-    bad = [n for n in names if n not in known and not (n.endswith(".zip") and Path(n).is_file())]
-    if not names or bad:  # before the progress bar starts: a name that cannot be an agent of the game
-        what = f"unknown agent {bad[0]!r} for {game}" if bad else f"{agents_!r} names no agent"
-        fail(f"--agents: {what}; allowed: a checkpoint file (.zip) or one of {', '.join(known)}")
+        fail(f"--agents: {agents_!r} names no agent; allowed: a checkpoint file (.zip) or one of "
+             f"{', '.join(agents.names(game))}")
+    from eval.latency import make_bots
+
+    try:  # before the progress bar starts: an unknown name, a bot of other cards, a broken checkpoint
+        bots = make_bots(names, game)
+    except (CheckpointError, ValueError, KeyError) as exc:
+        fail(f"--agents: {exc}")
     from rich.console import Console
 
     from eval.progress import Progress
@@ -675,10 +679,7 @@ def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisi
             progress.describe(label)
             progress.advance(1)
 
-        try:
-            result = run_latency(names, ps, decisions, game=game, on_config=advance)
-        except (CheckpointError, ValueError, KeyError) as exc:  # an unknown name, a bot of other cards, a broken checkpoint
-            fail(f"--agents: {exc}")
+        result = run_latency(names, ps, decisions, game=game, on_config=advance, bots=bots)
     _suite_report("bot", result, render_rich, as_json, out, err)
 
 

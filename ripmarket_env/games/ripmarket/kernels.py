@@ -777,6 +777,14 @@ def put_on_table(r, T, c, p, d, replacement):
 # Legal actions (the mask is part of the state, recomputed at every decision)
 # ----------------------------------------------------------------------------------
 @njit(**JIT)
+def _mark(m, a, legal, n, last):
+    """Entry ``a`` of the mask set to ``legal``, without a branch on it: the count and the
+    last legal action so far, updated."""
+    m[a] = legal
+    return n + np.int64(legal), max(last, a if legal else -1)
+
+
+@njit(**JIT)
 def fill_mask(r, T, c):
     """Write the legal-action mask of game g; returns (count, last legal action).
 
@@ -799,32 +807,20 @@ def fill_mask(r, T, c):
             last = A_DECK
         if r.hand_n[p] > 0 or not deck_ok:  # R-4.2
             for k in range(c[C_MARKET]):
-                v = r.market[k] >= 0
-                m[A_MARKET0 + k] = v
-                n += np.int64(v)
-                last = max(last, A_MARKET0 + k if v else -1)
+                n, last = _mark(m, A_MARKET0 + k, r.market[k] >= 0, n, last)
     elif ph == PH_PLAY or ph == PH_REPLACE:
         a0 = a_play0()
         for d in range(DL):  # without a branch on the hand: vectorized
-            v = r.hand[p, d] > 0
-            m[a0 + d] = v
-            n += np.int64(v)
-            last = max(last, a0 + d if v else -1)
+            n, last = _mark(m, a0 + d, r.hand[p, d] > 0, n, last)
     elif ph == PH_TARGET:
         code = T.ops[r.pend_card, r.pend_op, 0]
         a0 = a_target0(DL)
         for off in range(1, P):
-            v = target_ok(r, c, p, (p + off) % P, code)
-            m[a0 + off - 1] = v
-            n += np.int64(v)
-            last = max(last, a0 + off - 1 if v else -1)
+            n, last = _mark(m, a0 + off - 1, target_ok(r, c, p, (p + off) % P, code), n, last)
     elif ph == PH_MARKET:
         a0 = a_slot0(DL)
         for k in range(c[C_MARKET]):
-            v = r.market[k] >= 0
-            m[a0 + k] = v
-            n += np.int64(v)
-            last = max(last, a0 + k if v else -1)
+            n, last = _mark(m, a0 + k, r.market[k] >= 0, n, last)
     elif ph == PH_GHOST:
         ap = a_pass(DL)
         m[ap] = True
@@ -837,18 +833,12 @@ def fill_mask(r, T, c):
         if victim:  # R-5.2
             a0 = a_shadow0(DL)
             for sd in range(r.shadow_hand.shape[1]):
-                v = r.shadow_hand[p, sd] > 0
-                m[a0 + sd] = v
-                n += np.int64(v)
-                last = max(last, a0 + sd if v else -1)
+                n, last = _mark(m, a0 + sd, r.shadow_hand[p, sd] > 0, n, last)
     elif ph == PH_GHOST_TARGET:
         a0 = a_target0(DL)
         for off in range(1, P):
             q = (p + off) % P
-            v = r.alive[q] and not r.acted[q]
-            m[a0 + off - 1] = v
-            n += np.int64(v)
-            last = max(last, a0 + off - 1 if v else -1)
+            n, last = _mark(m, a0 + off - 1, r.alive[q] and not r.acted[q], n, last)
     r.n_legal = n
     return n, last
 
