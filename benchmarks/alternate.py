@@ -1,6 +1,6 @@
 """Two engines' random-play loops alternated slice by slice, for a before/after ratio.
 
-    python benchmarks/alternate.py A B [--pairs 40] [--slice 0.25] [--batch 4096]
+    python benchmarks/alternate.py A B [--runs 3] [--pairs 20] [--slice 0.25] [--batch 4096]
                                        [--observations without|with|both] [--json]
 
 ``A`` and ``B`` are ``GAME:PLAYERS`` with an optional ``@DIR``: a checkout of the project
@@ -13,8 +13,11 @@ Each side is a worker process holding the bench's own batch (``app.bench._Runner
 ``random_play_obs``), one numba thread. The two workers take turns: one slice of
 ``--slice`` CPU-seconds each (the steps per call are calibrated once on A), the order
 swapped every pair, the other worker idle while one runs. Each pair gives a ratio B / A
-of agent steps per CPU-second; the report is the median of the per-pair ratios and their
-quartiles. On a shared machine the rate drifts by a quarter within seconds, but two
+of agent steps per CPU-second; a run's figure is the median of its per-pair ratios (with
+their quartiles). ``--runs`` starts that many fresh pairs of workers one after the other
+and reports the median of the runs' figures: two processes of the same code can differ
+by a tenth for the whole of their lives (where their arrays landed in memory), which
+pairs within one run cannot see. On a shared machine the rate drifts by a quarter within seconds, but two
 slices a fraction of a second apart see the same machine, so the quartiles of the ratio
 come out within a few percent where separate bench runs (``ripmarket bench``, one
 process per side) spread by as much as the change being measured
@@ -109,33 +112,47 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("a", help="GAME:PLAYERS[@DIR], the reference side")
     ap.add_argument("b", help="GAME:PLAYERS[@DIR], the side whose ratio to A is reported")
-    ap.add_argument("--pairs", type=int, default=40, help="slices per side (default 40)")
+    ap.add_argument("--runs", type=int, default=3, help="fresh pairs of worker processes (default 3)")
+    ap.add_argument("--pairs", type=int, default=20, help="slices per side in each run (default 20)")
     ap.add_argument("--slice", type=float, default=0.25, help="CPU-seconds per slice (default 0.25)")
     ap.add_argument("--batch", type=int, default=4096, help="games per batch (default 4096)")
     ap.add_argument("--observations", choices=("without", "with", "both"), default="both")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
-    if args.pairs < 1 or args.batch < 1 or not args.slice > 0:
-        raise SystemExit("alternate.py: --pairs and --batch must be at least 1 and --slice above 0")
+    if args.runs < 1 or args.pairs < 1 or args.batch < 1 or not args.slice > 0:
+        raise SystemExit("alternate.py: --runs, --pairs and --batch must be at least 1 and --slice above 0")
     sides = [parse_side(args.a), parse_side(args.b)]
-    workers = []
-    try:
-        for game, players, where in sides:
-            workers.append(Worker(game, players, where, args.batch))
-        kinds = ["without", "with"] if args.observations == "both" else [args.observations]
-        results = [alternate(workers[0], workers[1], k, args.pairs, args.slice) for k in kinds]
-    finally:
-        for w in workers:
-            w.close()
+    kinds = ["without", "with"] if args.observations == "both" else [args.observations]
+    runs = []
+    for _ in range(args.runs):
+        workers = []
+        try:
+            for game, players, where in sides:
+                workers.append(Worker(game, players, where, args.batch))
+            runs.append([alternate(workers[0], workers[1], k, args.pairs, args.slice) for k in kinds])
+        finally:
+            for w in workers:
+                w.close()
+    results = []
+    for i, kind in enumerate(kinds):
+        per_run = [run[i] for run in runs]
+        results.append({
+            "observations": kind,
+            "median_ratio_b_over_a": statistics.median(r["median_ratio_b_over_a"] for r in per_run),
+            "median_a_steps_per_cpu_sec": statistics.median(r["median_a_steps_per_cpu_sec"] for r in per_run),
+            "median_b_steps_per_cpu_sec": statistics.median(r["median_b_steps_per_cpu_sec"] for r in per_run),
+            "runs": per_run,
+        })
     report = {"a": args.a, "b": args.b, "batch": args.batch, "slice_cpu_seconds": args.slice,
-              "results": results}
+              "pairs_per_run": args.pairs, "results": results}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         for r in results:
-            lo, hi = r["quartiles"]
-            print(f"{args.b} / {args.a}, {r['observations']} observations: {r['median_ratio_b_over_a']:.3f} "
-                  f"(quartiles {lo:.3f}-{hi:.3f}, {r['pairs']} pairs); "
+            each = ", ".join(f"{x['median_ratio_b_over_a']:.3f} ({x['quartiles'][0]:.3f}-{x['quartiles'][1]:.3f})"
+                             for x in r["runs"])
+            print(f"{args.b} / {args.a}, {r['observations']} observations: {r['median_ratio_b_over_a']:.3f}, "
+                  f"the median of {len(r['runs'])} runs of {args.pairs} pairs: {each}; "
                   f"{r['median_a_steps_per_cpu_sec'] / 1e6:.2f} M against {r['median_b_steps_per_cpu_sec'] / 1e6:.2f} M "
                   "agent steps per CPU-second")
     return 0
