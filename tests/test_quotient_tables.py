@@ -1,5 +1,5 @@
-"""The encoders' quotient tables (core.kernels.div3, div10, ratio32) give the very float32
-an encoder's store of the division gives, in and out of the tables' range, compiled and in
+"""The encoders' quotients without a division (core.kernels.div3, div10, ratio32) give the
+very float32 an encoder's store of the division gives, in and out of the tables' range, compiled and in
 plain Python; the unsigned index ``ix`` reads and writes what the signed one does, and in
 plain Python refuses a negative index instead of wrapping it; and the engine digest script
 is deterministic."""
@@ -40,12 +40,37 @@ def test_ratio32_is_the_stored_quotient_bit_for_bit():
             assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
 
 
+@njit
+def _div_all(xs, out3, out10, want3, want10):
+    for i in range(xs.shape[0]):
+        out3[i] = div3(xs[i])
+        out10[i] = div10(xs[i])
+        want3[i] = xs[i] / 3.0  # the plain formulas, rounded by the float32 store
+        want10[i] = xs[i] / 10.0
+
+
 def test_div3_div10_are_the_stored_quotients():
-    xs = np.arange(-20, 400)
-    got3 = np.array([div3(x) for x in xs], np.float32)
-    got10 = np.array([div10(x) for x in xs], np.float32)
-    assert got3.view(np.uint32).tolist() == (xs / 3.0).astype(np.float32).view(np.uint32).tolist()
-    assert got10.view(np.uint32).tolist() == (xs / 10.0).astype(np.float32).view(np.uint32).tolist()
+    """``div3``/``div10`` multiply by the double nearest 1/3 and 1/10 for 32-bit integers;
+    rounded to float32 that is the quotient, bit for bit: every int16 value, the edges of
+    the 32-bit range and a sample of it, one past it (the division), compiled, in plain
+    Python, and for int8/int16 arguments as the encoders pass them."""
+    rng = np.random.default_rng(5)
+    edge = [-(1 << 31) - 1, -(1 << 31), (1 << 31) - 1, 1 << 31, (1 << 40) + 7]
+    xs = np.concatenate([np.arange(-(1 << 15), 1 << 15), np.array(edge),
+                         rng.integers(-(1 << 31), 1 << 31, 200_000)]).astype(np.int64)
+    got3, got10, want3, want10 = (np.zeros(xs.shape[0], np.float32) for _ in range(4))
+    _div_all(xs, got3, got10, want3, want10)
+    assert np.array_equal(got3.view(np.uint32), want3.view(np.uint32))
+    assert np.array_equal(got10.view(np.uint32), want10.view(np.uint32))
+    assert np.array_equal(want3.view(np.uint32), (xs / 3.0).astype(np.float32).view(np.uint32))
+    sel = np.r_[0:400, (1 << 16):(1 << 16) + len(edge), (1 << 16) + 5:(1 << 16) + 400]
+    for x in xs[sel]:
+        assert np.float32(div3.py_func(int(x))).view(np.uint32) == np.float32(x / 3.0).view(np.uint32)
+        assert np.float32(div10.py_func(int(x))).view(np.uint32) == np.float32(x / 10.0).view(np.uint32)
+    for dt in (np.int8, np.int16):
+        small = np.arange(np.iinfo(dt).min, np.iinfo(dt).max + 1, 97, dtype=dt)
+        assert [div3(x) for x in small] == [np.float32(int(x) / 3.0) for x in small]
+        assert [div10(x) for x in small] == [np.float32(int(x) / 10.0) for x in small]
 
 
 @njit

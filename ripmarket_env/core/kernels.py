@@ -171,29 +171,35 @@ def rand_below(r, n):
 
 # ---------------------------------------------------------------------------------------
 # Exact quotients without a division (observation encoders): ``x / 3.0``, ``x / 10.0`` and
-# ``x / n`` of small integers, read from tables of the very quotients (computed by the same
-# IEEE division, then rounded to float32 as the encoder's store into its float32 row
-# rounds them), so an encoder writes the same float32 bits. A float division costs
-# several cycles of its unit, and the float64 -> float32 conversion one more; an encoder
-# does dozens per row. The results are float32: for storing into a float32 row only.
+# ``x / n`` of small integers, with the same float32 bits as the division rounded by the
+# encoder's store into its float32 row. A float division costs several cycles of its unit;
+# an encoder does dozens per row. ``x / 3.0`` and ``x / 10.0`` are a multiplication by the
+# double nearest 1/3 and 1/10: its product can differ from the quotient in the last bit of
+# the double, but never once rounded to float32, for every 32-bit integer ``x`` (checked
+# exhaustively, tests/test_quotient_tables.py keeps a check over the counts' range); a
+# multiplication, unlike a table read behind a range test, vectorizes over a row of
+# counts. ``x / n`` is a read of a table of the very quotients. The results are float32:
+# for storing into a float32 row only.
 # ---------------------------------------------------------------------------------------
-THIRDS = np.array([i / 3.0 for i in range(64)]).astype(np.float32)
-TENTHS = np.array([i / 10.0 for i in range(256)]).astype(np.float32)
+_I32 = 1 << 31
 
 
 @njit(**JIT)
 def div3(x):
-    """``np.float32(x / 3.0)`` of an integer ``x`` (a table read for 0 <= x < 64)."""
-    if x >= 0 and x < 64:
-        return THIRDS[x]
+    """``np.float32(x / 3.0)`` of an integer ``x``: ``x * (1 / 3)`` for 32-bit ``x`` (the
+    same float32; for an int8 or int16 ``x`` the range test folds away), the division
+    otherwise."""
+    if x >= -_I32 and x < _I32:
+        return np.float32(x * (1.0 / 3.0))
     return np.float32(x / 3.0)
 
 
 @njit(**JIT)
 def div10(x):
-    """``np.float32(x / 10.0)`` of an integer ``x`` (a table read for 0 <= x < 256)."""
-    if x >= 0 and x < 256:
-        return TENTHS[x]
+    """``np.float32(x / 10.0)`` of an integer ``x``: ``x * (1 / 10)`` for 32-bit ``x`` (the
+    same float32), the division otherwise."""
+    if x >= -_I32 and x < _I32:
+        return np.float32(x * (1.0 / 10.0))
     return np.float32(x / 10.0)
 
 

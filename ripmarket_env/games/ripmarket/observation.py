@@ -190,7 +190,7 @@ def encode_obs(r, T, c, viewer, offs, out):
     Written for speed, with the same float32 bits as the plain formulas in the comments:
     the offsets are read once into locals (a store into ``out`` could alias ``offs`` for
     the compiler, so it reloads them after every store otherwise), seats advance by one
-    instead of ``% P``, quotients of small integers are table reads (``div3``, ``div10``,
+    instead of ``% P``, quotients of small integers take no division (``div3``, ``div10``,
     ``ratio32``), the turn positions are one pass over ``order`` (not a search per seat),
     no reference counting (``_nrt=False``: the kernel allocates nothing; its caller
     holds the arrays), and every store indexes through ``ix`` (unsigned: numba does not
