@@ -404,7 +404,9 @@ def compute_mask(r, T, c):
     not depend on the slot (the unused dice, the payments, the cost, the Smuggler and
     Crowbar) is worked out once per call, and the loop visits only the slots an unused die
     points at (the set bits of the dice's bit set, lowest first, by a table), not all six
-    with a test each."""
+    with a test each; in a slot, each payment's and colour's entry is written with its
+    condition as the value (no branch on each: they change with the hand from one decision
+    to the next and mispredict)."""
     m = r.mask
     for i in range(m.shape[0]):
         m[i] = False
@@ -430,31 +432,27 @@ def compute_mask(r, T, c):
                 bits &= bits - 1
                 d = r.map_card[s]
                 if d >= 0:
+                    # the payments and colours are written as values (no branch on each)
                     f = A_FLIP + 3 * s
                     o = A_ROTATE + 3 * s
-                    if pay0:
-                        m[f] = True
-                        m[o] = True
-                        n += 2
-                    if pay1:
-                        m[f + 1] = True
-                        m[o + 1] = True
-                        n += 2
-                    if pay2:
-                        m[f + 2] = True
-                        m[o + 2] = True
-                        n += 2
+                    m[f] = pay0
+                    m[o] = pay0
+                    m[f + 1] = pay1
+                    m[o + 1] = pay1
+                    m[f + 2] = pay2
+                    m[o + 2] = pay2
+                    n += 2 * (np.int64(pay0) + np.int64(pay1) + np.int64(pay2))
                     # buy_access: an unseen face-down card, the other side without a
                     # Smuggler, a face-down card without a Crowbar cannot be bought
                     down = r.map_down[s] != 0
-                    if not (down and r.map_seen[s] == 0) and (smuggle or r.map_side[s] == side) and (
-                        crowbar or not down
-                    ):
-                        dc = T.colour[d]
-                        for col in range(2):
-                            if (dc == DUAL or dc == col) and r.hand[p, col] >= cost:
-                                m[A_BUY + 2 * s + col] = True
-                                n += 1
+                    access = ((not down) | (r.map_seen[s] != 0)) & (smuggle | (r.map_side[s] == side)) & (
+                        crowbar | (not down))
+                    dc = T.colour[d]
+                    red = access & ((dc == DUAL) | (dc == 0)) & (r.hand[p, 0] >= cost)
+                    black = access & ((dc == DUAL) | (dc == 1)) & (r.hand[p, 1] >= cost)
+                    m[A_BUY + 2 * s] = red
+                    m[A_BUY + 2 * s + 1] = black
+                    n += np.int64(red) + np.int64(black)
                 m[A_DRAW + s] = True
                 n += 1
             for e in range(4):  # effect_legal, an unused die being known here
