@@ -440,3 +440,48 @@ def test_bench_plot_refuses_a_directory_before_the_bench(tmp_path):
     res = runner.invoke(app, ["bench", "--suite", "engine", "--plot", str(d)])
     assert res.exit_code == 2 and "is a directory; give a file ending in .png" in res.output, res.output
     assert "without observations" not in res.output  # refused before any configuration ran
+
+
+def _alternate_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "alternate.py"
+    spec = importlib.util.spec_from_file_location("alternate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return path, mod
+
+
+def test_alternate_refuses_a_bad_side_or_option(tmp_path):
+    """``benchmarks/alternate.py`` names what was wrong before it starts any worker."""
+    _, mod = _alternate_script()
+    assert mod.parse_side("ripmarket:6") == ("ripmarket", 6, None)
+    for bad in ("ripmarket", "ripmarket:six", ":6", f"ripmarket:6@{tmp_path}"):
+        with pytest.raises(SystemExit, match="GAME:PLAYERS|not a checkout"):
+            mod.parse_side(bad)
+    with pytest.raises(SystemExit, match="--runs, --pairs and --batch"):
+        mod.main(["ripmarket:2", "ripmarket:2", "--pairs", "0"])
+
+
+def test_alternate_reports_each_run_and_the_median(tmp_path):
+    """Two workers of this checkout (two games) take turns; the JSON report holds one
+    ratio per pair, each run's median and the median of the runs (no speed asserted)."""
+    import subprocess
+    import sys
+
+    path, _ = _alternate_script()
+    res = subprocess.run(
+        [sys.executable, str(path), "rune-market:2", "black-market:2", "--runs", "2", "--pairs", "3",
+         "--slice", "0.01", "--batch", "8", "--observations", "both", "--json"],
+        capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    report = json.loads(res.stdout)
+    assert [r["observations"] for r in report["results"]] == ["without", "with"]
+    for r in report["results"]:
+        assert len(r["runs"]) == 2
+        for run in r["runs"]:
+            assert len(run["ratios"]) == 3 and all(x > 0 for x in run["ratios"])
+            assert run["median_ratio_b_over_a"] == sorted(run["ratios"])[1]
+        medians = sorted(run["median_ratio_b_over_a"] for run in r["runs"])
+        assert r["median_ratio_b_over_a"] == pytest.approx(sum(medians) / 2)
