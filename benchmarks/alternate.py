@@ -17,11 +17,13 @@ of agent steps per CPU-second; a run's figure is the median of its per-pair rati
 their quartiles). ``--runs`` starts that many fresh pairs of workers one after the other
 and reports the median of the runs' figures: two processes of the same code can differ
 by a tenth for the whole of their lives (where their arrays landed in memory), which
-pairs within one run cannot see. On a shared machine the rate drifts by a quarter within seconds, but two
-slices a fraction of a second apart see the same machine, so the quartiles of the ratio
-come out within a few percent where separate bench runs (``ripmarket bench``, one
-process per side) spread by as much as the change being measured
-(docs/ARCHITECTURE.md, Speed).
+pairs within one run cannot see. On a shared machine the rate drifts by a quarter within
+seconds, but two slices a fraction of a second apart see the same machine, so the
+quartiles of the ratio come out within a few percent where separate bench runs
+(``ripmarket bench``, one process per side) spread by as much as the change being
+measured (docs/ARCHITECTURE.md, Speed). A game or table this checkout does not know is
+refused before any worker starts; the same for the other checkout's is left to its worker
+(its error, then "did not start").
 """
 
 from __future__ import annotations
@@ -58,6 +60,14 @@ def parse_side(text: str) -> tuple[str, int, str | None]:
         raise SystemExit(f"alternate.py: {text!r} is not GAME:PLAYERS[@DIR] (e.g. ripmarket:6@/tmp/old)")
     if where and not (Path(where) / "ripmarket_env").is_dir():
         raise SystemExit(f"alternate.py: {where!r} is not a checkout of the project (no ripmarket_env/ in it)")
+    if not where:  # this checkout's games: refused here, before any worker starts
+        from ripmarket_env.games import get
+
+        try:
+            get(game).make_rules(int(players))
+        except Exception as e:  # unknown game (KeyError) or table (ConfigError)
+            why = e.args[0] if isinstance(e, KeyError) and e.args else e
+            raise SystemExit(f"alternate.py: {text!r}: {why}") from None
     return game, int(players), where or None
 
 

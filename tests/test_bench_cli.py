@@ -460,6 +460,10 @@ def test_alternate_refuses_a_bad_side_or_option(tmp_path):
     for bad in ("ripmarket", "ripmarket:six", ":6", f"ripmarket:6@{tmp_path}"):
         with pytest.raises(SystemExit, match="GAME:PLAYERS|not a checkout"):
             mod.parse_side(bad)
+    with pytest.raises(SystemExit, match="unknown game 'nosuch'.*registered games"):
+        mod.parse_side("nosuch:4")
+    with pytest.raises(SystemExit, match="num_players=11 is not allowed; allowed: an integer from 2 to 10"):
+        mod.parse_side("ripmarket:11")
     with pytest.raises(SystemExit, match="--runs, --pairs and --batch"):
         mod.main(["ripmarket:2", "ripmarket:2", "--pairs", "0"])
 
