@@ -448,11 +448,10 @@ def compute_mask(r, T, c):
                     access = ((not down) | (r.map_seen[s] != 0)) & (smuggle | (r.map_side[s] == side)) & (
                         crowbar | (not down))
                     dc = T.colour[d]
-                    red = access & ((dc == DUAL) | (dc == 0)) & (r.hand[p, 0] >= cost)
-                    black = access & ((dc == DUAL) | (dc == 1)) & (r.hand[p, 1] >= cost)
-                    m[A_BUY + 2 * s] = red
-                    m[A_BUY + 2 * s + 1] = black
-                    n += np.int64(red) + np.int64(black)
+                    for col in range(2):
+                        ok = access & ((dc == DUAL) | (dc == col)) & (r.hand[p, col] >= cost)
+                        m[A_BUY + 2 * s + col] = ok
+                        n += np.int64(ok)
                 m[A_DRAW + s] = True
                 n += 1
             for e in range(4):  # effect_legal, an unused die being known here
