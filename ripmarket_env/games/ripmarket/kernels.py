@@ -972,8 +972,10 @@ def damage_levels(score, compete, order, P, rule, tie_earliest, out):
 
 
 @njit(**JIT)
-def final_scores(r, T, c, score, with_shadows, seats):
-    """R-7.1: base value, Living effects in event order, Shadows in attach order, rule."""
+def final_scores(r, T, c, score, seats):
+    """R-7.1: base value and Living effects in event order (the Shadows, in attach order,
+    are ``shadow_scores``: the round's scores without them are a balance statistic).
+    True when the Shadows count too: not under Earthquake (R-7.5)."""
     P = c[C_P]
     # The last seat in this round's order with a card on the table (for "if_last").
     last_seat = -1
@@ -995,7 +997,7 @@ def final_scores(r, T, c, score, with_shadows, seats):
         else:
             score[q] = 0
     if r.rule == RULE_EARTHQUAKE:  # R-7.5
-        return
+        return False
     for i in range(n):
         q = seats[i]
         d = r.played[q]
@@ -1015,8 +1017,13 @@ def final_scores(r, T, c, score, with_shadows, seats):
                 v = op_set_score(r, T, c, q, T.ops[d, k, 1])
                 if v > -1000:
                     score[q] = v
-    if not with_shadows:
-        return
+    return True
+
+
+@njit(**JIT)
+def shadow_scores(r, T, c, score):
+    """R-7.1: the attached Shadows' score changes, in attach order."""
+    P = c[C_P]
     for q in range(P):
         d = r.played[q]
         if d < 0:
@@ -1064,7 +1071,14 @@ def resolve_round(r, T, c):
         compete[q] = 1 if (r.alive[q] and r.played[q] >= 0) else 0
         if r.attached_n[q] > 0:
             any_shadow = True
-    final_scores(r, T, c, score, True, seats)
+    # The scores without Shadows (a balance statistic, below) are the scores before them.
+    shadows_count = final_scores(r, T, c, score, seats)
+    plain = W[3]
+    if any_shadow:
+        for q in range(P):
+            plain[q] = score[q]
+    if shadows_count:
+        shadow_scores(r, T, c, score)
     rule = r.rule
     for q in range(P):
         r.last_score[q] = score[q]
@@ -1084,9 +1098,7 @@ def resolve_round(r, T, c):
     damage_levels(score, compete, r.order, P, rule, tie_earliest, hit)
     # Balance statistic: would the damage have landed elsewhere without Shadows?
     if any_shadow:
-        plain = W[3]
         hit2 = W[4]
-        final_scores(r, T, c, plain, False, seats)
         damage_levels(plain, compete, r.order, P, rule, tie_earliest, hit2)
         for q in range(P):
             if hit[q] != hit2[q]:
