@@ -247,3 +247,18 @@ def test_nth_legal_is_the_kth_set_entry_of_the_mask(mask, k):
     want = int(legal[k]) if 0 <= k < len(legal) else -1
     assert nth_legal(m, k) == want
     assert nth_legal.py_func(m, k) == want
+
+
+def test_seat_after_is_the_remainder_of_the_sum_for_every_seat_and_table():
+    """``core.kernels.seat_after(p, k, n)`` (the games' loops over the other seats) is
+    ``(p + k) % n`` for every table size of the zoo (2-10 seats), seat ``p < n`` and
+    ``0 <= k <= n``, compiled and in plain Python, with the kernels' integer types."""
+    from ripmarket_env.core.kernels import seat_after
+
+    for n in range(2, 11):
+        for p in range(n):
+            for k in range(n + 1):
+                want = (p + k) % n
+                assert seat_after(np.int8(p), k, np.int64(n)) == want
+                assert seat_after(p, np.int64(k), n) == want
+                assert seat_after.py_func(np.int8(p), k, np.int64(n)) == want

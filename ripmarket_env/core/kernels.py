@@ -34,6 +34,17 @@ def ix(i):
     return np.uint64(i)
 
 
+@njit(**JIT)
+def seat_after(p, k, n):
+    """``(p + k) % n`` for ``0 <= p < n`` and ``0 <= k <= n``: the seat ``k`` places after
+    seat ``p`` at a table of ``n``, by a compare and a subtraction. ``%`` by a table size
+    only known at run time is an integer division, tens of cycles, in the loops over the
+    other seats of every legal mask (docs/ARCHITECTURE.md, Speed). Only where both bounds
+    hold by construction (loop counters, seats): an action from outside keeps ``%``."""
+    q = p + k
+    return q - n if q >= n else q
+
+
 @njit(cache=True)
 def first_illegal(S, actions):
     """Index of the first game whose action is illegal, or -1.

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from ripmarket_env.core.drivers import drivers_once
-from ripmarket_env.core.kernels import ev_push
+from ripmarket_env.core.kernels import ev_push, seat_after
 from ripmarket_env.games.blackmarket.config import (
     C_ANY_PLAYER,
     C_LIMIT,
@@ -471,7 +471,7 @@ def compute_mask(r, T, c):
                 n += 1
     elif ph == PH_CHOOSE_SEAT:
         for j in range(1, P):
-            q = (p + j) % P
+            q = seat_after(p, j, P)
             if is_opponent(c, p, q) and r.hand_n[q] > 0:
                 m[A_SEAT + j - 1] = True
                 n += 1
@@ -673,7 +673,7 @@ def advance(r, T, c):
             if r.turn >= c[C_MAX_TURNS]:
                 end_game(r, T, c, END_CAP, -1, -1)
                 return
-            r.turn_player = (r.turn_player + 1) % c[C_P]
+            r.turn_player = seat_after(r.turn_player, 1, c[C_P])
             begin_turn(r, T, c)
         compute_mask(r, T, c)
         if r.n_legal != 1 or hidden_forced(r):

@@ -13,7 +13,7 @@ from numba import njit
 
 from ripmarket_env.core.drivers import DRIVERS as DRIVER_NAMES
 from ripmarket_env.core.drivers import drivers_once
-from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal  # noqa: F401
+from ripmarket_env.core.kernels import bench_u32, ev_push, first_illegal, random_legal, seat_after  # noqa: F401
 from ripmarket_env.games.ripmarket.cards.registry import (
     BASE_CONDS,
     OP_DAMAGE_TARGET,
@@ -447,18 +447,18 @@ def begin_round(r, c):
     if c[C_GHOST_FIRST] == 1 or r.epilogue:
         i = 0
         for j in range(P):
-            p = (fp + j) % P
+            p = seat_after(fp, j, P)
             if not r.alive[p]:
                 r.order[i] = p
                 i += 1
         for j in range(P):
-            p = (fp + j) % P
+            p = seat_after(fp, j, P)
             if r.alive[p]:
                 r.order[i] = p
                 i += 1
     else:
         for j in range(P):
-            r.order[j] = (fp + j) % P
+            r.order[j] = seat_after(fp, j, P)
     r.turn = 0
     r.rule = 0
     r.phase = PH_TURN_START
@@ -713,7 +713,7 @@ def target_ok(r, c, p, q, code):
 def any_target(r, c, p, code):
     P = c[C_P]
     for off in range(1, P):
-        if target_ok(r, c, p, (p + off) % P, code):
+        if target_ok(r, c, p, seat_after(p, off, P), code):
             return True
     return False
 
@@ -816,7 +816,7 @@ def fill_mask(r, T, c):
         code = T.ops[r.pend_card, r.pend_op, 0]
         a0 = a_target0(DL)
         for off in range(1, P):
-            n, last = _mark(m, a0 + off - 1, target_ok(r, c, p, (p + off) % P, code), n, last)
+            n, last = _mark(m, a0 + off - 1, target_ok(r, c, p, seat_after(p, off, P), code), n, last)
     elif ph == PH_MARKET:
         a0 = a_slot0(DL)
         for k in range(c[C_MARKET]):
@@ -837,7 +837,7 @@ def fill_mask(r, T, c):
     elif ph == PH_GHOST_TARGET:
         a0 = a_target0(DL)
         for off in range(1, P):
-            q = (p + off) % P
+            q = seat_after(p, off, P)
             n, last = _mark(m, a0 + off - 1, r.alive[q] and not r.acted[q], n, last)
     r.n_legal = n
     return n, last
@@ -1155,7 +1155,7 @@ def resolve_round(r, T, c):
     fp = r.first_player
     first_death = True
     for i in range(P):
-        q = (fp + i) % P
+        q = seat_after(fp, i, P)
         if r.alive[q] and r.hp[q] == 0:
             if first_death:
                 r.elim_counter += 1
@@ -1187,7 +1187,7 @@ def resolve_round(r, T, c):
     if best < 0:
         best = fp
     for i in range(P):
-        q = (best + i) % P
+        q = seat_after(best, i, P)
         if r.alive[q]:
             r.first_player = q
             ev_push(r, EV_FIRST_PLAYER, q, 0, 0)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ripmarket_env.core.drivers import drivers_once
-from ripmarket_env.core.kernels import ev_push, first_illegal  # noqa: F401
+from ripmarket_env.core.kernels import ev_push, first_illegal, seat_after  # noqa: F401
 
 try:
     from numba.core.config import DISABLE_JIT as _NO_JIT
@@ -304,7 +304,7 @@ def bandit_spot(r, c, p):
     """RM-6.1: an opponent's Shelter without a Bandit exists."""
     P = c[C_P]
     for k in range(1, P):
-        q = (p + k) % P
+        q = seat_after(p, k, P)
         for col in range(2):
             if r.shelter[q, col] != 0 and r.bandit[q, col] < 0:
                 return True
@@ -449,7 +449,7 @@ def end_turn(r, c):
     ev_push(r, EV_END_TURN, p, r.hand_n[p], 0)
     r.intent = I_NONE
     r.other = -1
-    r.turn_player = (p + 1) % c[C_P]
+    r.turn_player = seat_after(p, 1, c[C_P])
     r.phase = PH_TURN_START
 
 
@@ -523,7 +523,7 @@ def fill_mask(r, c):
             m[A_THEFT] = True
         if has_number(r, p):
             for k in range(1, P):
-                if r.attacked[(p + k) % P] == 0:
+                if r.attacked[seat_after(p, k, P)] == 0:
                     m[A_ATTACK] = True
             if can_buy_rune(r, c, p):
                 for col in range(2):
@@ -551,11 +551,11 @@ def fill_mask(r, c):
     elif ph == PH_CHOOSE_OPP:
         if r.intent == I_ATTACK:  # RM-5.6
             for k in range(1, P):
-                m[A_OPPONENT + k - 1] = r.attacked[(p + k) % P] == 0
+                m[A_OPPONENT + k - 1] = r.attacked[seat_after(p, k, P)] == 0
         else:  # RM-5.1: opponents with something to steal, or any
             anyone = False
             for k in range(1, P):
-                if has_loot(r, (p + k) % P):
+                if has_loot(r, seat_after(p, k, P)):
                     m[A_OPPONENT + k - 1] = True
                     anyone = True
             if not anyone:
@@ -580,7 +580,7 @@ def fill_mask(r, c):
                     m[A_SHELTER + col] = True
         else:
             for k in range(1, P):
-                q = (p + k) % P
+                q = seat_after(p, k, P)
                 for col in range(2):
                     if r.shelter[q, col] != 0 and r.bandit[q, col] < 0:
                         m[A_SHELTER + 2 * k + col] = True
