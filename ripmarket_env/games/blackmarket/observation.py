@@ -155,6 +155,8 @@ def encode_obs(r, T, c, viewer, offs, out):
             out[ix(b)] = 1.0
             if r.map_seen[s] != 0:
                 out[ix(b + 1 + d)] = 1.0
+                if d < D:
+                    out[ix(o_left + d)] -= 1
             else:
                 unseen += 1
             out[ix(b + 1 + D)] = 1.0 if r.map_down[s] != 0 else 0.0
@@ -178,26 +180,24 @@ def encode_obs(r, T, c, viewer, offs, out):
         out[ix(o_pend + j)] = 1.0
         if r.pend_die >= 0:
             out[ix(o_pend + 3 + r.dice[r.pend_die] - 1)] = 1.0
-    mine = 0
-    theirs = 0
-    for q in range(P):
-        if q % 2 == vside:
-            mine += r.points[q]
-        else:
-            theirs += r.points[q]
-    out[ix(offs[O_SIDEPTS])] = ratio32(mine, tgt)  # points / target
-    out[ix(offs[O_SIDEPTS] + 1)] = ratio32(theirs, tgt)
     base = offs[O_SEAT_START]
     size = offs[O_SEAT_SIZE]
     s_present, s_same, s_actor, s_first = offs[S_PRESENT], offs[S_SAME], offs[S_ACTOR], offs[S_FIRST]
     s_points, s_handn, s_owned, s_spent = offs[S_POINTS], offs[S_HANDN], offs[S_OWNED], offs[S_SPENT]
     actor = r.actor if live else -1
     first = r.first_player
+    mine = 0  # the sides' points
+    theirs = 0
     q = viewer  # the seat of block rel: (viewer + rel) % P
     for rel in range(P):
         b = base + rel * size
         out[ix(b + s_present)] = 1.0
-        out[ix(b + s_same)] = 1.0 if q % 2 == vside else 0.0
+        same = q % 2 == vside
+        if same:
+            mine += r.points[q]
+        else:
+            theirs += r.points[q]
+        out[ix(b + s_same)] = 1.0 if same else 0.0
         out[ix(b + s_actor)] = 1.0 if actor == q else 0.0
         out[ix(b + s_first)] = 1.0 if first == q else 0.0
         out[ix(b + s_points)] = ratio32(r.points[q], tgt)
@@ -221,9 +221,7 @@ def encode_obs(r, T, c, viewer, offs, out):
         q += 1
         if q == P:
             q = 0
-    for s in range(N_SLOTS):
-        d = r.map_card[s]
-        if d >= 0 and d < D and r.map_seen[s] != 0:
-            out[ix(o_left + d)] -= 1
+    out[ix(offs[O_SIDEPTS])] = ratio32(mine, tgt)  # points / target
+    out[ix(offs[O_SIDEPTS] + 1)] = ratio32(theirs, tgt)
     for d in range(D):
         out[ix(o_left + d)] = ratio32(np.int64(out[ix(o_left + d)]), T.copies[d])  # left / copies
