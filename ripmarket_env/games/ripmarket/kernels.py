@@ -826,10 +826,9 @@ def fill_mask(r, T, c):
         m[ap] = True
         n += 1
         last = ap
-        victim = False
+        victim = False  # without a branch per seat
         for q in range(P):
-            if r.alive[q] and not r.acted[q]:
-                victim = True
+            victim = victim | (r.alive[q] & (not r.acted[q]))
         if victim:
             a0 = a_shadow0(DL)
             for sd in range(r.shadow_hand.shape[1]):
