@@ -185,14 +185,6 @@ def number_total(r, p):
 
 
 @njit(**JIT)
-def has_number(r, p):
-    for d in range(10):
-        if r.hand[p, d] > 0:
-            return True
-    return False
-
-
-@njit(**JIT)
 def subset_bits(r, p, skip):
     """Bit s set: some of seat p's Number cards (one card of value ``skip`` left out, 0 for
     none) sum to s, for s <= 15."""
@@ -521,7 +513,8 @@ def fill_mask(r, c):
                     m[A_SHELTER_TABLE + col] = True
         if r.hand[p, D_THEFT] > 0:
             m[A_THEFT] = True
-        if has_number(r, p):
+        total = number_total(r, p)
+        if total > 0:  # some Number card (every value is 1 or more)
             for k in range(1, P):
                 if r.attacked[seat_after(p, k, P)] == 0:
                     m[A_ATTACK] = True
@@ -529,7 +522,7 @@ def fill_mask(r, c):
                 for col in range(2):
                     if r.market[col] > 0:
                         m[A_BUY_RUNE + col] = True
-            if number_total(r, p) >= c[C_NUMBER_COST]:
+            if total >= c[C_NUMBER_COST]:
                 if r.market_boats > 0 and own_boat_spot(r, p):
                     m[A_NUMBER_BOAT] = True
                 if r.market_bandits > 0 and bandit_spot(r, c, p):
