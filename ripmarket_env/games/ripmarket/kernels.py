@@ -973,8 +973,7 @@ def damage_levels(score, compete, order, P, rule, tie_earliest, out):
 @njit(**JIT)
 def final_scores(r, T, c, score, seats):
     """R-7.1: base value and Living effects in event order (the Shadows, in attach order,
-    are ``shadow_scores``: the round's scores without them are a balance statistic).
-    True when the Shadows count too: not under Earthquake (R-7.5)."""
+    are ``shadow_scores``: the round's scores without them are a balance statistic)."""
     P = c[C_P]
     # The last seat in this round's order with a card on the table (for "if_last").
     last_seat = -1
@@ -996,7 +995,7 @@ def final_scores(r, T, c, score, seats):
         else:
             score[q] = 0
     if r.rule == RULE_EARTHQUAKE:  # R-7.5
-        return False
+        return
     for i in range(n):
         q = seats[i]
         d = r.played[q]
@@ -1016,12 +1015,13 @@ def final_scores(r, T, c, score, seats):
                 v = op_set_score(r, T, c, q, T.ops[d, k, 1])
                 if v > -1000:
                     score[q] = v
-    return True
 
 
 @njit(**JIT)
 def shadow_scores(r, T, c, score):
     """R-7.1: the attached Shadows' score changes, in attach order."""
+    if r.rule == RULE_EARTHQUAKE:  # R-7.5: base values only
+        return
     P = c[C_P]
     for q in range(P):
         d = r.played[q]
@@ -1071,13 +1071,12 @@ def resolve_round(r, T, c):
         if r.attached_n[q] > 0:
             any_shadow = True
     # The scores without Shadows (a balance statistic, below) are the scores before them.
-    shadows_count = final_scores(r, T, c, score, seats)
+    final_scores(r, T, c, score, seats)
     plain = W[3]
     if any_shadow:
         for q in range(P):
             plain[q] = score[q]
-    if shadows_count:
-        shadow_scores(r, T, c, score)
+    shadow_scores(r, T, c, score)
     rule = r.rule
     for q in range(P):
         r.last_score[q] = score[q]
