@@ -17,6 +17,8 @@ import weakref
 import numpy as np
 from numba import njit
 
+from ripmarket_env.core.kernels import append_nonzeros
+
 # Caches keyed by ``id()`` hold a weak reference to what they were built from and check it
 # on every hit: once an object is freed, Python may give its id to a new one (a new
 # network's weight of another shape, a new league's agents).
@@ -230,12 +232,8 @@ def _nonzeros_rows(x, rows, shift, extra, cols, vals, offsets):
         offsets[i] = k
         r = rows[i]
         s = shift[i]
-        if k + d <= cap:  # room for a whole row: every entry written, kept where non-zero (no branch)
-            for j in range(d):
-                v = x[r, j]
-                cols[k] = j + s
-                vals[k] = v
-                k += v != 0.0
+        if k + d <= cap:  # room for a whole row
+            k = append_nonzeros(x[r], s, cols, vals, k)
         else:
             for j in range(d):
                 v = x[r, j]

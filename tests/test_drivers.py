@@ -262,3 +262,52 @@ def test_seat_after_is_the_remainder_of_the_sum_for_every_seat_and_table():
                 assert seat_after(np.int8(p), k, np.int64(n)) == want
                 assert seat_after(p, np.int64(k), n) == want
                 assert seat_after.py_func(np.int8(p), k, np.int64(n)) == want
+
+
+_ENTRIES = st.sampled_from([0.0, 0.0, 0.0, 0.0, -0.0, 1.0, -2.5, 3e-42, float("nan"), float("inf")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.lists(_ENTRIES, max_size=300), shift=st.integers(-3, 5000), start=st.integers(0, 7))
+def test_append_nonzeros_appends_each_nonzero_entry_in_order(x, shift, start):
+    """``core.kernels.append_nonzeros`` (the CSR of ``gather_csr`` and of the sparse
+    networks' inputs): from ``start`` on, every entry that compares unequal to zero (so
+    NaN, infinities and denormals, not -0.0), in order, as ``(index + shift, value)``,
+    compiled and in plain Python; the end is returned and nothing before ``start`` changes."""
+    from ripmarket_env.core.kernels import append_nonzeros
+
+    x = np.array(x, np.float32)
+    keep = np.flatnonzero(x != 0.0)
+    for f in (append_nonzeros, append_nonzeros.py_func):
+        cols = np.full(start + len(x) + 1, -7, np.int64)
+        vals = np.full(start + len(x) + 1, 9.0, np.float32)
+        end = f(x, shift, cols, vals, start)
+        assert end == start + len(keep)
+        assert np.array_equal(cols[start:end], keep + shift)
+        assert np.array_equal(vals[start:end].view(np.uint32), x[keep].view(np.uint32))
+        assert (cols[:start] == -7).all() and (vals[:start] == 9.0).all()
+
+
+@pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
+def test_step_rows_steps_only_the_given_games(game):
+    """``step_rows`` (an opponent round of the learner batch) leaves a batch byte for byte
+    as ``step_serial`` with -1 for every game not in ``rows``."""
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    engines = [spec.make_engine(spec.make_rules(4), 30) for _ in range(2)]
+    for e in engines:
+        e.reset(list(range(30)))
+    rng = np.random.default_rng(5)
+    kb = spec.batch
+    for _ in range(25):
+        m = engines[0].legal_mask()
+        live = np.flatnonzero(~engines[0].state["done"])
+        rows = rng.permutation(live)[: rng.integers(0, len(live) + 1)].astype(np.int64)
+        acts = (rng.random(m.shape) * m).argmax(1).astype(np.int64)
+        full = np.full(30, -1, np.int64)
+        full[rows] = acts[rows]
+        a, b = engines
+        kb.step_serial(_k(a.state), _k(a.tables), a.cfg, full)
+        kb.step_rows(_k(b.state), _k(b.tables), b.cfg, rows, acts[rows])
+        assert np.array_equal(_raw(a), _raw(b))

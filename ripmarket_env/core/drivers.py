@@ -20,7 +20,8 @@ The drivers read only the public face of a row (``done``, ``actor``, ``phase``, 
 calls of the AEC env (``reset_one``, ``step_one``, ``status_one``, ``observe_one``), the
 vector env's learner step with compiled random opponents and auto-reset
 (``learner_step_serial``/``_parallel``, ``learner_reset_serial``/``_parallel``,
-``random_opponents_one``), ``encode_rows``/``gather``/``gather_csr`` for its Python opponents, and the
+``random_opponents_one``), ``encode_rows``/``gather``/``gather_csr``/``step_rows`` for its Python
+opponents, and the
 bench/fuzz loops ``random_play``/``random_play_obs``.
 
 How the game's kernels reach a driver compiled once (docs/ARCHITECTURE.md, "Batch
@@ -52,7 +53,7 @@ import functools
 import numpy as np
 from numba import njit, prange, types
 
-from ripmarket_env.core.kernels import bench_u32, nth_legal, random_legal
+from ripmarket_env.core.kernels import append_nonzeros, bench_u32, nth_legal, random_legal
 from ripmarket_env.core.seeds import GOLDEN, episode_key, episode_seed_one, fold_seed_u64, splitmix64
 
 try:
@@ -196,6 +197,14 @@ def step_serial(fns, S, TB, c, actions):
         step_game(S[g], TB[0], c, actions[g])
 
 
+def step_rows(fns, S, TB, c, rows, actions):
+    """Step game ``rows[i]`` with ``actions[i]`` (legal); the other games are not read, as
+    an opponent round of a learner batch, where a few of thousands of games may act, needs."""
+    step_game = _row_fn(fns, STEP, S, TB, c)
+    for i in range(rows.shape[0]):
+        step_game(S[rows[i]], TB[0], c, actions[i])
+
+
 def encode_batch(fns, S, TB, c, viewers, offs, out):
     encode_obs = _encode_fn(fns, ENCODE, S, TB, c, offs, out)
     for g in prange(out.shape[0]):
@@ -249,10 +258,7 @@ def gather_csr(fns, S, TB, c, rows, offs, viewers, obs, masks, cols, vals, start
         if k < 0 or k + d > cap:
             k = -1
             continue
-        for j in range(d):  # without a branch: write every entry, keep it when non-zero
-            cols[k] = j
-            vals[k] = x[j]
-            k += x[j] != 0.0
+        k = append_nonzeros(x, 0, cols, vals, k)
     return k
 
 
@@ -493,6 +499,7 @@ def _signatures(state_dtype, tables_dtype):
         "reset_serial": ((S, TB, c, i64a, u64a), False),
         "step_batch": ((S, TB, c, i64a), True),
         "step_serial": ((S, TB, c, i64a), False),
+        "step_rows": ((S, TB, c, i64a, i64a), False),
         "encode_batch": ((S, TB, c, i64a, i64a, f32m), True),
         "encode_serial": ((S, TB, c, i64a, i64a, f32m), False),
         "encode_rows": ((S, TB, c, i64a, i64a, i64a, f32m), False),
@@ -514,7 +521,7 @@ def _signatures(state_dtype, tables_dtype):
 
 
 DRIVERS = (
-    "reset_batch", "reset_serial", "step_batch", "step_serial", "encode_batch", "encode_serial",
+    "reset_batch", "reset_serial", "step_batch", "step_serial", "step_rows", "encode_batch", "encode_serial",
     "encode_rows", "gather", "gather_csr", "reset_one", "step_one", "status_one", "random_play", "random_play_obs",
     "learner_step_serial", "learner_step_parallel", "learner_reset_serial", "learner_reset_parallel",
     "random_opponents_one",

@@ -267,7 +267,7 @@ class LearnerBatch:
         # One thread: the engine's serial kernels (no thread pool at all); otherwise its
         # parallel kernels, on at most ``numba_threads`` threads (None: numba's default).
         self.threads = NumbaThreads(None if numba_threads == 1 else numba_threads)
-        serial = numba_threads == 1
+        self._serial = serial = numba_threads == 1
         kb = spec.batch
         self._kb = kb
         self._phase_names = spec.phase_names
@@ -376,6 +376,7 @@ class LearnerBatch:
         acc = acc if use_acc else self.rewards
         sparse = self.sparse_opponents
         gather = self._kb.gather_csr if sparse else self._kb.gather
+        serial, step_rows = self._serial, self._kb.step_rows
         if sparse and self._opp_cols is None:
             B = self.num_envs
             self._opp_cols = np.zeros(B * 192 + self.obs_size, np.int64)
@@ -392,9 +393,12 @@ class LearnerBatch:
                 self.opp_csr = None
             chosen = self._opponent_actions(idx, (viewers - seat[idx]) % P - 1, obs, masks)
             self._check_opponent_actions(idx, chosen, masks)
-            acts[idx] = chosen
-            self._k_step(S, TB, cfg, acts)
-            acts[idx] = -1
+            if serial:  # only the rows that act (a late round may hold a few of thousands)
+                step_rows(S, TB, cfg, idx, np.ascontiguousarray(chosen, np.int64))
+            else:
+                acts[idx] = chosen
+                self._k_step(S, TB, cfg, acts)
+                acts[idx] = -1
             n = _after_step(S, idx, seat, acc, use_acc, buf_b)
             buf_a, buf_b = buf_b, buf_a
 
