@@ -368,6 +368,49 @@ def _plan(agents) -> tuple:
     return group, style, firsts, rests
 
 
+def _layers(rest) -> list | None:
+    """The leaf modules of ``rest`` in order when it is ``nn.Sequential`` (nested or not)
+    of ``Linear``, ``ReLU`` and ``Tanh`` layers only, else None."""
+    import torch.nn as nn
+
+    if not isinstance(rest, nn.Sequential):
+        return None
+    out = []
+    for m in rest.children():
+        if isinstance(m, nn.Sequential):
+            inner = _layers(m)
+            if inner is None:
+                return None
+            out += inner
+        elif isinstance(m, (nn.Linear, nn.ReLU, nn.Tanh)):
+            out.append(m)
+        else:
+            return None
+    return out
+
+
+def _rest_in_place(rest, h):
+    """``rest(h)`` with the activations applied in place on ``h`` (a buffer of
+    ``fused_act``'s own) and each ``Linear`` as the ``addmm`` that ``F.linear`` calls: the
+    same numbers without a new tensor per activation. A ``rest`` of other layers is
+    called as it is."""
+    import torch
+
+    layers = _layers(rest)
+    if layers is None:
+        return rest(h)
+    for m in layers:
+        if isinstance(m, torch.nn.ReLU):
+            h.relu_()
+        elif isinstance(m, torch.nn.Tanh):
+            h.tanh_()
+        elif m.bias is not None:
+            h = torch.addmm(m.bias, h, m.weight.t())
+        else:
+            h = h @ m.weight.t()
+    return h
+
+
 def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: np.ndarray,
               out: np.ndarray, csr: tuple | None = None) -> np.ndarray:
     """Actions of every row ``i`` whose agent ``agents[who[i]]`` is a network with a
@@ -414,13 +457,19 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
         cols, vals, offsets = csr_rows(np.ascontiguousarray(observations, dtype=np.float32), rows, base[gid], extra)
     with torch.no_grad():
         h = bag(cols, vals, offsets, table)
-        h += table[torch.from_numpy(len(table) - len(firsts) + gid)]
+        nb = len(table) - len(firsts)  # the first bias row
         if len(firsts) == 1:
-            z = rests[0](h)
+            h += table[nb]
+            z = _rest_in_place(rests[0], h)
         else:
             bounds = np.searchsorted(gid, np.arange(len(firsts) + 1))
-            z = torch.cat([rests[g](h[bounds[g]:bounds[g + 1]]) for g in range(len(firsts))
-                           if bounds[g + 1] > bounds[g]])
+            zs = []
+            for g in range(len(firsts)):
+                if bounds[g + 1] > bounds[g]:
+                    hg = h[bounds[g]:bounds[g + 1]]
+                    hg += table[nb + g]
+                    zs.append(_rest_in_place(rests[g], hg))
+            z = torch.cat(zs)
         m = torch.from_numpy(np.asarray(action_masks, dtype=bool)[rows])
         z.masked_fill_(~m, -np.inf)
         act = z.argmax(dim=1).numpy()

@@ -291,3 +291,22 @@ def test_caches_keyed_by_id_do_not_serve_a_freed_objects_entry():
     S._plans[((id(b), id(new)),)] = stale
     group, style, firsts, rests = S._plan([b])
     assert firsts == [new] and group.tolist() == [0]
+
+
+def test_the_layers_after_the_first_run_in_place_with_the_same_numbers():
+    """``fused_act`` runs the layers after a network's first one with its activations in
+    place (``_rest_in_place``): bit for bit ``rest(h)`` for Sequentials of Linear, ReLU and
+    Tanh (nested too), and any other ``rest`` is called as it is."""
+    from agents.sparse import _rest_in_place
+
+    torch.manual_seed(3)
+    nn = torch.nn
+    rests = [nn.Sequential(nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 5)),
+             nn.Sequential(nn.Tanh(), nn.Sequential(nn.Linear(16, 8), nn.Tanh()), nn.Linear(8, 5, bias=False)),
+             nn.Sequential(nn.ReLU(), nn.LayerNorm(16), nn.Linear(16, 5))]
+    h = torch.randn(37, 16)
+    for rest in rests:
+        with torch.no_grad():
+            want = rest(h)
+            got = _rest_in_place(rest, h.clone())
+        assert got.shape == want.shape and torch.equal(got, want)
