@@ -107,8 +107,9 @@ def test_bench_json_has_one_schema_for_every_game(game, suite):
 
     spec = get(game)
     P = spec.min_players
+    sizes = ["--batch", "8"] if suite == "engine" else ["--num-envs", "8"]
     res = runner.invoke(app, ["bench", "--json", "--suite", suite, "--game", game, "--players", str(P),
-                              "--batch", "8", "--num-envs", "8", "--seconds", "0.05"])
+                              *sizes, "--seconds", "0.05"])
     assert res.exit_code == 0, res.output
     report = json.loads(res.stdout)
     assert report["suite"] == suite and report["environment"]["cpu_count"] >= 1
@@ -427,6 +428,16 @@ def test_bench_plot_draws_the_engine_report(tmp_path):
     (["--suite", "bot", "--peers"], "--peers and --peer-games are not allowed with --suite bot"),
     (["--suite", "train", "--peer-games", "hearts"], "--peers and --peer-games are not allowed with --suite train"),
     (["--suite", "engine", "--plot", "x.txt"], "give a file ending in .png, .svg, .pdf"),
+    (["--suite", "train", "--batch", "8"], "--batch is not allowed with --suite train; allowed with: engine, all"),
+    (["--suite", "train", "--players", "4"], "--players is not allowed with --suite train; allowed with: engine, env, all, bot"),
+    (["--suite", "train", "--game", "rune-market"], "--game is not allowed with --suite train"),
+    (["--suite", "engine", "--num-envs", "64"], "--num-envs is not allowed with --suite engine; allowed with: env, all"),
+    (["--suite", "bot", "--seconds", "1"], "--seconds is not allowed with --suite bot; allowed with: engine, env, all"),
+    (["--suite", "env", "--rollouts", "3"], "--rollouts is not allowed with --suite env; allowed with: train"),
+    (["--suite", "all", "--agents", "greedy"], "--agents is not allowed with --suite all; allowed with: bot"),
+    (["--suite", "engine", "--decisions", "5"], "--decisions is not allowed with --suite engine; allowed with: bot"),
+    (["--suite", "engine", "--rounds", "2"], "--rounds is read only with --peers"),
+    (["--suite", "all", "--peer-games", "hearts"], "--peer-games is read only with --peers"),
 ])
 def test_bench_plot_and_peers_bad_input(tmp_path, args, message):
     res = runner.invoke(app, ["bench", *[str(tmp_path / a) if a.startswith("x.") else a for a in args]])

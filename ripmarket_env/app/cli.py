@@ -468,6 +468,7 @@ def _int_list(text: str, option: str, lo: int, hi: int | None = None) -> list[in
 
 
 def bench(
+    ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
     suite: str = typer.Option(
         "all", "--suite", metavar="SUITE",
@@ -504,7 +505,8 @@ def bench(
     learner steps per second of a training config end to end (rollouts against its
     league and PPO updates) and where the time goes; with --suite bot, the milliseconds a
     bot takes to decide one move of one game on one CPU core (the web page's and the bot
-    API's wait), at every table of the game."""
+    API's wait), at every table of the game. An option the suite does not read (--batch
+    with --suite train, --rounds without --peers) is refused, not ignored."""
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
@@ -512,6 +514,7 @@ def bench(
         fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
     if plot is not None and "engine" not in suites[suite]:
         fail(f"--plot is not allowed with --suite {suite}; allowed with: engine, all")
+    _refuse_unused_bench_options(ctx, suite, suites, peers)
     if suite == "bot":
         _bench_bot(game, players, agents_, decisions, as_json, out)
         return
@@ -609,6 +612,35 @@ def bench(
 
 
 app.command("bench")(bench)
+
+#: The parts of ``bench`` (engine, env, train, bot) that read each option; ``--suite``,
+#: ``--json`` and ``--out`` serve every suite.
+_BENCH_OPTION_USERS = {
+    "players": ("engine", "env", "bot"), "game": ("engine", "env", "bot"), "batch": ("engine",),
+    "num_envs": ("env",), "seconds": ("engine", "env"), "config": ("train",), "rollouts": ("train",),
+    "backend": ("train",), "env_runners": ("train",), "agents_": ("bot",), "decisions": ("bot",),
+    "rounds": ("engine",),
+}
+
+
+def _refuse_unused_bench_options(ctx, suite: str, suites: dict, peers: bool) -> None:
+    """A usage error for an option given on the command line that ``--suite`` does not
+    read (``--batch`` with ``--suite train``, ``--rounds`` without ``--peers``), rather than
+    a report that silently leaves it out."""
+
+    def given(name: str) -> bool:
+        source = ctx.get_parameter_source(name)
+        return source is not None and source.name != "DEFAULT"
+
+    flags = {p.name: p.opts[0] for p in ctx.command.params}
+    run = set(suites[suite])
+    for name, users in _BENCH_OPTION_USERS.items():
+        if given(name) and not run & set(users):
+            allowed = [k for k, v in suites.items() if set(v) & set(users)]
+            fail(f"{flags[name]} is not allowed with --suite {suite}; allowed with: {', '.join(allowed)}")
+    for name in ("rounds", "peer_games"):
+        if given(name) and not peers:
+            fail(f"{flags[name]} is read only with --peers; give --peers too, or leave {flags[name]} out")
 
 
 def _write_report(text: str, out: Optional[Path], err) -> None:
