@@ -637,7 +637,9 @@ def _refuse_unused_bench_options(ctx, suite: str, suites: dict, peers: bool) -> 
     for name, users in _BENCH_OPTION_USERS.items():
         if given(name) and not run & set(users):
             allowed = [k for k, v in suites.items() if set(v) & set(users)]
-            fail(f"{flags[name]} is not allowed with --suite {suite}; allowed with: {', '.join(allowed)}")
+            hint = " (the train suite plays the game and table of --config)" if suite == "train" and name in (
+                "game", "players") else ""
+            fail(f"{flags[name]} is not allowed with --suite {suite}; allowed with: {', '.join(allowed)}{hint}")
     for name in ("rounds", "peer_games"):
         if given(name) and not peers:
             fail(f"{flags[name]} is read only with --peers; give --peers too, or leave {flags[name]} out")
