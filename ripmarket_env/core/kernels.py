@@ -1,6 +1,8 @@
 """Cross-game kernels: compiled helpers that read only a game row's public face
 (``done``, ``actor``, ``phase``, ``mask``, ``n_legal``) and the event log fields
-(``ev``, ``ev_n``, ``ev_lost``). numba compiles them once per game's state type."""
+(``ev``, ``ev_n``, ``ev_lost``), the games' shared arithmetic (``seat_after``, ``div3``,
+``ratio32``, ...) and the drivers' array helpers (``append_nonzeros``). numba compiles
+them once per game's state type."""
 
 from __future__ import annotations
 
