@@ -336,7 +336,8 @@ _plans: dict[tuple, tuple] = {}
 
 def _plan(agents) -> tuple:
     """Per agent: its network group (-1: not fusable) and style input (-1: none); the
-    groups' first layers and remaining layers. Cached on the list's agents and networks."""
+    groups' first layers and remaining layers (each ``(rest, _layers(rest))``). Cached on
+    the list's agents and networks."""
     parts = [getattr(a, "sparse_parts", lambda: None)() for a in agents]
     key = tuple((id(a), id(p[0]) if p else 0) for a, p in zip(agents, parts))
     hit = _plans.get(key)
@@ -359,7 +360,7 @@ def _plan(agents) -> tuple:
         else:
             group[i] = len(firsts)
             firsts.append(first)
-            rests.append(rest)
+            rests.append((rest, _layers(rest)))
         style[i] = -1 if extra is None else extra
     if len(_plans) > 64:
         _plans.clear()
@@ -389,14 +390,15 @@ def _layers(rest) -> list | None:
     return out
 
 
-def _rest_in_place(rest, h):
+def _rest_in_place(rest, h, layers=False):
     """``rest(h)`` with the activations applied in place on ``h`` (a buffer of
     ``fused_act``'s own) and each ``Linear`` as the ``addmm`` that ``F.linear`` calls: the
     same numbers without a new tensor per activation. A ``rest`` of other layers is
-    called as it is."""
+    called as it is. ``layers``: ``_layers(rest)`` when the caller has it."""
     import torch
 
-    layers = _layers(rest)
+    if layers is False:
+        layers = _layers(rest)
     if layers is None:
         return rest(h)
     for m in layers:
@@ -460,7 +462,8 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
         nb = len(table) - len(firsts)  # the first bias row
         if len(firsts) == 1:
             h += table[nb]
-            z = _rest_in_place(rests[0], h)
+            rest, layers = rests[0]
+            z = _rest_in_place(rest, h, layers)
         else:
             bounds = np.searchsorted(gid, np.arange(len(firsts) + 1))
             zs = []
@@ -468,7 +471,7 @@ def fused_act(agents, who: np.ndarray, observations: np.ndarray, action_masks: n
                 if bounds[g + 1] > bounds[g]:
                     hg = h[bounds[g]:bounds[g + 1]]
                     hg += table[nb + g]
-                    zs.append(_rest_in_place(rests[g], hg))
+                    zs.append(_rest_in_place(rests[g][0], hg, rests[g][1]))
             z = torch.cat(zs)
         m = torch.from_numpy(np.asarray(action_masks, dtype=bool)[rows])
         z.masked_fill_(~m, -np.inf)

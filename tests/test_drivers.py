@@ -290,12 +290,13 @@ def test_append_nonzeros_appends_each_nonzero_entry_in_order(x, shift, start):
 
 @pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
 def test_step_rows_steps_only_the_given_games(game):
-    """``step_rows`` (an opponent round of the learner batch) leaves a batch byte for byte
-    as ``step_serial`` with -1 for every game not in ``rows``."""
+    """``step_rows`` (an opponent round of the learner batch) and its threaded twin
+    ``step_rows_parallel`` leave a batch byte for byte as ``step_serial`` with -1 for
+    every game not in ``rows``."""
     from ripmarket_env.games import get
 
     spec = get(game)
-    engines = [spec.make_engine(spec.make_rules(4), 30) for _ in range(2)]
+    engines = [spec.make_engine(spec.make_rules(4), 30) for _ in range(3)]
     for e in engines:
         e.reset(list(range(30)))
     rng = np.random.default_rng(5)
@@ -307,7 +308,9 @@ def test_step_rows_steps_only_the_given_games(game):
         acts = (rng.random(m.shape) * m).argmax(1).astype(np.int64)
         full = np.full(30, -1, np.int64)
         full[rows] = acts[rows]
-        a, b = engines
+        a, b, t = engines
         kb.step_serial(_k(a.state), _k(a.tables), a.cfg, full)
         kb.step_rows(_k(b.state), _k(b.tables), b.cfg, rows, acts[rows])
+        kb.step_rows_parallel(_k(t.state), _k(t.tables), t.cfg, rows, acts[rows])
         assert np.array_equal(_raw(a), _raw(b))
+        assert np.array_equal(_raw(a), _raw(t))

@@ -512,8 +512,6 @@ def bench(
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
     if (peers or peer_games is not None) and "engine" not in suites[suite]:
         fail(f"--peers and --peer-games are not allowed with --suite {suite}; allowed with: engine, all")
-    if plot is not None and "engine" not in suites[suite]:
-        fail(f"--plot is not allowed with --suite {suite}; allowed with: engine, all")
     _refuse_unused_bench_options(ctx, suite, suites, peers)
     if suite == "bot":
         _bench_bot(game, players, agents_, decisions, as_json, out)
@@ -619,7 +617,7 @@ _BENCH_OPTION_USERS = {
     "players": ("engine", "env", "bot"), "game": ("engine", "env", "bot"), "batch": ("engine",),
     "num_envs": ("env",), "seconds": ("engine", "env"), "config": ("train",), "rollouts": ("train",),
     "backend": ("train",), "env_runners": ("train",), "agents_": ("bot",), "decisions": ("bot",),
-    "rounds": ("engine",),
+    "rounds": ("engine",), "plot": ("engine",),
 }
 
 

@@ -20,8 +20,8 @@ The drivers read only the public face of a row (``done``, ``actor``, ``phase``, 
 calls of the AEC env (``reset_one``, ``step_one``, ``status_one``, ``observe_one``), the
 vector env's learner step with compiled random opponents and auto-reset
 (``learner_step_serial``/``_parallel``, ``learner_reset_serial``/``_parallel``,
-``random_opponents_one``), ``encode_rows``/``gather``/``gather_csr``/``step_rows`` for its Python
-opponents, and the
+``random_opponents_one``), ``encode_rows``/``gather``/``gather_csr``/``step_rows`` (``_parallel``) for its
+Python opponents, and the
 bench/fuzz loops ``random_play``/``random_play_obs``.
 
 How the game's kernels reach a driver compiled once (docs/ARCHITECTURE.md, "Batch
@@ -197,9 +197,17 @@ def step_serial(fns, S, TB, c, actions):
         step_game(S[g], TB[0], c, actions[g])
 
 
+def step_rows_parallel(fns, S, TB, c, rows, actions):
+    """Step game ``rows[i]`` with ``actions[i]`` (legal, or -1: no step); the other games
+    are not read, as an opponent round of a learner batch, where a few of thousands of
+    games may act, needs."""
+    step_game = _row_fn(fns, STEP, S, TB, c)
+    for i in prange(rows.shape[0]):
+        step_game(S[rows[i]], TB[0], c, actions[i])
+
+
 def step_rows(fns, S, TB, c, rows, actions):
-    """Step game ``rows[i]`` with ``actions[i]`` (legal); the other games are not read, as
-    an opponent round of a learner batch, where a few of thousands of games may act, needs."""
+    """``step_rows_parallel`` without threads."""
     step_game = _row_fn(fns, STEP, S, TB, c)
     for i in range(rows.shape[0]):
         step_game(S[rows[i]], TB[0], c, actions[i])
@@ -500,6 +508,7 @@ def _signatures(state_dtype, tables_dtype):
         "step_batch": ((S, TB, c, i64a), True),
         "step_serial": ((S, TB, c, i64a), False),
         "step_rows": ((S, TB, c, i64a, i64a), False),
+        "step_rows_parallel": ((S, TB, c, i64a, i64a), True),
         "encode_batch": ((S, TB, c, i64a, i64a, f32m), True),
         "encode_serial": ((S, TB, c, i64a, i64a, f32m), False),
         "encode_rows": ((S, TB, c, i64a, i64a, i64a, f32m), False),
@@ -521,7 +530,7 @@ def _signatures(state_dtype, tables_dtype):
 
 
 DRIVERS = (
-    "reset_batch", "reset_serial", "step_batch", "step_serial", "step_rows", "encode_batch", "encode_serial",
+    "reset_batch", "reset_serial", "step_batch", "step_serial", "step_rows", "step_rows_parallel", "encode_batch", "encode_serial",
     "encode_rows", "gather", "gather_csr", "reset_one", "step_one", "status_one", "random_play", "random_play_obs",
     "learner_step_serial", "learner_step_parallel", "learner_reset_serial", "learner_reset_parallel",
     "random_opponents_one",

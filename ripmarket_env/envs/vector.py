@@ -267,11 +267,12 @@ class LearnerBatch:
         # One thread: the engine's serial kernels (no thread pool at all); otherwise its
         # parallel kernels, on at most ``numba_threads`` threads (None: numba's default).
         self.threads = NumbaThreads(None if numba_threads == 1 else numba_threads)
-        self._serial = serial = numba_threads == 1
+        serial = numba_threads == 1
         kb = spec.batch
         self._kb = kb
         self._phase_names = spec.phase_names
         self._k_step = kb.step_serial if serial else kb.step_batch
+        self._k_step_rows = kb.step_rows if serial else kb.step_rows_parallel
         self._k_reset = kb.reset_serial if serial else kb.reset_batch
         self._k_encode = kb.encode_serial if serial else kb.encode_batch
         self.compiled_opponents = bool(compiled_opponents) and self._all_random_opponents()
@@ -293,7 +294,6 @@ class LearnerBatch:
         self.opp_csr = None
         self._rows_a = np.zeros(B, np.int64)
         self._rows_b = np.zeros(B, np.int64)
-        self._acts = np.full(B, -1, np.int64)
         self._arange = np.arange(B)
         self._terminal = np.zeros((B, self.obs_size), np.float32)  # compiled path: last observations
         self._game_seeds = np.zeros(B, np.int64)  # compiled path: each game's deal seed
@@ -365,10 +365,10 @@ class LearnerBatch:
 
         Each round: the games where an opponent decides, their deciders' observations
         and masks (the game's ``gather``), one ``act_batch`` per opponent agent, one engine step of
-        the whole batch (the other games skip), then the games still waiting."""
+        those games (``step_rows``: the others are not read), then the games still waiting."""
         eng = self.engine
         S, TB, cfg, offs = _k(eng.state), _k(eng.tables), eng.cfg, eng._offs
-        seat, P, acts = self.seat, self.num_players, self._acts
+        seat, P, step_rows = self.seat, self.num_players, self._k_step_rows
         buf_a, buf_b = self._rows_a, self._rows_b
         rows = self._arange if games is None else games
         n = _waiting(S, rows, seat, buf_a)
@@ -376,7 +376,6 @@ class LearnerBatch:
         acc = acc if use_acc else self.rewards
         sparse = self.sparse_opponents
         gather = self._kb.gather_csr if sparse else self._kb.gather
-        serial, step_rows = self._serial, self._kb.step_rows
         if sparse and self._opp_cols is None:
             B = self.num_envs
             self._opp_cols = np.zeros(B * 192 + self.obs_size, np.int64)
@@ -391,14 +390,10 @@ class LearnerBatch:
             else:
                 gather(S, TB, cfg, idx, offs, viewers, obs, masks)
                 self.opp_csr = None
-            chosen = self._opponent_actions(idx, (viewers - seat[idx]) % P - 1, obs, masks)
+            chosen = np.ascontiguousarray(self._opponent_actions(idx, (viewers - seat[idx]) % P - 1, obs, masks),
+                                          np.int64)
             self._check_opponent_actions(idx, chosen, masks)
-            if serial:  # only the rows that act (a late round may hold a few of thousands)
-                step_rows(S, TB, cfg, idx, np.ascontiguousarray(chosen, np.int64))
-            else:
-                acts[idx] = chosen
-                self._k_step(S, TB, cfg, acts)
-                acts[idx] = -1
+            step_rows(S, TB, cfg, idx, chosen)  # only the games that act (a late round may hold a few of thousands)
             n = _after_step(S, idx, seat, acc, use_acc, buf_b)
             buf_a, buf_b = buf_b, buf_a
 
@@ -412,7 +407,7 @@ class LearnerBatch:
     def _check_opponent_actions(self, idx, chosen, masks) -> None:
         if chosen.shape != (idx.size,):
             raise ValueError(f"an opponent's act_batch returned shape {chosen.shape} for {idx.size} games")
-        i = _first_illegal_choice(masks, chosen.astype(np.int64, copy=False))
+        i = _first_illegal_choice(masks, chosen)
         if i >= 0:
             g = int(idx[i])
             raise IllegalActionError(
