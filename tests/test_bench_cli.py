@@ -500,3 +500,54 @@ def test_alternate_reports_each_run_and_the_median(tmp_path):
             assert run["median_ratio_b_over_a"] == sorted(run["ratios"])[1]
         medians = sorted(run["median_ratio_b_over_a"] for run in r["runs"])
         assert r["median_ratio_b_over_a"] == pytest.approx(sum(medians) / 2)
+
+
+def _instructions_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "instructions.py"
+    spec = importlib.util.spec_from_file_location("instructions", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_instructions_refuses_a_bad_table_or_option_before_valgrind(monkeypatch):
+    """``benchmarks/instructions.py`` names what was wrong before any counted run, and
+    a game without PLAYERS is counted at its default table."""
+    mod = _instructions_script()
+    monkeypatch.setattr(mod, "count", lambda *a: pytest.fail("counted despite bad input"))
+    assert mod.parse_table("ripmarket:6") == ("ripmarket", 6)
+    assert mod.parse_table("rune-market") == ("rune-market", 4)
+    for bad, message in (("ripmarket:x", "is not GAME\\[:PLAYERS\\]"), (":4", "is not GAME"),
+                         ("nosuch:4", "unknown game 'nosuch'.*registered games"),
+                         ("ripmarket:11", "num_players=11 is not allowed; allowed: an integer from 2 to 10")):
+        with pytest.raises(SystemExit, match=message):
+            mod.main([bad])
+    with pytest.raises(SystemExit, match="--games and --steps must be at least 1"):
+        mod.main(["ripmarket:6", "--steps", "0"])
+    monkeypatch.setattr(mod.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="valgrind is not on PATH"):
+        mod.main(["ripmarket:6"])
+
+
+def test_instructions_counts_only_unnamed_code_and_divides_by_the_steps_between(tmp_path):
+    """Only the events of code without a file and function name (the compiled kernels) are
+    summed; the per-step figures are the longer run's less the shorter one's."""
+    mod = _instructions_script()
+    out = tmp_path / "cachegrind.out"
+    out.write_text("events: Ir Bc Bcm Bi Bim\n"
+                   "fl=/usr/lib/libc.so\nfn=memset\n0 1000 10 1 0 0\n"
+                   "fl=???\nfn=???\n0 300 40 5 2 1\n0 100 10 1 0 0\n"
+                   "fl=???\nfn=PyObject_Malloc\n0 7777 7 7 7 7\n"
+                   "fl=???\nfn=???\n0 600 50 4 2 1\n"
+                   "summary: 9777 117 18 11 9\n")
+    assert mod._compiled(out) == {"Ir": 1000, "Bc": 100, "Bcm": 10, "Bi": 4, "Bim": 2}
+    lo = {"Ir": 1000, "Bc": 100, "Bcm": 10, "Bi": 4, "Bim": 2}
+    hi = {"Ir": 3000, "Bc": 300, "Bcm": 30, "Bi": 14, "Bim": 3}
+    assert mod.per_step(lo, hi, 100) == {"instructions": 20.0, "cond_branches": 2.0, "cond_mispredicted_sim": 0.2,
+                                         "indirect_branches": 0.1, "indirect_mispredicted_sim": 0.01}
+    (tmp_path / "empty.out").write_text("events: Ir Bc Bcm Bi Bim\nfl=x.c\nfn=main\n0 5 0 0 0 0\n")
+    with pytest.raises(RuntimeError, match="no events in unnamed code"):
+        mod._compiled(tmp_path / "empty.out")
