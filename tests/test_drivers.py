@@ -288,6 +288,21 @@ def test_append_nonzeros_appends_each_nonzero_entry_in_order(x, shift, start):
         assert (cols[:start] == -7).all() and (vals[:start] == 9.0).all()
 
 
+@pytest.mark.parametrize("n", [0, 1, 511, 512, 513, 1024, 1127, 1537])
+def test_clear_row_zeroes_every_entry_and_nothing_else(n):
+    """``core.kernels.clear_row`` (the observation encoders' clearing, in pieces of 512
+    entries above 512): every entry of the row +0.0, the entries around it untouched,
+    compiled and in plain Python."""
+    from ripmarket_env.core.kernels import clear_row
+
+    for f in (clear_row, clear_row.py_func):
+        buf = np.full(n + 2, np.nan, np.float32)
+        buf[1:-1] = -np.arange(n, dtype=np.float32) - 1.0
+        f(buf[1:-1])
+        assert np.array_equal(buf[1:-1].view(np.uint32), np.zeros(n, np.uint32))  # +0.0, not -0.0
+        assert np.isnan(buf[0]) and np.isnan(buf[-1])
+
+
 @pytest.mark.parametrize("game", ["ripmarket", "black-market", "rune-market"])
 def test_step_rows_steps_only_the_given_games(game):
     """``step_rows`` (an opponent round of the learner batch) and its threaded twin

@@ -198,6 +198,21 @@ _I32 = 1 << 31
 
 
 @njit(**JIT)
+def clear_row(out):
+    """``out[:] = 0`` in pieces of 512 entries (2 kB of float32), for an observation row
+    longer than that. Each piece is a ``memset`` that glibc does with vector stores; one
+    ``memset`` of a whole row above glibc's ``rep_stosb_threshold`` (2 kB by default:
+    R.I.P. Market's 1,127 floats) goes to ``rep stosb``, which cleared that row more
+    slowly (docs/ARCHITECTURE.md, Speed). A shorter row is one ``memset`` as before."""
+    n = out.shape[0]
+    if n <= 512:
+        out[:] = 0
+        return
+    for a in range(0, n, 512):
+        out[a:min(a + 512, n)] = 0
+
+
+@njit(**JIT)
 def div3(x):
     """``np.float32(x / 3.0)`` of an integer ``x``: ``x * (1 / 3)`` for 32-bit ``x`` (the
     same float32; for an int8 or int16 ``x`` the range test folds away), the division

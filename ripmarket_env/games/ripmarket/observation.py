@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ripmarket_env.core.kernels import div3, div10, ix, ratio32
+from ripmarket_env.core.kernels import clear_row, div3, div10, ix, ratio32
 from ripmarket_env.core.spec import Layout as _CoreLayout
 from ripmarket_env.core.spec import Piece  # scope: "global" or "seat" (repeated for each of the 10 seat blocks)
 from ripmarket_env.games.ripmarket.config import C_HP, C_MAX_ROUNDS, C_P
@@ -195,7 +195,7 @@ def encode_obs(r, T, c, viewer, offs, out):
     no reference counting (``_nrt=False``: the kernel allocates nothing; its caller
     holds the arrays), and every store indexes through ``ix`` (unsigned: numba does not
     test it for Python's negative-index wrap; every index here is >= 0)."""
-    out[:] = 0.0
+    clear_row(out)
     P = c[C_P]
     DL = T.value.shape[0]
     DS = T.shadow_copies.shape[0]
