@@ -38,6 +38,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from agents.sparse import flat_layers
 from ripmarket_env.core.jsonfile import short
 
 FORMAT = "ripmarket-policy/2"
@@ -87,19 +88,6 @@ class ExportedPolicy(nn.Module):
         return z.masked_fill(torch.as_tensor(mask) == 0, float("-inf"))
 
 
-def _flat_layers(module: nn.Module) -> list[nn.Module]:
-    """A network as its Linear/ReLU/Tanh layers in order (Sequential containers and
-    SB3's flatten extractor opened); anything else cannot be exported."""
-    if isinstance(module, nn.Sequential):
-        return [layer for child in module for layer in _flat_layers(child)]
-    if isinstance(module, (nn.Flatten, nn.Identity)) or type(module).__name__ == "FlattenExtractor":
-        return []
-    if isinstance(module, (nn.Linear, nn.ReLU, nn.Tanh)):
-        return [module]
-    raise ValueError(f"cannot export a network with a {type(module).__name__} layer: "
-                     "exports hold Linear, ReLU and Tanh layers")
-
-
 def _is_distilled(agent) -> bool:
     return hasattr(agent, "net") and hasattr(agent, "style_index") and hasattr(agent, "n_styles")
 
@@ -139,7 +127,7 @@ def export_policy(agent, path: str | Path, obs_size: int | None = None, num_acti
     if (obs_size, num_actions) != sizes:
         raise ValueError(f"{getattr(agent, 'name', agent)} takes {sizes[0]} observation entries and "
                          f"{sizes[1]} actions, not {obs_size} and {num_actions}")
-    layers = _flat_layers(actor_network(agent))
+    layers = flat_layers(actor_network(agent))
     info = {"format": FORMAT, "obs_size": obs_size, "num_actions": num_actions, **(meta or {}),
             "layers": [type(m).__name__.lower() for m in layers]}
     if _is_distilled(agent):

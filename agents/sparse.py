@@ -369,36 +369,37 @@ def _plan(agents) -> tuple:
     return group, style, firsts, rests
 
 
-def _layers(rest) -> list | None:
-    """The leaf modules of ``rest`` in order when it is ``nn.Sequential`` (nested or not)
-    of ``Linear``, ``ReLU`` and ``Tanh`` layers only, else None."""
+def flat_layers(module) -> list:
+    """A network as its Linear/ReLU/Tanh layers in order (Sequential containers and
+    SB3's flatten extractor opened); ValueError for any other layer. The exported bundles
+    (``agents.export``) and ``fused_act``'s in-place layers read networks this way."""
     import torch.nn as nn
 
-    if not isinstance(rest, nn.Sequential):
+    if isinstance(module, nn.Sequential):
+        return [layer for child in module for layer in flat_layers(child)]
+    if isinstance(module, (nn.Flatten, nn.Identity)) or type(module).__name__ == "FlattenExtractor":
+        return []
+    if isinstance(module, (nn.Linear, nn.ReLU, nn.Tanh)):
+        return [module]
+    raise ValueError(f"cannot export a network with a {type(module).__name__} layer: "
+                     "exports hold Linear, ReLU and Tanh layers")
+
+
+def _layers(rest) -> list | None:
+    """``flat_layers(rest)``, or None when ``rest`` holds any other layer."""
+    try:
+        return flat_layers(rest)
+    except ValueError:
         return None
-    out = []
-    for m in rest.children():
-        if isinstance(m, nn.Sequential):
-            inner = _layers(m)
-            if inner is None:
-                return None
-            out += inner
-        elif isinstance(m, (nn.Linear, nn.ReLU, nn.Tanh)):
-            out.append(m)
-        else:
-            return None
-    return out
 
 
-def _rest_in_place(rest, h, layers=False):
+def _rest_in_place(rest, h, layers):
     """``rest(h)`` with the activations applied in place on ``h`` (a buffer of
     ``fused_act``'s own) and each ``Linear`` as the ``addmm`` that ``F.linear`` calls: the
-    same numbers without a new tensor per activation. A ``rest`` of other layers is
-    called as it is. ``layers``: ``_layers(rest)`` when the caller has it."""
+    same numbers without a new tensor per activation. ``layers``: ``_layers(rest)``
+    (cached by ``_plan``); None calls ``rest`` as it is."""
     import torch
 
-    if layers is False:
-        layers = _layers(rest)
     if layers is None:
         return rest(h)
     for m in layers:

@@ -297,7 +297,7 @@ def test_the_layers_after_the_first_run_in_place_with_the_same_numbers():
     """``fused_act`` runs the layers after a network's first one with its activations in
     place (``_rest_in_place``): bit for bit ``rest(h)`` for Sequentials of Linear, ReLU and
     Tanh (nested too), and any other ``rest`` is called as it is."""
-    from agents.sparse import _rest_in_place
+    from agents.sparse import _layers, _rest_in_place
 
     torch.manual_seed(3)
     nn = torch.nn
@@ -308,5 +308,5 @@ def test_the_layers_after_the_first_run_in_place_with_the_same_numbers():
     for rest in rests:
         with torch.no_grad():
             want = rest(h)
-            got = _rest_in_place(rest, h.clone())
+            got = _rest_in_place(rest, h.clone(), _layers(rest))
         assert got.shape == want.shape and torch.equal(got, want)

@@ -203,11 +203,8 @@ def clear_row(out):
     longer than that. Each piece is a ``memset`` that glibc does with vector stores; one
     ``memset`` of a whole row above glibc's ``rep_stosb_threshold`` (2 kB by default:
     R.I.P. Market's 1,127 floats) goes to ``rep stosb``, which cleared that row more
-    slowly (docs/ARCHITECTURE.md, Speed). A shorter row is one ``memset`` as before."""
+    slowly (docs/ARCHITECTURE.md, Speed). A shorter row is one ``memset``."""
     n = out.shape[0]
-    if n <= 512:
-        out[:] = 0
-        return
     for a in range(0, n, 512):
         out[a:min(a + 512, n)] = 0
 
