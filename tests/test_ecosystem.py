@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ripmarket_env
+from ripmarket_env.games import ids
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
 GHOST_PHASES = {PHASE_NAMES.index("ghost"), PHASE_NAMES.index("choose_victim")}
@@ -231,6 +232,48 @@ def test_agilerl_ippo_on_the_parallel_env():
     loss = agent.learn((roll["s"], roll["a"], roll["lp"], roll["r"], roll["d"], roll["v"],
                         {a: obs[a][None] for a in ids}, {a: np.asarray([done[a]]) for a in ids}))
     assert all(np.isfinite(v) for v in loss.values())
+
+
+def test_supersuit_sb3_ppo_on_the_parallel_env():
+    """Stable-Baselines3's PPO through SuperSuit's vector env of the parallel env (the
+    docs' snippet): it learns from 512 steps, every row a seat of one of two games."""
+    ns = _snippet("supersuit-sb3")
+    venv, model = ns["venv"], ns["model"]
+    assert venv.num_envs == 2 * 3 and model.num_timesteps >= 512
+    obs = venv.reset()
+    assert obs.shape == (6, venv.observation_space.shape[0]) and np.isfinite(obs).all()
+
+
+@pytest.mark.parametrize("game", ids())
+def test_supersuit_vector_env_plays_every_game_with_the_masks(game):
+    """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` and ``concat_vec_envs_v1`` (SB3's base
+    class) over the parallel env of every game, masked random play for 400 steps: one row
+    per seat, the masks in the observations; in each game exactly one seat has a choice
+    (the others only wait) and its legal action is applied (an illegal one would raise);
+    games end and start again with the last step's rewards, finite."""
+    import supersuit as ss
+
+    env = ripmarket_env.parallel_env(game, num_players=4)
+    wait, n = env.wait_action, len(env.possible_agents)
+    venv = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), 2, num_cpus=0,
+                                 base_class="stable_baselines3")
+    assert venv.num_envs == 2 * n
+    rng = np.random.default_rng(0)
+    obs = venv.reset()
+    ended = 0
+    for _ in range(400):
+        masks = obs["action_mask"]
+        assert masks.shape == (2 * n, wait + 1) and masks.any(axis=1).all()
+        choosing = masks[:, :wait].any(axis=1).reshape(2, n)
+        assert (choosing.sum(axis=1) == 1).all()
+        assert not masks[choosing.ravel(), wait].any()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(actions)
+        assert np.isfinite(rewards).all()
+        dones = np.asarray(dones, dtype=bool)
+        ended += int(dones.sum())
+        assert (rewards[~dones] == 0).all()
+    assert ended > 0
 
 
 def test_rllib_ppo_on_the_parallel_env(local_ray):
