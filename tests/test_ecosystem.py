@@ -1,7 +1,8 @@
 """Other trainers run on the envs as they are, with no glue code (the ``ecosystem`` extra):
 RLlib's PPO with action masking on ``ripmarket_env.rllib_env()``, Tianshou's
 ``PettingZooEnv``, TorchRL's ``PettingZooWrapper`` (``check_env_specs``), AgileRL on the
-vector env, Stable-Baselines3's ``make_vec_env("RipMarket-v0")``. Each test is small
+vector env, Stable-Baselines3's ``make_vec_env("RipMarket-v0")``, and on the parallel env
+TorchRL, AgileRL's IPPO, RLlib and Stable-Baselines3 through SuperSuit's vector env. Each test is small
 (seconds) and would fail on the glue the ecosystem used to need (string or
 variable-length infos, bool masks, unregistered ids, no rgb_array render)."""
 
