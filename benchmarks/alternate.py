@@ -61,13 +61,12 @@ def parse_side(text: str) -> tuple[str, int, str | None]:
     if where and not (Path(where) / "ripmarket_env").is_dir():
         raise SystemExit(f"alternate.py: {where!r} is not a checkout of the project (no ripmarket_env/ in it)")
     if not where:  # this checkout's games: refused here, before any worker starts
-        from ripmarket_env.games import get
+        from ripmarket_env.app.bench import bench_table
 
         try:
-            get(game).make_rules(int(players))
-        except Exception as e:  # unknown game (KeyError) or table (ConfigError)
-            why = e.args[0] if isinstance(e, KeyError) and e.args else e
-            raise SystemExit(f"alternate.py: {text!r}: {why}") from None
+            bench_table(game, int(players))
+        except ValueError as e:
+            raise SystemExit(f"alternate.py: {text!r}: {e}") from None
     return game, int(players), where or None
 
 

@@ -113,19 +113,15 @@ def per_step(lo: dict, hi: dict, steps: int) -> dict:
 def parse_table(text: str) -> tuple[str, int]:
     """``GAME[:PLAYERS]`` -> (game, players): the game's default table without PLAYERS;
     an unknown game or table is refused here, before valgrind starts."""
-    from ripmarket_env.games import get
+    from ripmarket_env.app.bench import bench_table
 
     game, sep, players = text.partition(":")
     if not game or (sep and not players.isdigit()):
         raise SystemExit(f"instructions.py: {text!r} is not GAME[:PLAYERS] (e.g. ripmarket:6)")
     try:
-        spec = get(game)
-        n = int(players) if sep else spec.default_players
-        spec.make_rules(n)
-    except Exception as e:  # unknown game (KeyError) or table (ConfigError)
-        why = e.args[0] if isinstance(e, KeyError) and e.args else e
-        raise SystemExit(f"instructions.py: {text!r}: {why}") from None
-    return spec.id, n
+        return bench_table(game, int(players) if sep else None)
+    except ValueError as e:
+        raise SystemExit(f"instructions.py: {text!r}: {e}") from None
 
 
 def main(argv=None) -> int:

@@ -453,12 +453,13 @@ def test_bench_plot_refuses_a_directory_before_the_bench(tmp_path):
     assert "without observations" not in res.output  # refused before any configuration ran
 
 
-def _alternate_script():
+def _bench_script(name: str):
+    """``benchmarks/<name>.py`` (a script, not a package module): its path and the module."""
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "alternate.py"
-    spec = importlib.util.spec_from_file_location("alternate", path)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return path, mod
@@ -466,7 +467,7 @@ def _alternate_script():
 
 def test_alternate_refuses_a_bad_side_or_option(tmp_path):
     """``benchmarks/alternate.py`` names what was wrong before it starts any worker."""
-    _, mod = _alternate_script()
+    _, mod = _bench_script("alternate")
     assert mod.parse_side("ripmarket:6") == ("ripmarket", 6, None)
     for bad in ("ripmarket", "ripmarket:six", ":6", f"ripmarket:6@{tmp_path}"):
         with pytest.raises(SystemExit, match="GAME:PLAYERS|not a checkout"):
@@ -485,7 +486,7 @@ def test_alternate_reports_each_run_and_the_median(tmp_path):
     import subprocess
     import sys
 
-    path, _ = _alternate_script()
+    path, _ = _bench_script("alternate")
     res = subprocess.run(
         [sys.executable, str(path), "rune-market:2", "black-market:2", "--runs", "2", "--pairs", "3",
          "--slice", "0.01", "--batch", "8", "--observations", "both", "--json"],
@@ -502,21 +503,10 @@ def test_alternate_reports_each_run_and_the_median(tmp_path):
         assert r["median_ratio_b_over_a"] == pytest.approx(sum(medians) / 2)
 
 
-def _instructions_script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "instructions.py"
-    spec = importlib.util.spec_from_file_location("instructions", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_instructions_refuses_a_bad_table_or_option_before_valgrind(monkeypatch):
     """``benchmarks/instructions.py`` names what was wrong before any counted run, and
     a game without PLAYERS is counted at its default table."""
-    mod = _instructions_script()
+    _, mod = _bench_script("instructions")
     monkeypatch.setattr(mod, "count", lambda *a: pytest.fail("counted despite bad input"))
     assert mod.parse_table("ripmarket:6") == ("ripmarket", 6)
     assert mod.parse_table("rune-market") == ("rune-market", 4)
@@ -535,7 +525,7 @@ def test_instructions_refuses_a_bad_table_or_option_before_valgrind(monkeypatch)
 def test_instructions_counts_only_unnamed_code_and_divides_by_the_steps_between(tmp_path):
     """Only the events of code without a file and function name (the compiled kernels) are
     summed; the per-step figures are the longer run's less the shorter one's."""
-    mod = _instructions_script()
+    _, mod = _bench_script("instructions")
     out = tmp_path / "cachegrind.out"
     out.write_text("events: Ir Bc Bcm Bi Bim\n"
                    "fl=/usr/lib/libc.so\nfn=memset\n0 1000 10 1 0 0\n"

@@ -46,6 +46,22 @@ def default_players(spec) -> list[int]:
     return sorted({counts[0], spec.default_players, mid, counts[-1]})
 
 
+def bench_table(game: str, players: int | None = None) -> tuple[str, int]:
+    """``(game id, players)`` of a table the bench can run: ``players`` of the registered
+    ``game`` (its default table when None); ValueError naming an unknown game (with the
+    registered ones) or a table its rules refuse (with what they allow). The benchmark
+    scripts check their tables with it before starting any work."""
+    from ripmarket_env.games import get
+
+    try:
+        spec = get(game)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    n = spec.default_players if players is None else int(players)
+    spec.make_rules(n)
+    return spec.id, n
+
+
 def engine_targets(spec) -> tuple:
     """The game's engine throughput targets (``GameSpec.bench["engine"]``; none by default)."""
     return tuple((spec.bench or {}).get("engine", ()))
