@@ -248,10 +248,13 @@ def test_supersuit_sb3_ppo_on_the_parallel_env():
 @pytest.mark.parametrize("game", ids())
 def test_supersuit_vector_env_plays_every_game_with_the_masks(game):
     """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` and ``concat_vec_envs_v1`` (SB3's base
-    class) over the parallel env of every game, masked random play for 400 steps: one row
-    per seat, the masks in the observations; in each game exactly one seat has a choice
-    (the others only wait) and its legal action is applied (an illegal one would raise);
-    games end and start again with the last step's rewards, finite."""
+    class) over the parallel env of every game, masked random play until each of the two
+    games has ended: one row per seat, the masks in the observations; in each game exactly
+    one seat has a choice (the others only wait) and its legal action is applied (an
+    illegal one would raise); games end and start again with the last step's rewards,
+    finite. The first deals are seeded through SuperSuit's inner vector env (its SB3
+    wrapper cannot pass a seed, docs/SCALE_OUT.md) and each game's seats draw from their
+    own stream, so the step where both first games have ended is the same on every run."""
     import supersuit as ss
 
     env = ripmarket_env.parallel_env(game, num_players=4)
@@ -259,22 +262,24 @@ def test_supersuit_vector_env_plays_every_game_with_the_masks(game):
     venv = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), 2, num_cpus=0,
                                  base_class="stable_baselines3")
     assert venv.num_envs == 2 * n
-    rng = np.random.default_rng(0)
-    obs = venv.reset()
-    ended = 0
-    for _ in range(400):
+    rngs = [np.random.default_rng(k) for k in range(2)]
+    obs, _ = venv.venv.reset(seed=7)
+    ended = np.zeros(2, bool)
+    for _ in range(5000):  # far above the longest games of 100,000 random ones per table
         masks = obs["action_mask"]
         assert masks.shape == (2 * n, wait + 1) and masks.any(axis=1).all()
         choosing = masks[:, :wait].any(axis=1).reshape(2, n)
         assert (choosing.sum(axis=1) == 1).all()
         assert not masks[choosing.ravel(), wait].any()
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        actions = np.array([rngs[i // n].choice(np.flatnonzero(m)) for i, m in enumerate(masks)])
         obs, rewards, dones, infos = venv.step(actions)
         assert np.isfinite(rewards).all()
         dones = np.asarray(dones, dtype=bool)
-        ended += int(dones.sum())
         assert (rewards[~dones] == 0).all()
-    assert ended > 0
+        ended |= dones.reshape(2, n).all(axis=1)
+        if ended.all():
+            break
+    assert ended.all()
 
 
 def test_rllib_ppo_on_the_parallel_env(local_ray):
