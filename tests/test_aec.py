@@ -493,15 +493,20 @@ def test_env_wrappers_behave_as_pettingzoos_own_chain(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_parallel_env_passes_pettingzoo_parallel_api_test(game):
-    from pettingzoo.test import parallel_api_test
-
+    """PettingZoo's ``parallel_api_test`` and ``parallel_seed_test`` (two envs reset with
+    one seed and sent the same sampled actions give the same step) in every observation
+    format."""
+    import functools
     import warnings
+
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
 
     for fmt in ("dict", "rllib", "box"):
         env = ripmarket_env.make(game, parallel=True, obs_format=fmt)
         with warnings.catch_warnings():
             warnings.simplefilter("error", UserWarning)  # "live agent was not given ..." fails
             parallel_api_test(env, num_cycles=300 if fmt == "dict" else 60)
+        parallel_seed_test(functools.partial(ripmarket_env.make, game, parallel=True, obs_format=fmt), num_cycles=100)
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -237,6 +237,8 @@ def render_env_markdown(spec: GameSpec) -> str:
       "there; TorchRL refuses a mask in both the observation and the infos).")
     w("- **Rewards and termination** as in the AEC env: 0 until the last step, which pays every seat "
       "and terminates every seat; `agents` is then empty.")
+    w("- **Checked** in every `obs_format` with PettingZoo's own `parallel_api_test` and "
+      "`parallel_seed_test` (`tests/test_aec.py`).")
     w("")
     w("## Engine API")
     w("")
