@@ -194,3 +194,32 @@ def test_cards_command_refuses_what_a_game_has_not():
     assert res.exit_code == 2 and "has no card reference" in res.output
     res = CliRunner().invoke(app, ["cards", "--game", "black-market", "--custom-deck"])
     assert res.exit_code == 2 and "no other deck sizes" in res.output
+
+
+@pytest.mark.parametrize("game", ids())
+def test_every_observation_layout_tiles_its_vector_and_names_its_pieces(game):
+    """``core.spec.Layout.of`` places every game's pieces (the test-only game's too): each
+    index of the vector belongs to exactly one piece of one block, and ``named_view``
+    gives each piece back from where the encoder wrote it."""
+    from ripmarket_env.core.spec import Layout
+
+    spec = get(game)
+    eng = spec.make_engine(spec.make_rules(spec.max_players), 1)
+    eng.reset([5])
+    lay = eng.obs_layout
+    assert isinstance(lay, Layout) and type(lay).of(lay.pieces, lay.seats) == lay
+    owner = np.zeros(lay.size, np.int64)
+    for p in lay.pieces:
+        for k in range(lay.seats if p.scope != "global" else 1):
+            owner[lay.slice(p.name, k)] += 1
+    assert (owner == 1).all(), f"{game}: indices covered {sorted(set(owner.tolist()))} times"
+    obs = eng.observe([0])[0]
+    view = lay.named_view(obs)
+    assert set(view) == {p.name for p in lay.pieces}
+    for p in lay.pieces:
+        if p.scope == "global":
+            assert np.array_equal(view[p.name], obs[lay.slice(p.name)])
+        else:
+            assert view[p.name].shape == (lay.seats, p.size)
+            assert all(np.array_equal(view[p.name][k], obs[lay.slice(p.name, k)]) for k in range(lay.seats))
+    assert sum(v.size for v in view.values()) == lay.size

@@ -133,14 +133,9 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
 
     pieces = tuple(Piece(n, s, "global", d) for n, s, d in global_pieces) + \
         tuple(Piece(n, s, "seat", d) for n, s, d in seat_pieces)
-    offsets, o = {}, 0
-    for p in pieces[:len(global_pieces)]:
-        offsets[p.name], o = o, o + p.size
-    seat_start, so = o, 0
-    for p in pieces[len(global_pieces):]:
-        offsets[p.name], so = so, so + p.size
-    layout = Layout(pieces, offsets, seat_start, so, seat_start + max_players * so)
-    offs = np.array([offsets[p.name] for p in pieces[:len(global_pieces)]] + [seat_start, so], np.int64)
+    layout = Layout.of(pieces, max_players)
+    offs = np.array([layout.offsets[p.name] for p in pieces[:len(global_pieces)]]
+                    + [layout.seat_start, layout.seat_size], np.int64)
     texts = _Texts(event_text, event_kinds)
 
     class Engine(CoreEngine):

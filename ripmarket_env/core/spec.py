@@ -45,6 +45,37 @@ class Layout:
     seat_size: int
     size: int
 
+    @classmethod
+    def of(cls, pieces: Sequence[Piece], seats: int):
+        """The pieces placed in order: the ``"global"`` ones one after the other, then
+        ``seats`` blocks of the ``"seat"`` ones (every other scope counts as a seat piece)."""
+        pieces = tuple(pieces)
+        offsets, o = {}, 0
+        for p in pieces:
+            if p.scope == "global":
+                offsets[p.name], o = o, o + p.size
+        seat_start, so = o, 0
+        for p in pieces:
+            if p.scope != "global":
+                offsets[p.name], so = so, so + p.size
+        return cls(pieces, offsets, seat_start, so, seat_start + seats * so)
+
+    @property
+    def seats(self) -> int:
+        """How many seat blocks the vector holds."""
+        return (self.size - self.seat_start) // self.seat_size if self.seat_size else 0
+
+    def named_view(self, obs: np.ndarray) -> dict:
+        """One observation as a dict of its pieces: a global piece as its slice, a seat
+        piece as a ``(seats, size)`` array, block k the seat k seats after the viewer."""
+        out = {}
+        for p in self.pieces:
+            if p.scope == "global":
+                out[p.name] = obs[self.slice(p.name)]
+            else:
+                out[p.name] = np.stack([obs[self.slice(p.name, k)] for k in range(self.seats)])
+        return out
+
     def offset_array(self) -> np.ndarray:
         """The encoders' offsets: each piece's offset, in order, then seat_start and seat_size."""
         return np.array([self.offsets[p.name] for p in self.pieces] + [self.seat_start, self.seat_size], np.int64)

@@ -51,20 +51,7 @@ def pieces(db) -> tuple[Piece, ...]:
 
 
 def layout(db) -> Layout:
-    ps = pieces(db)
-    offsets = {}
-    o = 0
-    for p in ps:
-        if p.scope == GLOBAL:
-            offsets[p.name] = o
-            o += p.size
-    seat_start = o
-    so = 0
-    for p in ps:
-        if p.scope == SEAT:
-            offsets[p.name] = so
-            so += p.size
-    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+    return Layout.of(pieces(db), MAX_SEATS)
 
 
 #: The table's pieces (``num_players``, ``teams``) come before every piece whose size
@@ -98,13 +85,8 @@ def observation_bounds(db, rules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def named_view(obs: np.ndarray, lay: Layout) -> dict:
-    out = {}
-    for p in lay.pieces:
-        if p.scope == GLOBAL:
-            out[p.name] = obs[lay.slice(p.name)]
-        else:
-            out[p.name] = np.stack([obs[lay.slice(p.name, k)] for k in range(MAX_SEATS)])
-    return out
+    """A dict of named pieces of one observation (seat pieces as (6, size) arrays)."""
+    return lay.named_view(obs)
 
 
 (O_PHASE, O_IS_ACTOR, O_NUMP, O_TEAMS, O_TURN, O_DICE, O_MAP, O_PDECK, O_HDECK, O_HAND, O_EFF,

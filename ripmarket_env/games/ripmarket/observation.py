@@ -74,20 +74,7 @@ def table_keys(observations: np.ndarray) -> np.ndarray:
 
 
 def layout(n_living: int, n_shadow: int) -> Layout:
-    ps = pieces(n_living, n_shadow)
-    offsets = {}
-    o = 0
-    for p in ps:
-        if p.scope == GLOBAL:
-            offsets[p.name] = o
-            o += p.size
-    seat_start = o
-    so = 0
-    for p in ps:
-        if p.scope == SEAT:
-            offsets[p.name] = so
-            so += p.size
-    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+    return Layout.of(pieces(n_living, n_shadow), MAX_SEATS)
 
 
 _NUM_PLAYERS = layout(1, 1).slice("num_players")  # the one-hot's place: the same for every card set
@@ -167,13 +154,7 @@ def observation_bounds(db) -> tuple[np.ndarray, np.ndarray]:
 
 def named_view(obs: np.ndarray, lay: Layout) -> dict:
     """A dict of named pieces of one observation (seat pieces as (10, size) arrays)."""
-    out = {}
-    for p in lay.pieces:
-        if p.scope == GLOBAL:
-            out[p.name] = obs[lay.slice(p.name)]
-        else:
-            out[p.name] = np.stack([obs[lay.slice(p.name, k)] for k in range(MAX_SEATS)])
-    return out
+    return lay.named_view(obs)
 
 
 # Indices into the offset array (the order of ``pieces``).

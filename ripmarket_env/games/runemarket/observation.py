@@ -61,18 +61,7 @@ def table_keys(observations: np.ndarray) -> np.ndarray:
 
 
 def layout() -> Layout:
-    ps = pieces()
-    offsets, o = {}, 0
-    for p in ps:
-        if p.scope == GLOBAL:
-            offsets[p.name] = o
-            o += p.size
-    seat_start, so = o, 0
-    for p in ps:
-        if p.scope == SEAT:
-            offsets[p.name] = so
-            so += p.size
-    return Layout(ps, offsets, seat_start, so, seat_start + MAX_SEATS * so)
+    return Layout.of(pieces(), MAX_SEATS)
 
 
 _NUM_PLAYERS = layout().slice("num_players")
@@ -99,13 +88,8 @@ def observation_bounds(cfg) -> tuple[np.ndarray, np.ndarray]:
 
 
 def named_view(obs: np.ndarray) -> dict:
-    out = {}
-    for p in LAYOUT.pieces:
-        if p.scope == GLOBAL:
-            out[p.name] = obs[LAYOUT.slice(p.name)]
-        else:
-            out[p.name] = np.stack([obs[LAYOUT.slice(p.name, k)] for k in range(MAX_SEATS)])
-    return out
+    """A dict of named pieces of one observation (seat pieces as (6, size) arrays)."""
+    return LAYOUT.named_view(obs)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
