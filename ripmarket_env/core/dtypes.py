@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["canonical_dtype", "canonical"]
+__all__ = ["canonical_dtype", "canonical", "fields_dtype", "allocate_fields"]
 
 _DTYPES: dict[np.dtype, np.dtype] = {}
 
@@ -31,3 +31,26 @@ def canonical(arr):
         return arr
     dt = canonical_dtype(arr.dtype)
     return arr if arr.dtype is dt else arr.view(dt)
+
+
+def fields_dtype(fields, dims: dict | None = None) -> np.dtype:
+    """The aligned record dtype of a game's state fields, ``(name, shape, dtype, fill)``
+    each: ``shape`` a tuple of ints, or a string of dimension letters after the batch's
+    (``"bp"``: a batch of rows, one entry per seat) looked up in ``dims``. Boolean arrays
+    are stored as int8 (numba's records need it)."""
+    spec = []
+    for name, shape, dtype, _fill in fields:
+        sub = tuple(dims[ch] for ch in shape[1:]) if isinstance(shape, str) else tuple(shape)
+        if sub and dtype is np.bool_:
+            dtype = np.int8
+        spec.append((name, dtype, sub) if sub else (name, dtype))
+    return np.dtype(spec, align=True)
+
+
+def allocate_fields(batch: int, dtype: np.dtype, fields) -> np.ndarray:
+    """``batch`` rows of ``dtype``, zero but for each field's non-zero ``fill``."""
+    st = np.zeros(batch, dtype=dtype)
+    for name, _shape, _dtype, fill in fields:
+        if fill:
+            st[name] = fill
+    return st

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ripmarket_env.core.config import RulesBase
+from ripmarket_env.core.dtypes import fields_dtype
 from ripmarket_env.core.engine import Engine as CoreEngine
 from ripmarket_env.core.engine import kernel_view
 from ripmarket_env.core.events import TurnEvent
@@ -34,12 +35,13 @@ def state_dtype(max_players: int, num_actions: int, own: Sequence[tuple], events
     """The state dtype of a small game: the core's public face (``rng``, ``phase``,
     ``actor``, ``done``, ``n_legal``, ``steps``, ``mask``, ``step_rewards``,
     ``final_rewards`` and an event log of ``events`` rows) and the game's ``own`` fields,
-    ``(name, shape, dtype)`` each. Aligned, as numba reads it."""
+    ``(name, shape, dtype)`` each. Aligned, with boolean arrays as int8, as numba reads
+    it (``core.dtypes.fields_dtype``)."""
     face = [("rng", (), np.uint64), ("phase", (), np.int8), ("actor", (), np.int8), ("done", (), np.bool_),
             ("n_legal", (), np.int16), ("steps", (), np.int32), ("mask", (num_actions,), np.int8),
             ("step_rewards", (max_players,), np.float32), ("final_rewards", (max_players,), np.float32),
             ("ev", (events, 4), np.int16), ("ev_n", (), np.int16), ("ev_lost", (), np.int32)]
-    return np.dtype([(n, dt, shape) if shape else (n, dt) for n, shape, dt in (*face, *own)], align=True)
+    return fields_dtype([(n, shape, dt, 0) for n, shape, dt in (*face, *own)])
 
 
 @dataclass(frozen=True)

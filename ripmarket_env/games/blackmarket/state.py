@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.dtypes import allocate_fields, fields_dtype
+
 MAX_SEATS = 6
 N_SLOTS = 6
 MAX_DICE = 3
@@ -87,22 +89,12 @@ def _dims(db) -> dict:
 
 
 def state_dtype(db) -> np.dtype:
-    dims = _dims(db)
-    spec = []
-    for name, shape, dtype, _fill in _FIELDS:
-        sub = tuple(dims[ch] for ch in shape[1:])
-        if sub and dtype is np.bool_:
-            dtype = np.int8
-        spec.append((name, dtype, sub) if sub else (name, dtype))
-    return np.dtype(spec, align=True)
+    """One record per game (per-seat fields at ``MAX_SEATS`` entries, ``core.dtypes``)."""
+    return fields_dtype(_FIELDS, _dims(db))
 
 
 def allocate(batch: int, db) -> np.ndarray:
-    st = np.zeros(batch, dtype=state_dtype(db))
-    for name, _shape, _dtype, fill in _FIELDS:
-        if fill:
-            st[name] = fill
-    return st
+    return allocate_fields(batch, state_dtype(db), _FIELDS)
 
 
 def tables_from_db(db) -> np.ndarray:

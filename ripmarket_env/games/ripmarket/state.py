@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.dtypes import allocate_fields, fields_dtype
+
 MAX_SEATS = 10
 MAX_MARKET = 4
 MAX_ATTACHED = 9  # at most 9 Ghosts can haunt one player
@@ -155,14 +157,7 @@ def state_dtype(db) -> np.dtype:
     """One record per game. Per-seat fields always have MAX_SEATS entries (seats past
     the game's player count stay unused), so one compiled kernel serves every count.
     Boolean per-seat arrays are stored as int8 (numba's records need it)."""
-    dims = _dims(db)
-    spec = []
-    for name, shape, dtype, _fill in _FIELDS:
-        sub = tuple(dims[ch] for ch in shape[1:])
-        if sub and dtype is np.bool_:
-            dtype = np.int8
-        spec.append((name, dtype, sub) if sub else (name, dtype))
-    return np.dtype(spec, align=True)
+    return fields_dtype(_FIELDS, _dims(db))
 
 
 def allocate(batch: int, db) -> np.ndarray:
@@ -170,11 +165,7 @@ def allocate(batch: int, db) -> np.ndarray:
 
     ``state["hp"]`` is the (batch, seats) HP array, ``state[g]`` game g's record.
     """
-    st = np.zeros(batch, dtype=state_dtype(db))
-    for name, _shape, _dtype, fill in _FIELDS:
-        if fill:
-            st[name] = fill
-    return st
+    return allocate_fields(batch, state_dtype(db), _FIELDS)
 
 
 def tables_from_db(db) -> np.ndarray:

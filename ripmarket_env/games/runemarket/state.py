@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ripmarket_env.core.dtypes import allocate_fields, fields_dtype
+
 MAX_SEATS = 6
 N_DESIGNS = 13
 MAX_DECK = 64
@@ -99,20 +101,12 @@ FIELD_NAMES = tuple(f[0] for f in _FIELDS)
 
 
 def state_dtype() -> np.dtype:
-    spec = []
-    for name, shape, dtype, _ in _FIELDS:
-        if shape and dtype is np.bool_:
-            dtype = np.int8
-        spec.append((name, dtype, shape) if shape else (name, dtype))
-    return np.dtype(spec, align=True)
+    """One record per game (per-seat fields at ``MAX_SEATS`` entries, ``core.dtypes``)."""
+    return fields_dtype(_FIELDS)
 
 
 def allocate(batch: int) -> np.ndarray:
-    st = np.zeros(batch, dtype=state_dtype())
-    for name, _shape, _dtype, fill in _FIELDS:
-        if fill:
-            st[name] = fill
-    return st
+    return allocate_fields(batch, state_dtype(), _FIELDS)
 
 
 def tables_from_db(db) -> np.ndarray:
