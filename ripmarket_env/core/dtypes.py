@@ -35,9 +35,10 @@ def canonical(arr):
 
 def fields_dtype(fields, dims: dict | None = None) -> np.dtype:
     """The aligned record dtype of a game's state fields, ``(name, shape, dtype, fill)``
-    each: ``shape`` a tuple of ints, or a string of dimension letters after the batch's
-    (``"bp"``: a batch of rows, one entry per seat) looked up in ``dims``. Boolean arrays
-    are stored as int8 (numba's records need it)."""
+    each: ``shape`` a tuple of ints, or a string of dimension letters whose first letter
+    stands for the batch (left out of the record) and each other is looked up in ``dims``
+    (``"bp"``: one entry per seat). Boolean arrays are stored as int8 (numba's records
+    need it)."""
     spec = []
     for name, shape, dtype, _fill in fields:
         sub = tuple(dims[ch] for ch in shape[1:]) if isinstance(shape, str) else tuple(shape)
