@@ -501,8 +501,9 @@ def test_a_person_is_never_locked_out_by_their_own_games(tight_server):
 
 def test_a_closed_tabs_game_stops_counting_after_a_short_grace():
     """Issue 39, item 2: a tab that goes away sends the server a beacon (pagehide). A reload
-    sends it too and resumes the same game at once, which clears the mark: the game lives on
-    long past the grace. Two tabs closed: the server marks their games away, and once the
+    sends it too and resumes the same game at once, which clears the mark (or, when the
+    resume reaches the server first, the beacon names the page before the reload and is
+    ignored): the game lives on long past the grace. Two tabs closed: the server marks their games away, and once the
     grace is over they no longer count, so the third game starts without the "End my
     previous games" button (the limit is two). The server's clock is skewed forward instead
     of waiting for the grace."""
@@ -516,9 +517,10 @@ def test_a_closed_tabs_game_stops_counting_after_a_short_grace():
     skew = [0.0]
     app = create_app(max_games=8, max_games_per_client=2, away_seconds=10, clock=lambda: time.time() + skew[0])
     manager = app.state.games
-    beacons = []
+    beacons, pages = [], []
     mark = manager.away
-    manager.away = lambda game, game_id, token: (beacons.append(game_id), mark(game, game_id, token))[1]
+    manager.away = lambda game, game_id, token, page=None: (
+        beacons.append(game_id), pages.append(page), mark(game, game_id, token, page))[2]
 
     def away_since(g: dict):
         return manager._live[g["id"]].away_since
@@ -562,6 +564,7 @@ def test_a_closed_tabs_game_stops_counting_after_a_short_grace():
             for g in closed:
                 assert _gone(page, base, g) == 410
                 assert manager.store.get("toy", g["id"]).end_reason.startswith("tab closed")
+            assert pages and all(isinstance(x, str) and x for x in pages)  # every beacon names its page
             assert not page.problems, page.problems
         finally:
             browser.close()

@@ -814,7 +814,9 @@ def test_openapi_states_ranges_and_lengths(client):
     assert act["action"]["minimum"] == 0 and "decision_number" in comp["ActionIn"]["required"]
     assert comp["RipmarketRules"]["properties"]["start_hp"]["anyOf"][0]["maximum"] == 9
     params = schema["paths"]["/api/games/{game_id}"]["get"]["parameters"]
-    assert {p["name"]: p["in"] for p in params} == {"game_id": "path", "X-Seat-Token": "header"}
+    assert {p["name"]: p["in"] for p in params} == {"game_id": "path", "X-Seat-Token": "header", "X-Page-Id": "header"}
+    page = next(p for p in params if p["name"] == "X-Page-Id")
+    assert page["required"] is False and page["schema"]["anyOf"][0]["maxLength"] == 64
 
 
 # ------------------------------------------------------------------ bot endpoint (issue 19, 3 and 5)

@@ -10,6 +10,7 @@ closed tab in Chromium) is in tests/test_generic_browser.py."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -47,9 +48,10 @@ def tok(g: dict) -> dict:
     return {"X-Seat-Token": g["seat_token"]}
 
 
-def beacon(c, game: str, g: dict):
-    """What the page sends on pagehide."""
-    return c.post(url(game, g) + "/away", content='{"seat_token":"%s"}' % g["seat_token"], headers=SENT_BY_A_BEACON)
+def beacon(c, game: str, g: dict, page: str | None = None):
+    """What the page sends on pagehide (with ``page``: the page's X-Page-Id, as the page sends it)."""
+    body = {"seat_token": g["seat_token"], **({"page": page} if page is not None else {})}
+    return c.post(url(game, g) + "/away", content=json.dumps(body), headers=SENT_BY_A_BEACON)
 
 
 def one_line(r) -> str:
@@ -137,6 +139,41 @@ def test_a_request_within_the_grace_keeps_the_game(game, request_kind):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_a_reloads_late_beacon_does_not_mark_the_game_its_new_page_took_up(game):
+    """A reload: the old page's beacon and the new page's resume race. When the resume
+    (X-Page-Id of the new page) reaches the server first, the old page's beacon is ignored,
+    so a player who then thinks for longer than the grace still has the game. A beacon of
+    the page that asked last marks the game, a beacon without a page too (a client that
+    sends none), and a stale beacon never clears a mark."""
+    c, now = make()
+    g = start(c, game).json()
+    away_since = lambda: c.app.state.games._live[g["game_id"]].away_since  # noqa: E731
+    assert c.get(url(game, g), headers={**tok(g), "X-Page-Id": "page-1"}).status_code == 200
+    assert c.get(url(game, g), headers={**tok(g), "X-Page-Id": "page-2"}).status_code == 200  # the reload
+    assert beacon(c, game, g, page="page-1").status_code == 204  # the old page's beacon, late
+    assert away_since() is None
+    now[0] += 10 * GRACE
+    assert c.app.state.games.sweep() == 0 and start(c, game).status_code == 429  # still the player's game
+    assert c.post(url(game, g) + "/actions", headers={**tok(g), "X-Page-Id": "page-2"},
+                  json={"action": g["table"]["choices"][0]["action"], "decision_number": g["decision_number"]}
+                  ).status_code == 200
+    assert beacon(c, game, g, page="page-2").status_code == 204  # the tab that asked last closes
+    assert away_since() == now[0]
+    marked = now[0]
+    now[0] += 1
+    assert beacon(c, game, g, page="page-1").status_code == 204  # a stale one leaves the mark
+    assert away_since() == marked
+    now[0] += GRACE
+    assert start(c, game).status_code == 201  # the closed tab's game ended
+    # a beacon without a page marks as before
+    c2, now2 = make()
+    g2 = start(c2, game).json()
+    assert c2.get(url(game, g2), headers={**tok(g2), "X-Page-Id": "page-9"}).status_code == 200
+    assert beacon(c2, game, g2).status_code == 204
+    assert c2.app.state.games._live[g2["game_id"]].away_since == now2[0]
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_bad_beacons_answer_one_line_and_change_nothing(game):
     c, now = make()
     g = start(c, game).json()
@@ -154,6 +191,10 @@ def test_bad_beacons_answer_one_line_and_change_nothing(game):
         ('{"seat_token": ""}', 422, "seat_token: string should have at least 1 character"),
         ('{"seat_token": "%s"}' % ("t" * 65), 422, "seat_token: string should have at most 64 characters"),
         ('{"seat_token": "%s", "seat": 0}' % g["seat_token"], 422, "seat: unknown field"),
+        ('{"seat_token": "%s", "page": 7}' % g["seat_token"], 422, "page: input should be a valid string"),
+        ('{"seat_token": "%s", "page": ""}' % g["seat_token"], 422, "page: string should have at least 1 character"),
+        ('{"seat_token": "%s", "page": "%s"}' % (g["seat_token"], "p" * 65), 422,
+         "page: string should have at most 64 characters"),
         ('{"seat_token": "not-the-token"}', 403, "the seat token does not match"),
     ):
         for headers in (SENT_BY_A_BEACON, {"Content-Type": "application/json"}):

@@ -21,10 +21,13 @@ game's seat token travels in the ``X-Seat-Token`` header, never in a URL:
 * ``GET /api/{game}/games/{id}/record`` — the game record (JSON lines, replayable with
   ``ripmarket replay``) once the game is over; it shows every hand, so not before.
 * ``DELETE /api/{game}/games/{id}`` — end and drop a game (live, finished or expired).
-* ``POST /api/{game}/games/{id}/away`` ``{seat_token}`` — the page went away (the tab's
-  ``pagehide`` beacon, which cannot set headers, so the token is in the body, JSON sent as
-  ``application/json`` or ``text/plain``): unless its player's next request comes within
-  the grace (``ripmarket serve --away-grace``), the game ends and stops counting.
+* ``POST /api/{game}/games/{id}/away`` ``{seat_token, page?}`` — the page went away (the
+  tab's ``pagehide`` beacon, which cannot set headers, so the token is in the body, JSON
+  sent as ``application/json`` or ``text/plain``): unless its player's next request comes
+  within the grace (``ripmarket serve --away-grace``), the game ends and stops counting.
+  ``page`` names the page (the ``X-Page-Id`` its requests carried): a beacon is ignored
+  once a newer page of the game has sent a request (a reload whose old page's beacon
+  arrives after the new page's resume).
 * ``GET /api/{game}/bots`` — the bots that can sit at the game's tables (with a plain
   difficulty label), the registered ones that cannot (``unavailable``, with the reason),
   the default line-up, the observation size and the number of actions; and what a set-up
@@ -90,6 +93,7 @@ MAX_BODY_BYTES = 64 * 1024
 #: Longest piece of a request echoed back in an error message (characters).
 MAX_ECHO = 60
 SEAT_TOKEN_HEADER = "X-Seat-Token"
+PAGE_HEADER = "X-Page-Id"
 
 log = logging.getLogger("ripmarket.server")
 
@@ -128,6 +132,10 @@ class ActionIn(Strict):
 class AwayIn(Strict):
     seat_token: str = Field(..., min_length=1, max_length=64,
                             description="Your seat_token from POST /api/{game}/games (a beacon cannot send headers).")
+    page: str | None = Field(None, min_length=1, max_length=64,
+                             description="The X-Page-Id this page sent with its requests, if it sent one: the "
+                                         "beacon is ignored when a newer page of the game has sent a request since "
+                                         "(a reload).")
 
 
 def _bot_act_model(low: np.ndarray, high: np.ndarray, num_actions: int):
@@ -594,6 +602,9 @@ def check_mask(values: list, n: int) -> np.ndarray:
 GameIdParam = Annotated[str, PathParam(min_length=1, max_length=64, description="The game_id from POST /api/{game}/games.")]
 Token = Annotated[str, Header(alias=SEAT_TOKEN_HEADER, min_length=1, max_length=64,
                               description="Your seat_token from POST /api/{game}/games.")]
+PageId = Annotated[str | None, Header(alias=PAGE_HEADER, min_length=1, max_length=64,
+                                      description="Optional: an id of the page sending the request, new at each "
+                                                  "page load; the page's away beacon names it too (POST .../away).")]
 BotName = Annotated[str, PathParam(min_length=1, max_length=40, description="A bot name from GET /api/{game}/bots.")]
 
 
@@ -678,9 +689,9 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"detail": _validation_message(request, list(exc.errors()))}, status_code=422)
 
-    def find(game: str, game_id: str, token: str, how=None):
+    def find(game: str, game_id: str, token: str, how=None, page: str | None = None):
         try:
-            return (how or manager.open)(game, game_id, token)
+            return (how or manager.open)(game, game_id, token, page)
         except UnknownGame as exc:
             raise ApiError(404, str(exc)) from None
         except GameGone as exc:
@@ -696,16 +707,16 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
     shown_older = {**errors, 200: _links(f"$request.header.{SEAT_TOKEN_HEADER}", older=True)}
 
     # -------------------------------------------------------------- a game's routes
-    def read_game(game: GameParam, game_id: GameIdParam, token: Token) -> dict:
-        managed = find(game.value, game_id, token)
+    def read_game(game: GameParam, game_id: GameIdParam, token: Token, page: PageId = None) -> dict:
+        managed = find(game.value, game_id, token, page=page)
         with managed.lock:
             return manager.view(managed)
 
-    async def act(game: GameParam, game_id: GameIdParam, body: ActionIn, token: Token) -> dict:
+    async def act(game: GameParam, game_id: GameIdParam, body: ActionIn, token: Token, page: PageId = None) -> dict:
         kind = kinds[game.value]
 
         def run():
-            managed = find(game.value, game_id, token)
+            managed = find(game.value, game_id, token, page=page)
             with managed.lock:
                 s = managed.session
                 if s is None or s.over:
@@ -770,11 +781,12 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             raise ApiError(422, 'invalid request: the request body is missing; send {"seat_token": '
                                 '"<your seat_token>"}')
         try:
-            token = AwayIn.model_validate_json(raw).seat_token
+            beacon = AwayIn.model_validate_json(raw)
         except ValidationError as exc:
             raise ApiError(422, _validation_message(request, exc.errors()) +
-                           '. Expected a JSON object {"seat_token": "<your seat_token>"}') from None
-        await anyio.to_thread.run_sync(lambda: find(game.value, game_id, token, manager.away))
+                           '. Expected a JSON object {"seat_token": "<your seat_token>"} (and optionally '
+                           '"page": "<your X-Page-Id>")') from None
+        await anyio.to_thread.run_sync(lambda: find(game.value, game_id, beacon.seat_token, manager.away, beacon.page))
         return Response(status_code=204)
 
     def bots(game: GameParam) -> dict:

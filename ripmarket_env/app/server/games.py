@@ -86,12 +86,15 @@ class Limits:
 class ManagedGame:
     """A game as the server holds it: ``session`` while it is live, ``row`` always;
     ``away_since``: when its page said it went away (kept in memory only: a restarted
-    server forgets it, and the game then lives until its idle timeout)."""
+    server forgets it, and the game then lives until its idle timeout); ``page``: the id
+    of the page that last sent a request of the game (the page's ``X-Page-Id``), so that a
+    page's late beacon cannot mark away a game a newer page of it has taken up."""
 
     row: GameRow
     session: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     away_since: float | None = None
+    page: str | None = None
 
     @property
     def game_id(self) -> str:
@@ -243,10 +246,12 @@ class GameManager:
             f"{_when(self.limits.keep_seconds)} after they end); create one with POST /api/{game}/games"
         )
 
-    def open(self, game: str, game_id: str, token: str) -> ManagedGame:
+    def open(self, game: str, game_id: str, token: str, page: str | None = None, back: bool = True) -> ManagedGame:
         """``game``'s game ``game_id``, if ``token`` is its seat token; a live game comes
-        with its session (rebuilt from the store after a restart). Take ``managed.lock``
-        before using it. Raises ``UnknownGame``, ``GameGone``, ``BadToken``."""
+        with its session (rebuilt from the store after a restart). ``page``: the id of the
+        page that sent the request, if it sent one; ``back``: the request shows its player
+        is there (every request but the away beacon), which clears an away mark. Take
+        ``managed.lock`` before using it. Raises ``UnknownGame``, ``GameGone``, ``BadToken``."""
         with self._lock:
             managed = self._live.get(game_id)
         if managed is not None and managed.row.game != game:
@@ -263,8 +268,10 @@ class GameManager:
                 reason = self._expired_reason(managed, now)
                 if reason is None and managed.session is None:
                     reason = self._restore(managed)
-                if reason is None:
+                if reason is None and back:
                     managed.away_since = None  # its player is back (a reload, a read, an answer)
+                    if page is not None:
+                        managed.page = page
                 if reason is not None:
                     with self._lock:
                         self._expire(managed, reason, now)
@@ -276,13 +283,15 @@ class GameManager:
                            f"server's store: {managed.row.error}; start a new one with POST /api/{game}/games")
         return managed
 
-    def away(self, game: str, game_id: str, token: str) -> bool:
+    def away(self, game: str, game_id: str, token: str, page: str | None = None) -> bool:
         """The page of ``game``'s game ``game_id`` went away (its tab closed or reloaded):
         mark the live game away from now; its player's next request clears the mark. Whether
-        it was marked (a finished game is not). Raises what :meth:`open` raises."""
-        managed = self.open(game, game_id, token)
+        it was marked: a finished game is not, nor one whose last request came from another
+        page than ``page`` (a reload's new page asked before the old page's beacon arrived).
+        Raises what :meth:`open` raises."""
+        managed = self.open(game, game_id, token, back=False)
         with managed.lock:
-            if not managed.live:
+            if not managed.live or (page is not None and managed.page is not None and page != managed.page):
                 return False
             managed.away_since = self.clock()
             return True

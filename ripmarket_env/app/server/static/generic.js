@@ -111,10 +111,19 @@ window.RipmarketTable = window.RipmarketTable || {
     return (r.data && r.data.detail) || `${what} (HTTP ${r.status})`;
   }
 
+  // This page's id, new at every load: its requests of the game and its away beacon carry
+  // it, so the server can tell a reload's late beacon (from the page before) from a tab that
+  // really went away.
+  const PAGE_ID = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
   async function call(method, path, body) {
     const s = saved();
     const headers = {};
-    if (s && s.token && path.startsWith("/games/")) headers["X-Seat-Token"] = s.token;
+    if (s && s.token && path.startsWith("/games/")) {
+      headers["X-Seat-Token"] = s.token;
+      headers["X-Page-Id"] = PAGE_ID;
+    }
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const r = await fetch(api + path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
     let data = null;
@@ -654,12 +663,13 @@ window.RipmarketTable = window.RipmarketTable || {
   // A closed tab's game stops counting soon: when the page goes away (closed, reloaded, left)
   // it tells the server (a beacon: it cannot set headers, so the seat token is in its body).
   // Unless this tab comes back within the grace (a reload resumes at once, and any request
-  // of the game clears the mark), the server ends the game and frees its slot.
+  // of the game clears the mark), the server ends the game and frees its slot. The beacon
+  // names this page: one that arrives after a reload's new page has asked is ignored.
   window.addEventListener("pagehide", () => {
     const s = saved();
     if (!s || !s.id || (view && view.over) || !navigator.sendBeacon) return;
     try {
-      navigator.sendBeacon(`${api}/games/${encodeURIComponent(s.id)}/away`, JSON.stringify({seat_token: s.token}));
+      navigator.sendBeacon(`${api}/games/${encodeURIComponent(s.id)}/away`, JSON.stringify({seat_token: s.token, page: PAGE_ID}));
     } catch (e) { /* the game then ends by its idle timeout */ }
   });
   // Back from the browser's page cache (no reload): say so by reading the game again.
