@@ -503,9 +503,9 @@ def test_a_closed_tabs_game_stops_counting_after_a_short_grace():
     """Issue 39, item 2: a tab that goes away sends the server a beacon (pagehide). A reload
     sends it too and resumes the same game at once, which clears the mark (or, when the
     resume reaches the server first, the beacon names the page before the reload and is
-    ignored): the game lives on long past the grace. Two tabs closed: the server marks their games away, and once the
-    grace is over they no longer count, so the third game starts without the "End my
-    previous games" button (the limit is two). The server's clock is skewed forward instead
+    ignored): the game lives on long past the grace. Two tabs closed: the server marks
+    their games away, and once the grace is over they no longer count, so the third game
+    starts without the "End my previous games" button (the limit is two). The server's clock is skewed forward instead
     of waiting for the grace."""
     import time
 

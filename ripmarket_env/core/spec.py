@@ -68,12 +68,12 @@ class Layout:
     def named_view(self, obs: np.ndarray) -> dict:
         """One observation as a dict of its pieces: a global piece as its slice, a seat
         piece as a ``(seats, size)`` array, block k the seat k seats after the viewer."""
-        out = {}
+        out, seats = {}, self.seats
         for p in self.pieces:
             if p.scope == "global":
                 out[p.name] = obs[self.slice(p.name)]
             else:
-                out[p.name] = np.stack([obs[self.slice(p.name, k)] for k in range(self.seats)])
+                out[p.name] = np.stack([obs[self.slice(p.name, k)] for k in range(seats)])
         return out
 
     def offset_array(self) -> np.ndarray:

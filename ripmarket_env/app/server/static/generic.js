@@ -669,7 +669,8 @@ window.RipmarketTable = window.RipmarketTable || {
     const s = saved();
     if (!s || !s.id || (view && view.over) || !navigator.sendBeacon) return;
     try {
-      navigator.sendBeacon(`${api}/games/${encodeURIComponent(s.id)}/away`, JSON.stringify({seat_token: s.token, page: PAGE_ID}));
+      navigator.sendBeacon(`${api}/games/${encodeURIComponent(s.id)}/away`,
+                           JSON.stringify({seat_token: s.token, page: PAGE_ID}));
     } catch (e) { /* the game then ends by its idle timeout */ }
   });
   // Back from the browser's page cache (no reload): say so by reading the game again.
