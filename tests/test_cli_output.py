@@ -74,3 +74,23 @@ def test_command_list_gives_each_command_its_summary_unbroken():
             # 150 characters fit one line of the list at 200 columns, unless broken early
             summary = " ".join(first.split())[:150]
             assert any(summary in line for line in lines), (info.name, summary)
+
+
+def test_every_command_with_a_game_option_refuses_an_unknown_game_alike(tmp_path):
+    """Every command that takes ``--game`` resolves it the same way (``cli.game_spec``):
+    an unknown id is one line naming it and the registered ids, exit 2, before any work
+    (no file written, no traceback)."""
+    from ripmarket_env.games import ids
+
+    runner = CliRunner()
+    out = tmp_path / "out"
+    commands = [["cards", "--write", str(out)], ["tournament", "--agents", "random,random"],
+                ["agents"], ["bench", "--out", str(out)], ["envdoc", "--write", str(out)],
+                ["demo", "--out", str(out)], ["play"], ["distill", "--out", str(out)],
+                ["export", "missing.zip", "--out", str(out)], ["evaluate", "missing.zip"], ["balance"]]
+    for cmd in commands:
+        res = runner.invoke(app, [*cmd, "--game", "chess"])
+        line = f"error: --game 'chess' is not a registered game; allowed: {', '.join(ids())}"
+        assert res.exit_code == 2 and res.output.strip() == line, (cmd, res.output)
+        assert res.exception is None or isinstance(res.exception, SystemExit), (cmd, res.exception)
+        assert not out.exists(), cmd

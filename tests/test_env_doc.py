@@ -177,4 +177,4 @@ def test_cli_envdoc_write_and_check(tmp_path, text):
     res = runner.invoke(app, ["envdoc"])
     assert res.exit_code == 0 and res.stdout == text
     res = runner.invoke(app, ["envdoc", "--game", "no-such-game"])
-    assert res.exit_code == 2 and "unknown game 'no-such-game'" in res.output
+    assert res.exit_code == 2 and "--game 'no-such-game' is not a registered game" in res.output

@@ -62,6 +62,17 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def game_spec(game: str | None):
+    """The ``GameSpec`` of ``--game`` (``None``: the first registered game); fails (exit 2)
+    naming the registered ids if there is no such game."""
+    from ripmarket_env.games import get, ids
+
+    game = DEFAULT_GAME if game is None else game
+    if game not in ids():
+        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    return get(game)
+
+
 def check_int(option: str, value: int | None, lo: int, hi: int | None = None) -> None:
     """Fail (exit 2) naming ``option`` and the allowed range unless ``lo <= value <= hi``;
     ``None`` (an option left to its default) passes."""
@@ -84,12 +95,7 @@ def cards(
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose cards to show (default: the first registered; `ripmarket games` lists them)."),
 ) -> None:
     """Show a game's full card reference (docs/CARDS.md, docs/games/<game>/CARDS.md), from its card file."""
-    from ripmarket_env.games import get, ids
-
-    try:
-        spec = get(game if game is not None else ids()[0])
-    except (KeyError, ValueError) as exc:
-        fail(f"--game: {exc.args[0]}")
+    spec = game_spec(game)
     hook = spec.extras.get("card_reference")
     if hook is None:
         fail(f"--game {spec.id}: {spec.title} has no card reference (its cards are not data)")
@@ -145,11 +151,8 @@ def tournament(
     """Play agents against each other (seat rotation, duplicate deals); rate them with OpenSkill."""
     from eval.report import print_table
     from eval.tournament import agent_registry, run_tournament, validate
-    from ripmarket_env.games import get, ids
 
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    spec = get(game)
+    spec = game_spec(game)
 
     def registered():
         return agent_registry().names(game)
@@ -236,14 +239,9 @@ def agents_cmd(
     from rich.table import Table
 
     from eval.tournament import agent_registry
-    from ripmarket_env.games import ids
 
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    game_spec(game)  # loading a game registers its agents
     from agents.policy import card_conflict
-    from ripmarket_env.games import get
-
-    get(game)  # loading a game registers its agents
     reg = agent_registry()
     t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
@@ -317,11 +315,8 @@ def balance(
     if ctx.invoked_subcommand is not None:
         return
     from eval.balance import default_agents, default_players, print_summary, run_balance, validate_balance
-    from ripmarket_env.games import get, ids
 
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    spec = get(game)
+    spec = game_spec(game)
     if players is None:
         counts = default_players(game)
     else:
@@ -519,11 +514,7 @@ def bench(
     if suite == "train":
         _bench_train(config, rollouts, as_json, out, backend, env_runners)
         return
-    from ripmarket_env.games import get, ids
-
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    spec = get(game)
+    spec = game_spec(game)
     from ripmarket_env.app.bench import default_players
 
     players_given = players is not None
@@ -671,13 +662,9 @@ def _suite_report(suite: str, result: dict, render, as_json: bool, out: Optional
 def _bench_bot(game: str, players: Optional[str], agents_: Optional[str], decisions: int, as_json: bool,
                out: Optional[Path]) -> None:
     """``bench --suite bot``: ``eval.latency.run_latency``."""
-    from ripmarket_env.games import get, ids
-
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = game_spec(game)
     from eval.latency import default_agents, render_rich, run_latency
 
-    spec = get(game)
     ps = None if players is None else _int_list(players, "--players", spec.min_players, spec.max_players)
     counts = (spec.extras or {}).get("player_counts")
     if ps is not None and counts and not set(ps) <= set(counts):
@@ -752,12 +739,8 @@ def envdoc(
 ) -> None:
     """Print a game's environment reference (docs/ENV.md, docs/games/<game>/ENV.md): spaces, tables, rewards, API."""
     from ripmarket_env.app.envdoc import regen_command, render_env_markdown
-    from ripmarket_env.games import get, ids
 
-    try:
-        spec = get(game if game is not None else ids()[0])
-    except (KeyError, ValueError) as exc:
-        fail(f"--game: {exc.args[0]}")
+    spec = game_spec(game)
     text = render_env_markdown(spec)
     if check is not None:
         try:
@@ -796,13 +779,9 @@ def demo(
     from rich.console import Console
 
     from ripmarket_env.app.demo import run_demo, run_tournament_demo
-    from ripmarket_env.games import get, ids
     from ripmarket_env.testing.conformance import valid_player_counts
 
-    try:
-        spec = get(game if game is not None else ids()[0])
-    except (KeyError, ValueError) as exc:
-        fail(f"--game: {exc.args[0]}")
+    spec = game_spec(game)
     valid = valid_player_counts(spec)
     lo, hi = spec.min_players, spec.max_players
     if rounds:
@@ -939,13 +918,6 @@ def replay(
 app.command("replay")(replay)
 
 
-def _default_game() -> str:
-    """The first registered game (the default of ``--game``)."""
-    from ripmarket_env.games import ids
-
-    return ids()[0]
-
-
 def _check_mode(spec, mode: Optional[str]) -> tuple:
     """The game's modes (``extras["modes"]``, empty for a game without); fails on a
     ``--mode`` the game lacks, naming the allowed ones."""
@@ -977,7 +949,7 @@ def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
 
 def play(
     players: Optional[int] = typer.Option(None, "--players", metavar="N", help="Seats at the table (default: the game's default; `ripmarket games` lists each game's range)."),
-    game: str = typer.Option(_default_game(), "--game", metavar="GAME", help="The game to play, any registered game (`ripmarket games` lists them)."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help="The game to play, any registered game (`ripmarket games` lists them)."),
     seat: int = typer.Option(0, "--seat", metavar="S", help="Your seat (0 to N-1)."),
     opponents: Optional[str] = typer.Option(
         None, "--opponents", metavar="LIST",
@@ -995,12 +967,8 @@ def play(
     """Play a game in the terminal against the bots (numbered choices at every decision)."""
     from ripmarket_env.app.play import play_terminal
     from ripmarket_env.app.session import SetupError, check_setup
-    from ripmarket_env.games import registry
 
-    games = registry()
-    if game not in games:
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(games)}")
-    spec = games[game]
+    spec = game_spec(game)
     check_int("--seed", seed, 0)
     rules = _play_rules(spec, rule, mode)
     engine_kwargs, refused = {}, {}
@@ -1231,17 +1199,12 @@ def distill(
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")
-    from agents.base import DEFAULT_GAME
-    from ripmarket_env.games import get, ids
-
-    game = DEFAULT_GAME if game is None else game
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    spec = game_spec(game)
+    game = spec.id
     try:
         styles = D.default_styles(game)
     except ValueError as exc:
         fail(f"--game {game}: {exc}")
-    spec = get(game)
     counts = _int_list(players, "--players", spec.min_players, spec.max_players)
     _check_mode(spec, mode)
     fields = {} if mode is None else {"mode": mode}
@@ -1358,10 +1321,7 @@ def export(
         for p in E.export_shipped():
             typer.echo(f"wrote {p}", err=True)
         return
-    from ripmarket_env.games import ids
-
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
+    game_spec(game)
     target = out if out is not None else Path(f"{Path(agent).stem}{E.SUFFIX}")
     if target.exists() and not force:
         fail(f"{target} exists; choose another --out or add --force to overwrite it")
@@ -1405,11 +1365,8 @@ def evaluate(
     except ImportError as exc:
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     from eval.evaluate import default_zoo
-    from ripmarket_env.games import get, ids
 
-    if game not in ids():
-        fail(f"--game {game!r} is not a registered game; allowed: {', '.join(ids())}")
-    spec = get(game)
+    spec = game_spec(game)
     check_int("--players", players, spec.min_players, spec.max_players)
     _check_mode(spec, mode)
     fields = {} if mode is None else {"mode": mode}
