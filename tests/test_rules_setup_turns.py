@@ -1004,3 +1004,20 @@ def test_every_rule_id_is_tested():
     assert len(ids) >= 90
     missing = sorted(ids - _tested_ids(), key=lambda s: tuple(int(x) for x in s[2:].split(".")))
     assert not missing, "rule IDs without a test: " + ", ".join(missing)
+
+
+def test_r_10_1_the_games_last_step_reshuffles_an_emptied_deck_too():
+    """R-10.1: the reshuffle is immediate also when the step that empties the deck ends the
+    game (the last seat's Merchant draws the deck's last card, the round kills a seat and
+    leaves one alive): the final state's deck is the old discard, its discard empty."""
+    t = Table(4, seed=0, ghost_phase="first", token_tie="latest", deflect_target="stronger",
+              grace_round=False)
+    t.arrange(hands={0: ["Last Stand"], 1: ["Tycoon"], 2: [], 3: []}, hp={0: 1, 1: 2},
+              ghosts={2: [], 3: []}, market=["Relief", "Spite", "Mimic"],
+              deck_top=["Closer", "Merchant", "Glass Crown"], rest="discard")
+    disc = int(t.r["discard_n"])
+    t.start_round(1)
+    t.play_round({1: "Tycoon", 0: "Merchant"})
+    assert t.done and t.phase == "game_over"
+    assert int(t.r["discard_n"]) == 0 and int(t.r["deck_n"]) > disc  # the played cards too
+    finish(t)

@@ -16,7 +16,7 @@ Invariants checked (state):
   has 0 HP exactly when it is a Ghost, and Ghosts carry an elimination record.
 - ``hand_n`` / ``shadow_n`` equal the sums of the hand counts; R-5.7 Ghosts hold no
   Living cards; R-1.3/R-6.1 living players hold no Shadow cards.
-- R-10.1/R-10.3 at a decision, an empty deck means an empty discard.
+- R-10.1/R-10.3 an empty deck means an empty discard, at a decision and at the game's end.
 - R-12.1 a decision offered to an agent has at least two legal options, unless only the
   seat's hidden cards make it single (a play or replacement from a hand of two or more
   cards of one design: asked all the same, ``kernels.hidden_forced``); R-12.2 the mask
@@ -265,6 +265,11 @@ def check_record(r, db, rules, prev=None) -> list[str]:
     if r["epilogue"] and not (rules.epilogue and P == 2):
         v.append("R-9.4: an epilogue round outside the 2-player epilogue variant")
 
+    if int(r["deck_n"]) == 0 and int(r["discard_n"]) > 0:
+        v.append("R-10.1: the Living Deck is empty but its discard is not")
+    if int(r["shadow_deck_n"]) == 0 and int(r["shadow_discard_n"]) > 0:
+        v.append("R-10.3: the Shadow Deck is empty but its discard is not")
+
     mask = r["mask"].astype(bool)
     nl = int(alive[:P].sum())
     if not done:
@@ -306,10 +311,6 @@ def _check_decision(r, db, rules, v, mask, alive, nl) -> None:
             v.append(f"R-9.4: an epilogue round with {nl} living players (it follows a single living winner)")
     elif nl < 2:
         v.append(f"R-9.1: the game goes on with {nl} living player(s)")
-    if int(r["deck_n"]) == 0 and int(r["discard_n"]) > 0:
-        v.append("R-10.1: the Living Deck is empty but its discard is not")
-    if int(r["shadow_deck_n"]) == 0 and int(r["shadow_discard_n"]) > 0:
-        v.append("R-10.3: the Shadow Deck is empty but its discard is not")
     if (r["step_rewards"] != 0).any():
         v.append("R-11.3: a reward paid before the game ended")
     if int(r["round_num"]) >= rules.rounds_cap:

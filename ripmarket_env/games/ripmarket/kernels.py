@@ -406,6 +406,7 @@ def compute_rewards(r, c):
 
 @njit(**JIT)
 def finish(r, c):
+    settle(r)  # a deck emptied by the game's last step is reshuffled too
     r.done = True
     r.phase = PH_OVER
     for p in range(c[C_P]):
