@@ -98,6 +98,7 @@ def _corpus(base: Path, packaged: Path) -> dict[str, tuple[Path, str | None]]:
         out[name] = (p, field)
     out["folder"] = (base, None)
     out["missing"] = (base / "missing.json", None)
+    out["device"] = (Path("/dev/zero"), None)  # no size to stat, and no end: read up to the cap only
     return out
 
 
@@ -137,7 +138,7 @@ def test_every_hostile_card_file_is_refused_in_one_line(tmp_path, game):
 @pytest.mark.parametrize("game", GAMES)
 def test_the_cards_command_reports_them_without_a_traceback(tmp_path, game):
     corpus = _corpus(tmp_path, _packaged(game))
-    for name in ("not_utf8", "deep", "deep_field", "nan", "huge", "int_400_digits", "unknown_card_field"):
+    for name in ("not_utf8", "deep", "deep_field", "nan", "huge", "int_400_digits", "unknown_card_field", "device"):
         path, field = corpus[name]
         res = CliRunner().invoke(app, ["cards", "--game", game, "--file", str(path)])
         assert res.exit_code == 2, (name, res.output)

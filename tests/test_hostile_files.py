@@ -485,6 +485,20 @@ def test_the_real_cli_prints_no_traceback(corpus):
     assert not marker.exists()
 
 
+def test_a_device_is_read_no_further_than_the_cap():
+    """A record or a data file that is a device or a pipe has no size to check before it is
+    read (``/dev/zero`` never ends): the readers stop one byte past their cap and refuse it
+    in one line, instead of reading until memory runs out."""
+    from ripmarket_env.core.jsonfile import read_json
+
+    with pytest.raises(RecordError, match=r"/dev/zero: more than [\d,]+ bytes is too large for a game record"):
+        replay("/dev/zero")
+    with pytest.raises(CardDataError, match=r"/dev/zero: more than [\d,]+ bytes is too large for a card file"):
+        load_cards("/dev/zero")
+    with pytest.raises(ValueError, match=r"data: more than 1,000 bytes is too large for this file"):
+        read_json("/dev/zero", "data", ValueError, max_bytes=1000)
+
+
 # ----------------------------------------------------------------------------- controls
 def test_the_payloads_are_live(tmp_path, good_checkpoint):
     """Without the safe loaders the same files do run code: plain unpickling, and SB3's

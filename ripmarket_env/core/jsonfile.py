@@ -61,6 +61,21 @@ def loads(text: str):
     return data
 
 
+class TooLarge(OSError):
+    """``read_capped``: the file holds more than the bytes allowed."""
+
+
+def read_capped(path, max_bytes: int) -> bytes:
+    """The bytes of ``path``, reading at most ``max_bytes + 1`` of them: ``TooLarge`` if there
+    are more. A device or a pipe reports no size (``/dev/zero`` never ends), so the cap is on
+    what is read, not on what ``stat`` says; a folder raises ``IsADirectoryError``."""
+    with open(path, "rb") as f:
+        raw = f.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise TooLarge(f"more than {max_bytes:,} bytes")
+    return raw
+
+
 def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DATA_FILE_BYTES):
     """The JSON value in ``path``, or ``error(f"{label}: ...")`` saying what is wrong."""
     p = Path(path)
@@ -70,13 +85,13 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
             raise error(f"{label}: is a folder, not a data file")
         if size > max_bytes:
             raise error(f"{label}: {size:,} bytes is too large for this file (at most {max_bytes:,})")
-        raw = p.read_bytes()
+        raw = read_capped(p, max_bytes)
     except FileNotFoundError:
         raise error(f"{label}: file not found") from None
+    except TooLarge:  # grown since the stat, or a device or pipe
+        raise error(f"{label}: more than {max_bytes:,} bytes is too large for this file") from None
     except OSError as exc:
         raise error(f"{label}: cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > max_bytes:  # grown since the stat
-        raise error(f"{label}: {len(raw):,} bytes is too large for this file (at most {max_bytes:,})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.engine import Engine, IllegalActionError
-from ripmarket_env.core.jsonfile import loads, short as _short
+from ripmarket_env.core.jsonfile import TooLarge, loads, read_capped, short as _short
 from ripmarket_env.core.spec import GameSpec
 
 FORMAT = "ripmarket-record"
@@ -234,7 +234,9 @@ def _read(path) -> list[tuple[int, dict, str]]:
         size = path.stat().st_size
         if size > MAX_RECORD_BYTES:
             raise RecordError(f"{path}: {size:,} bytes is too large for a game record (at most {MAX_RECORD_BYTES:,})")
-        data = path.read_bytes()
+        data = read_capped(path, MAX_RECORD_BYTES)
+    except TooLarge:  # grown since the stat, or a device or pipe
+        raise RecordError(f"{path}: more than {MAX_RECORD_BYTES:,} bytes is too large for a game record") from None
     except OSError as exc:
         raise RecordError(f"cannot read record {path}: {exc.strerror or exc}") from None
     if b"\x00" in data:

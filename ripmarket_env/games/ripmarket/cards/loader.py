@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import loads, short
+from ripmarket_env.core.jsonfile import TooLarge, loads, read_capped, short
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
@@ -251,10 +251,13 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
     else:
         p = card_file(path)
         label = str(path) if str(path) in EDITIONS else str(p)
-        try:
-            raw = p.read_text(encoding="utf-8")
+        try:  # at most 4 bytes a character in UTF-8; a device or pipe reports no size
+            raw = read_capped(p, 4 * MAX_CARD_FILE_CHARS).decode("utf-8")
         except FileNotFoundError:
             raise CardDataError(f"{label}: card file not found") from None
+        except TooLarge:
+            raise CardDataError(f"{label}: more than {4 * MAX_CARD_FILE_CHARS:,} bytes is too large for a card "
+                                f"file (at most {MAX_CARD_FILE_CHARS:,} characters)") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise CardDataError(f"{label}: cannot read the card file: {exc}") from None
     if len(raw) > MAX_CARD_FILE_CHARS:
