@@ -215,6 +215,8 @@ class _Teller:
                 return p, "bandit", text + f": the Bandit of {self.who(removed.b)} leaves the game"
             return p, "bandit", text + f" ({pays[-1].b // 64} paid so far)"
         if k in ("draw", "reshuffle", "end_turn"):
+            p = next((e.seat for e in evs if e.seat >= 0), p)  # a reshuffle is the table's (seat -1)
+            me = self.who(p)
             drawn = [e for e in evs if e.kind == "draw"]
             end = next((e for e in evs if e.kind == "end_turn"), None)
             if drawn:  # a drawn card is named to its drawer only (RM-8.4)
