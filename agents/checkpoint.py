@@ -360,12 +360,30 @@ def _read_member(z: zipfile.ZipFile, name: str, path: Path, required: bool = Tru
     return z.read(name)  # sizes were checked by _open
 
 
+#: The lines of torch's refusal that are advice (among them: load the file unrestricted), not facts.
+_TORCH_ADVICE = ("Weights only load failed", "Please file an issue", "Check the documentation")
+
+
 def _torch_load(raw: bytes, what: str, path: Path):
-    """``torch.load(weights_only=True)``: tensors and plain containers only, never code."""
+    """``torch.load(weights_only=True)``: tensors and plain containers only, never code.
+    Anything else (a pickled object or call, or no pickle at all) is refused in one line
+    naming what torch's restricted unpickler met, without torch's warnings or its advice to
+    load the file unrestricted."""
+    import pickle
+    import warnings
+
     import torch
 
     try:
-        return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's note on the pickle protocol: noise here
+            return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        lines = (x.strip().removeprefix("WeightsUnpickler error:").strip() for x in str(e).splitlines())
+        found = next((x for x in lines if x and not x.startswith(_TORCH_ADVICE)), "").split(". ")[0]
+        raise CheckpointError(f"{path}: {what} do not load: not tensors alone "
+                              f"({_short(found or type(e).__name__, 160)}); refused, as weights are "
+                              "read as tensors only, never run as code") from None
     except Exception as e:
         msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
         raise CheckpointError(f"{path}: {what} do not load ({msg})") from None

@@ -481,6 +481,8 @@ def test_the_real_cli_prints_no_traceback(corpus):
         assert res.returncode != 0, (case.name, res.stdout[-500:])
         assert "Traceback" not in res.stderr and "Traceback" not in res.stdout, (case.name, res.stderr[-2000:])
         assert res.stderr.strip().startswith("error:") and case.path.name in res.stderr, (case.name, res.stderr[-500:])
+        # one line: no library warning before it, and no advice to load a file unrestricted
+        assert res.stderr.strip().count("\n") == 0 and "weights_only" not in res.stderr, (case.name, res.stderr)
     assert not (tmp / "real").exists(), "a refused run left a run folder"
     assert not marker.exists()
 
