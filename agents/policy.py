@@ -12,6 +12,7 @@ stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
 
@@ -392,15 +393,41 @@ _conflicts: dict = {}
 _conflicts_lock = threading.Lock()
 
 
+#: Why a trained bot cannot play where torch is not installed (``make demo``'s environment).
+NEEDS_TORCH = "a trained bot needs torch, from the train extra: pip install 'ripmarket[train]'"
+
+
+def without_torch(game: str) -> dict[str, str]:
+    """``{bot: NEEDS_TORCH}`` for the game's registered bots that cannot be built where torch
+    is not installed (their factory imports it); empty where it is installed."""
+    if importlib.util.find_spec("torch") is not None:
+        return {}
+    from agents.base import make, names
+
+    out = {}
+    for name in names(game):
+        try:
+            make(name, game)
+        except ModuleNotFoundError as exc:
+            if exc.name == "torch":
+                out[name] = NEEDS_TORCH
+        except Exception:  # noqa: BLE001  (other reasons are told where the bot is asked for)
+            pass
+    return out
+
+
 def card_conflict(name: str, cards=None) -> str | None:
     """Why the registered R.I.P. Market bot ``name`` cannot play the card database ``cards``
     (a ``CardDB``; None: the packaged cards), as the one-line refusal its loader would give
-    (e.g. a first-edition training stage on the second edition's cards); None when it can,
-    or when it is no trained bot. Reads the checkpoint's metadata only (a distilled zoo is
-    loaded once, as its bots would load it); answers are cached per file and card database."""
+    (e.g. a first-edition training stage on the second edition's cards; ``NEEDS_TORCH``
+    where torch is not installed); None when it can, or when it is no trained bot. Reads
+    the checkpoint's metadata only (a distilled zoo is loaded once, as its bots would load
+    it); answers are cached per file and card database."""
     path = _SHIPPED.get(name)
     if path is None:
         return None
+    if importlib.util.find_spec("torch") is None:
+        return NEEDS_TORCH
     for other in _SPECIALISTS.get(name, {}).values():  # each network the bot plays must fit the cards
         why = card_conflict(other.stem, cards)
         if why:

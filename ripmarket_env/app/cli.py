@@ -236,19 +236,23 @@ def agents_cmd(
 ) -> None:
     """List a game's registered agents with a one-line description each."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from eval.tournament import agent_registry
 
     game_spec(game)  # loading a game registers its agents
-    from agents.policy import card_conflict
+    from agents.policy import NEEDS_TORCH, card_conflict, without_torch
+
     reg = agent_registry()
+    missing = without_torch(game)
     t = Table(title=f"Registered agents of {game} (use the names with --agents)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
     for name in reg.names(game):
-        why = card_conflict(name, None)  # a trained bot of other cards than the packaged ones, with the reason
-        t.add_row(name, reg.describe(name, game) + (f" Cannot play the packaged cards: {why}" if why else ""))
+        why = missing.get(name) or card_conflict(name, None)  # a trained bot of other cards, with the reason
+        why = why and (f" Not here: {why}." if why == NEEDS_TORCH else f" Cannot play the packaged cards: {why}")
+        t.add_row(escape(name), escape(reg.describe(name, game) + (why or "")))
     Console().print(t)
 
 
@@ -975,7 +979,7 @@ def play(
     if cards_file is not None:
         _check_cards(cards_file, spec)
         engine_kwargs["cards"] = spec.card_files.load(cards_file)
-    from agents.policy import card_conflict
+    from agents.policy import card_conflict, without_torch
 
     import agents as zoo
 
@@ -983,6 +987,7 @@ def play(
         why = card_conflict(name, engine_kwargs.get("cards"))
         if why is not None:
             refused[name] = why
+    refused = {**without_torch(game), **refused}
     names = None if opponents is None else [n.strip() for n in opponents.split(",") if n.strip()]
     try:
         check_setup(spec, players, seat, names, rules, refused)
@@ -1196,6 +1201,8 @@ def distill(
 ) -> None:
     """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
     try:
+        import torch  # noqa: F401  (the fit; train.distill imports it only when it fits)
+
         from train import distill as D
     except ImportError as exc:
         fail(f"distilling needs the train extra ({exc}); install it with: pip install -e '.[train]'")

@@ -31,6 +31,7 @@ Every registered game is measured the same way (``--game``) and reported in one 
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Callable, Sequence
 
@@ -305,7 +306,8 @@ def run_env_bench(
         done(f"gym env, {P} players")
     cores = numba.config.NUMBA_NUM_THREADS
     vector = []
-    for P in players:
+    vector_missing = None if importlib.util.find_spec("stable_baselines3") else VECTOR_MISSING
+    for P in players if vector_missing is None else ():
         for B in num_envs:
             vector.append(bench_vector(P, B, seconds, threads=1, game=game))
             done(f"vector env, {P} players, {B} games, 1 thread")
@@ -329,9 +331,14 @@ def run_env_bench(
         "aec": aec,
         "gym": gym,
         "vector": vector,
+        **({"vector_missing": vector_missing} if vector_missing else {}),
         "targets": targets,
         "wall_seconds": time.perf_counter() - t_start,
     }
+
+
+#: The vector env is the Stable-Baselines3 face: where SB3 is not installed its rows are left out.
+VECTOR_MISSING = "not measured: the vector env needs stable-baselines3, from the train extra: pip install 'ripmarket[train]'"
 
 
 def configs_count(players: Sequence[int], num_envs: Sequence[int]) -> int:
@@ -339,7 +346,8 @@ def configs_count(players: Sequence[int], num_envs: Sequence[int]) -> int:
     import numba
 
     extra = 1 if numba.config.NUMBA_NUM_THREADS > 1 else 0
-    return 1 + len(players) + len(players) * (len(num_envs) + extra)
+    vector = len(num_envs) + extra if importlib.util.find_spec("stable_baselines3") else 0
+    return 1 + len(players) + len(players) * vector
 
 
 # ----------------------------------------------------------------------------------
@@ -385,6 +393,8 @@ def render_rich(env_report: dict):
         table.add_row("vector", str(v["players"]), str(v["num_envs"]), str(v["numba_threads"]),
                       _rate(v["learner_steps_per_sec"]), _rate(v["steps_per_cpu_sec"]))
     parts = [*lines, table]
+    if "vector_missing" in env_report:
+        parts.append(Text(f"vector env: {env_report['vector_missing']}", style="yellow"))
     for t in env_report["targets"]:
         if "vector" in t:
             v = t["vector"]
