@@ -105,8 +105,21 @@ _register_gym_ids()
 
 
 def __getattr__(name: str):
+    """``env`` and ``raw_env`` (R.I.P. Market's, PettingZoo's module convention), and each
+    game's env classes by their qualified names, ``raw_env__<env name>`` and
+    ``parallel_env__<env name>`` (how pickle finds them again)."""
     if name in ("env", "raw_env"):
         from ripmarket_env import aec
 
         return getattr(aec, name)
+    kind, sep, env_name = name.partition("__")
+    if sep and kind in ("raw_env", "parallel_env"):
+        from ripmarket_env.games import by_env_name
+
+        spec = by_env_name(env_name)
+        if spec is not None:
+            from ripmarket_env.envs.aec import aec_env_class
+            from ripmarket_env.envs.parallel import parallel_env_class
+
+            return (aec_env_class if kind == "raw_env" else parallel_env_class)(spec)
     raise AttributeError(f"module 'ripmarket_env' has no attribute {name!r}")

@@ -21,6 +21,7 @@ run the game's batch drivers (``drivers``, core/drivers.py) unless the game over
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,10 +45,50 @@ def kernel_view(arr: np.ndarray) -> np.ndarray:
 SERIAL_BELOW = 32
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal in the game's current decision (the state is unchanged)."""
+def given(x) -> str:
+    """A value as an error message shows it: its repr (cut short) and its type, e.g.
+    ``'12' (str)``, ``True (bool)``, ``np.int64(-1) (numpy.int64)``."""
+    t = type(x)
+    kind = f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 256:
+        return f"an integer of about {int(x.bit_length() * 0.30103) + 1:,} digits ({kind})"
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - a value whose repr fails is still named by its type
+        text = "?"
+    if len(text) > 80:
+        text = text[:60] + f"... ({len(text):,} characters)"
+    return f"{text} ({kind})"
 
-    def __init__(self, game: int, action, legal: list[int], phase: str, describe=None):
+
+def action_id(x) -> int | None:
+    """``x`` as an action id (a Python int), or None when it is not an integer: Python and
+    numpy integers (and 0-d integer arrays) are action ids; bools, numpy bools, floats,
+    strings and anything else are not (``True`` is not action 1)."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+_MESSAGE_ONLY = object()
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the game's current decision (the state is unchanged).
+
+    An integer that is not legal reads ``illegal action 7 in game 0 (decision: ...)``; a
+    value that is not an integer action id at all (``action_id`` is None: a bool, a float,
+    a string, None, ...) reads ``action must be an integer action id, got '12' (str), in
+    game 0 (decision: ...)``. Both go on to list the legal actions."""
+
+    def __init__(self, game: int, action=_MESSAGE_ONLY, legal: list[int] = (), phase: str = "", describe=None):
+        if action is _MESSAGE_ONLY:  # from its message alone, as a worker's error is re-raised in its parent
+            super().__init__(game)  # (Gymnasium's async vector env: ``type(err)(str(err))``)
+            self.game, self.action, self.legal, self.phase = None, None, [], ""
+            return
         self.game = game
         self.action = action
         self.legal = legal
@@ -55,10 +96,29 @@ class IllegalActionError(ValueError):
         legal_txt = ", ".join(
             f"{a} ({describe(a)})" if describe else str(a) for a in legal
         ) or "none (the game is over)"
+        if isinstance(action, (bool, np.bool_)):
+            what = f"action must be an integer action id, not a bool, got {given(action)},"
+        elif action_id(action) is None:
+            what = f"action must be an integer action id, got {given(action)},"
+        else:
+            what = f"illegal action {action}"
         super().__init__(
-            f"illegal action {action} in game {game} (decision: {phase}); legal actions: {legal_txt}. "
+            f"{what} in game {game} (decision: {phase}); legal actions: {legal_txt}. "
             "The state was not changed."
         )
+
+    def __reduce__(self):
+        """Pickled as its fields and its message (a subprocess vector env sends the error
+        to its parent): the same error on the other side, its text included."""
+        return _rebuilt_illegal_action, (self.game, self.action, self.legal, self.phase, str(self))
+
+
+def _rebuilt_illegal_action(game, action, legal, phase, message) -> IllegalActionError:
+    """``IllegalActionError`` from its pickled fields and message."""
+    err = IllegalActionError.__new__(IllegalActionError)
+    ValueError.__init__(err, message)
+    err.game, err.action, err.legal, err.phase = game, action, legal, phase
+    return err
 
 
 def as_int(x, what: str, allowed: str) -> int:
@@ -68,13 +128,26 @@ def as_int(x, what: str, allowed: str) -> int:
     return int(x)
 
 
+#: What a seed may be (R-12.4): any non-negative integer, of any size (``seed_to_u64``
+#: folds it to 64 bits); the words of every seed error.
+SEED_ALLOWED = "a non-negative integer"
+
+
+def check_seed(seed, allowed: str = SEED_ALLOWED) -> int:
+    """``seed`` as a Python int, or a ValueError ``seed must be <allowed>, got <seed>``
+    (R-12.4): Python and numpy integers from 0 up, of any size; negative integers, bools,
+    numpy bools, floats (even ``1.0``), strings, sequences and None (unless the caller
+    handles it first) are refused."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be {allowed}, got {given(seed)}")
+    return int(seed)
+
+
 def seed_to_u64(seed: int) -> int:
-    """Fold any non-negative integer seed into a 64-bit game seed, the first state of the
-    game's RNG: numpy's ``SeedSequence(seed)``, one uint64 word. Stable across runs and
-    platforms; seeds of any size."""
-    seed = as_int(seed, "seed", "a non-negative integer")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    """Fold any non-negative integer seed (``check_seed``) into a 64-bit game seed, the
+    first state of the game's RNG: numpy's ``SeedSequence(seed)``, one uint64 word. Stable
+    across runs and platforms; seeds of any size."""
+    seed = check_seed(seed)
     return int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
 
 

@@ -11,7 +11,8 @@ player, decisions whose one legal option follows from public facts are taken by 
 engine (one that only a hand makes single is asked, ``core.events``), observations are
 ``{"observation": float32, "action_mask": int8}`` for ANY agent at any time (the mask all
 zeros for agents not deciding), rewards are paid once on the step that ends the game,
-``reset(seed=s)`` replays the engine's game ``s``.
+``reset(seed=s)`` replays the engine's game ``s`` (``s`` any non-negative integer, R-12.4;
+None draws a fresh one).
 
 Infos hold fixed-type values only, so that generic trainers can batch them (Tianshou's
 buffer, TorchRL's specs): ``infos[agent] = {"phase_id": int, <spec.seat_flag>: bool}``
@@ -21,10 +22,14 @@ has no such phase). ``verbose_infos=True`` adds the variable-length, text-valued
 actions, ``[]`` for everyone else).
 
 Illegal actions: ``illegal_action="raise"`` (the default of ``raw_env``) raises the
-engine's ``IllegalActionError`` (state unchanged); ``illegal_action="terminate"`` ends the
-game there, the offending agent rewarded ``illegal_reward`` (-1) and every other 0, as
-PettingZoo's ``TerminateIllegalWrapper`` does (``env()`` wraps the raw env in it, so an
-illegal action terminates under ``env()`` either way).
+engine's ``IllegalActionError`` (state unchanged), for an integer that is not legal and for
+a value that is not an integer action id at all (a bool, numpy bool, float, string or
+None: ``True`` is not action 1; Python and numpy integers are action ids);
+``illegal_action="terminate"`` ends the game there, the offending agent rewarded
+``illegal_reward`` (-1) and every other 0, as PettingZoo's ``TerminateIllegalWrapper``
+does (``env()`` wraps the raw env in it, so an illegal action terminates under ``env()``
+either way; there a value outside the action space, a bool included, fails PettingZoo's
+"action is not in action space" check first).
 """
 
 from __future__ import annotations
@@ -42,12 +47,13 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import order_enforcing
 
-from ripmarket_env.core.engine import IllegalActionError, kernel_view as _k
+from ripmarket_env.core.engine import SEED_ALLOWED, IllegalActionError, action_id, check_seed, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
 __all__ = ["GameAECEnv", "aec_env_class", "check_illegal_action", "wrapped"]
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
+_SEED_ALLOWED = f"{SEED_ALLOWED} (or None for a random seed)"
 
 
 def check_illegal_action(value: str) -> str:
@@ -69,12 +75,15 @@ _CLASSES: dict[str, type] = {}
 
 
 def aec_env_class(spec: GameSpec) -> type:
-    """The ``raw_env`` class of a game (one class per game, made once)."""
+    """The ``raw_env`` class of a game (one class per game, made once). Its name is
+    PettingZoo's ``raw_env``; pickle finds it again as ``ripmarket_env.raw_env__<env
+    name>`` (the package's ``__getattr__`` asks the registry)."""
     if spec.id not in _CLASSES:
         cls = type("raw_env", (GameAECEnv,), {
             "game": spec,
             "__doc__": spec.doc or f"{spec.title} as a PettingZoo AEC env.",
             "metadata": {**GameAECEnv.metadata, "name": spec.env_name},
+            "__module__": "ripmarket_env", "__qualname__": f"raw_env__{spec.env_name}",
         })
         _CLASSES[spec.id] = cls
     return _CLASSES[spec.id]
@@ -129,6 +138,11 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         self._raw_env = env.unwrapped
         super().__init__(env)
 
+    def step(self, action) -> None:
+        # Gymnasium's Discrete.contains answers a bool as 0 / 1; no action id is a bool
+        assert not isinstance(action, (bool, np.bool_)), "action is not in action space"
+        super().step(action)
+
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     __doc__ = wrappers.OrderEnforcingWrapper.__doc__
@@ -172,7 +186,8 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         if dead or ill._terminated or type(prev) is not dict or action is None:
             return super().step(action)
         self._has_updated = True
-        assert raw.action_space(agent).contains(action), "action is not in action space"
+        assert (not isinstance(action, (bool, np.bool_))  # AssertOutOfBoundsWrapper.step's rule
+                and raw.action_space(agent).contains(action)), "action is not in action space"
         if not prev["action_mask"][action]:  # PettingZoo's illegal-move path
             return ill.step(action)
         ill._prev_obs = None
@@ -371,7 +386,12 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game; ``seed`` (a non-negative int) fixes it, None draws a fresh one.
+        """Start a new game; ``seed`` fixes it, None draws a fresh one.
+
+        A seed is any non-negative Python or numpy integer (R-12.4,
+        ``core.engine.check_seed``); anything else (a negative integer, a bool, a float
+        even if whole, a string, a sequence) raises ``ValueError: seed must be ...`` and
+        leaves the env as it was.
 
         ``options`` go to the game's ``extras["reset_options"]`` hook when it has one (The
         Rune Market: ``{"first_player": seat}`` for match play); games without the hook
@@ -379,8 +399,8 @@ class GameAECEnv(AECEnv, EzPickle):
         """
         if seed is None:
             seed = secrets.randbits(63)
-        seed = int(seed)
-        s64 = np.uint64(self.engine.fold_seed(seed))  # raises on a negative seed
+        seed = check_seed(seed, _SEED_ALLOWED)  # before anything changes
+        s64 = np.uint64(self.engine.fold_seed(seed))
         if self.engine.state is not self._state_ref:
             self._bind()
         hook = self.game.extras.get("reset_options") if options else None
@@ -464,10 +484,8 @@ class GameAECEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            a = operator.index(action)
-        except TypeError:
-            a = None
+        # an action id is a Python or numpy integer; a bool, float, string or None is not
+        a = action if type(action) is int else action_id(action)
         if a is None or not (0 <= a < self._na and self._mask[a]):
             if self.illegal_action == "terminate":
                 self._terminate_illegal(agent)

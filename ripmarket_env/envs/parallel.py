@@ -58,12 +58,15 @@ _CLASSES: dict[str, type] = {}
 
 
 def parallel_env_class(spec: GameSpec) -> type:
-    """The parallel env class of a game (one class per game, made once)."""
+    """The parallel env class of a game (one class per game, made once). Its name is
+    PettingZoo's ``parallel_env``; pickle finds it again as ``ripmarket_env.parallel_env__<env
+    name>`` (the package's ``__getattr__`` asks the registry)."""
     if spec.id not in _CLASSES:
         _CLASSES[spec.id] = type("parallel_env", (GameParallelEnv,), {
             "game": spec,
             "__doc__": f"{spec.title} as a PettingZoo parallel env (``ripmarket_env.envs.parallel``).",
             "metadata": {**GameParallelEnv.metadata, "name": spec.env_name},
+            "__module__": "ripmarket_env", "__qualname__": f"parallel_env__{spec.env_name}",
         })
     return _CLASSES[spec.id]
 

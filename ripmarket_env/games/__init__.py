@@ -148,6 +148,12 @@ def registry() -> dict:
     return {g: get(g) for g in ids()}
 
 
+def by_env_name(env_name: str):
+    """The ``GameSpec`` whose PettingZoo name (``env_name``, e.g. ``"ripmarket_v0"``) this
+    is, or ``None`` (how pickle finds a game's env classes again)."""
+    return next((spec for spec in registry().values() if spec.env_name == env_name), None)
+
+
 class _Registry(types.ModuleType):
     """This package is callable: ``ripmarket_env.games()`` lists the game ids, the same
     answer whether ``ripmarket_env.games`` is still the package's function or, once a game
