@@ -259,3 +259,29 @@ def test_engine_reset_refuses_the_same_seeds(seed):
     with pytest.raises(ValueError, match=r"^seed must be a non-negative integer, got .+ \(.+\)$"):
         eng.reset([5, seed])
     assert eng.state.tobytes() == before and eng.seeds.tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_gym_env_refuses_non_integer_actions_and_seeds_alike(game):
+    """The Gymnasium env (R-12.2 / BM-12.4 / RM-8.2; R-12.4 / BM-12.2 / RM-8.3): a bool, a
+    numeric string or a fraction is not an action id ('12' was applied as action 12, True as
+    1), and a seed is a Python or numpy integer from 0 up (True was seed 1, np.int64 refused
+    by Gymnasium); nothing changes on a refusal."""
+    import gymnasium
+
+    from ripmarket_env.games import get
+
+    env = gymnasium.make(get(game).gym_id).unwrapped
+    env.reset(seed=3)
+    before = (env._observation().copy(), env.action_masks().copy())
+    for bad in (True, np.bool_(False), "12", 1.5):
+        with pytest.raises(ValueError, match=r"action must be an integer action id, got "):
+            env.step(bad)
+        assert (env._observation() == before[0]).all() and (env.action_masks() == before[1]).all()
+    for bad in (True, 1.5, "x", -1):
+        with pytest.raises(ValueError, match=r"seed must be a non-negative integer \(or None for a random seed\), got "):
+            env.reset(seed=bad)
+    env.reset(seed=np.int64(3))
+    assert env.game_seed == 3 and (env._observation() == before[0]).all()
+    a = int(np.flatnonzero(env.action_masks())[0])
+    env.step(np.int64(a))  # numpy integers are action ids

@@ -83,7 +83,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ripmarket_env.core.agent import RandomAgent
-from ripmarket_env.core.engine import Engine, IllegalActionError, kernel_view as _k
+from ripmarket_env.core.engine import SEED_ALLOWED, Engine, IllegalActionError, check_seed, given, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
 MAX_SEED = 2**63 - 1
@@ -362,6 +362,8 @@ class GameEnv(gymnasium.Env):
         return reward
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # a Python or numpy integer from 0 up (R-12.4); nothing else, bools included
+            seed = check_seed(seed, f"{SEED_ALLOWED} (or None for a random seed)")
         super().reset(seed=seed)
         for _ in range(_MAX_REDEALS):
             if seed is not None:
@@ -437,10 +439,13 @@ class GameEnv(gymnasium.Env):
 
 
 def _as_action(action) -> int:
-    """An action as a Python int (numpy scalars and 0-d/1-element arrays accepted)."""
+    """An action as a Python int: an integer, or a whole float (numpy scalars and 0-d or
+    1-element arrays accepted); a bool, a string or any other value is not an action id
+    (``True`` is not action 1, ``'12'`` not action 12)."""
     arr = np.asarray(action)
     if arr.size != 1:
-        raise ValueError(f"expected one action, got {action!r}")
-    if not np.issubdtype(arr.dtype, np.integer) and not float(arr.reshape(-1)[0]).is_integer():
-        raise ValueError(f"actions are integers, got {action!r}")
+        raise ValueError(f"expected one action, got {given(action)}")
+    whole = np.issubdtype(arr.dtype, np.floating) and float(arr.reshape(-1)[0]).is_integer()
+    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer) or whole):
+        raise ValueError(f"action must be an integer action id, got {given(action)}")
     return int(arr.reshape(-1)[0])
