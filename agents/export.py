@@ -320,10 +320,11 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     by_table = getattr(agent, "by_table", None)
     if by_table is not None:  # a bot with a network per table: the one read from ``source``
         nets = {a.name: a for a in (agent.default, *by_table.values())}
-        if source is None or Path(source).stem not in nets:
+        stem = name if source is None else Path(source).stem  # by its zoo name: its default network
+        if stem not in nets:
             raise ValueError(f"{name} plays one network per player count or table ({', '.join(nets)}): "
                              "export one of them")
-        agent = nets[Path(source).stem]
+        agent = nets[stem]
     if not (_is_distilled(agent) or hasattr(agent, "policy")):
         raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export")
     meta = {"agent": name, "game": game}

@@ -152,7 +152,8 @@ def _write_markdown(result, path: Path) -> Path:
         f"- agents: {', '.join(st['agents'])}",
         f"- players per game: {st['players']}",
         f"- games: {st['games']} ({st['duplicate_sets']} duplicate sets of {st['players']} rotations"
-        f"; {st['games_requested']} requested, rounded up to whole sets)",
+        + (f"; {st['games_requested']} requested, rounded up to whole sets)" if st['games_requested'] != st['games']
+           else ")"),
         *([f"- match play: every table plays {st['match_games']} games; after the set's deal each game is a "
            "new deal started by the previous game's winner (of co-winners, the one the game's rule names)"] if st.get("match_games", 1) > 1 else []),
         f"- seed: {st['seed']}; chunks: {st['chunks']} of up to {st['chunk_sets']} sets; workers: {st['workers']}",

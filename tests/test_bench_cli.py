@@ -279,7 +279,7 @@ def test_bench_bot_suite_times_single_decisions(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--agents", "nobody"], "unknown agent 'nobody'"),
     (["--agents", ","], "',' names no agent"),
-    (["--agents", "greedy,missing.zip"], "unknown agent 'missing.zip' for ripmarket; allowed: a checkpoint file"),
+    (["--agents", "greedy,missing.zip"], "checkpoint file 'missing.zip' does not exist; allowed: a checkpoint file"),
     (["--decisions", "0"], "--decisions 0 is not allowed"),
     (["--players", "11"], "--players"),
     (["--game", "black-market", "--players", "3"], "--players '3' is not allowed for black-market; allowed: 2, 4, 6"),

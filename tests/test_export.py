@@ -215,3 +215,20 @@ def test_damaged_exports_are_refused_with_one_line(tmp_path):
     with pytest.raises(ExportError, match="an export of game 'xxx") as exc:
         load_export_agent(huge, game="black-market")
     assert len(str(exc.value)) < 400 and "it cannot play 'black-market'" in str(exc.value)
+
+
+@pytest.mark.parametrize("game, name", [("black-market", "bm-ppo"), ("rune-market", "rm-ppo-search")])
+def test_a_bot_with_a_network_per_table_exports_its_default_network_by_its_zoo_name(tmp_path, game, name):
+    """``ripmarket export bm-ppo --game black-market`` (docs/SCALE_OUT.md): by its zoo name a
+    bot that plays a network per table exports its default network, the same weights as its
+    shipped export (``agents/checkpoints/<name>.safetensors``); it used to be refused with a
+    list of choices that named the bot itself."""
+    from safetensors.numpy import load_file
+
+    out = tmp_path / f"{name}.safetensors"
+    res = CliRunner().invoke(__import__("ripmarket_env.app.cli", fromlist=["app"]).app,
+                             ["export", name, "--game", game, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    mine, shipped = load_file(out), load_file(Path(agents.__file__).parent / "checkpoints" / f"{name}.safetensors")
+    assert mine.keys() == shipped.keys() and all(np.array_equal(mine[k], shipped[k]) for k in mine)
+    assert read_meta(out)["agent"] == name

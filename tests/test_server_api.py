@@ -470,6 +470,11 @@ def test_two_games_interleaved_in_threads(tmp_path):
             t.join(timeout=300)
         assert sorted(code for code, _ in codes) == [200] + [409] * 11, codes
         assert all("already answered" in body["detail"] for code, body in codes if code == 409)
+        # a decision number ahead of the pending one is one that has not come yet
+        later = read(c, g)
+        r = answer(c, g, {**later, "decision_number": later["decision_number"] + 5}, a)
+        assert r.status_code == 409 and "has not come yet" in r.json()["detail"], r.text
+        assert read(c, g) == later  # the game was not changed
         session = c.app.state.games.open("ripmarket", g["game_id"], g["seat_token"]).session
         steps = [line for line in session.recorder.lines if "step" in line]
         assert sum(1 for s in steps if s["seat"] == 0) == 1

@@ -377,3 +377,16 @@ def test_a_clear_leader_leads_by_more_than_the_two_sigmas():
         games.append(_game(names, (np.argsort(np.argsort(-score)) + 1).tolist()))
     level = summarize(games, names)["leader_vs_runner_up"]
     assert sorted(level["agents"]) == ["a", "b"] and not level["lead_beyond_sigmas"]
+
+
+def test_the_report_says_rounded_up_only_when_the_games_were(tmp_path):
+    """The report's settings line names the games requested only when they were rounded up
+    to whole duplicate sets (7 at 3 players became 9; 9 stays 9)."""
+    from eval.report import write_report
+
+    for games, line in ((7, "- games: 9 (3 duplicate sets of 3 rotations; 7 requested, rounded up to whole sets)"),
+                        (9, "- games: 9 (3 duplicate sets of 3 rotations)")):
+        res = run_tournament(["random"], players=3, games=games, seed=2, workers=1, progress=False)
+        write_report(res, tmp_path / str(games))
+        md = (tmp_path / str(games) / "report.md").read_text().splitlines()
+        assert line in md, [m for m in md if m.startswith("- games")]

@@ -723,10 +723,11 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
                     raise ApiError(409, "the game is over; no more actions are accepted "
                                         f"(GET /api/{game.value}/games/{game_id}/record for its record)")
                 if body.decision_number != s.decision_number:
+                    when = ("that decision was already answered (a repeated or stale request)"
+                            if body.decision_number < s.decision_number else "that decision has not come yet")
                     raise ApiError(409, f"decision_number {body.decision_number} is not the pending decision "
-                                        f"{s.decision_number}: that decision was already answered (a repeated "
-                                        "or stale request); GET the game and answer its decision_number. "
-                                        "The game was not changed.")
+                                        f"{s.decision_number}: {when}; GET the game and answer its "
+                                        "decision_number. The game was not changed.")
                 with kernel_lock():
                     legal = s.legal_actions() if s.your_turn else []
                     choices = dict(map(_choice_pair, s.choices())) if s.your_turn else {}
