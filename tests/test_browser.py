@@ -128,8 +128,8 @@ def test_play_ripmarket_through_the_ghost_phase_to_the_end(page_server, size):  
 
 
 def test_the_lobby_links_every_game(page_server):  # noqa: F811
-    """``/`` lists every registered game (read from GET /api/catalog) with its player range,
-    and its link opens that game's page."""
+    """``/`` lists every registered game (read from GET /api/catalog) with its player counts
+    (a range, or each count where there are gaps), and its link opens that game's page."""
     from playwright.sync_api import sync_playwright
 
     from ripmarket_env.games import registry
@@ -143,6 +143,8 @@ def test_the_lobby_links_every_game(page_server):  # noqa: F811
             assert [links.nth(k).get_attribute("data-game") for k in range(links.count())] == list(registry())
             rip = page.locator('#games a[data-game="ripmarket"]')
             assert "R.I.P. Market" in rip.inner_text() and "2-10 players" in rip.inner_text()
+            bm = page.locator('#games a[data-game="black-market"]')  # counts with gaps are named each
+            assert "2, 4 or 6 players" in bm.inner_text() and "2-6" not in bm.inner_text()
             width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
             assert width <= inner
             rip.tap()
