@@ -264,3 +264,32 @@ def test_the_compiled_loop_takes_only_what_it_can_compute():
         CompiledImitations(nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 4)), 5)
     ok = CompiledImitations(nn.Sequential(nn.Linear(20, 8), nn.ReLU(), nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 4)), 5)
     assert ok.w1.shape == (20, 8) and ok.shapes.tolist() == [8, 6, 6, 4] and ok.flat.size == 8 * 6 + 6 + 6 * 4 + 4
+
+
+def test_the_play_ahead_products_run_on_one_blas_thread(monkeypatch):
+    """``agents.ripmarket.playahead.one_blas_thread``: scipy's OpenBLAS (the BLAS of numba's
+    ``np.dot``) runs on one thread inside the block and gets its thread count back after it,
+    also when the block raises; a user's ``OPENBLAS_NUM_THREADS`` is left to rule."""
+    import pytest
+
+    from agents.ripmarket import playahead
+
+    fns = playahead._blas_threads()
+    if fns is None:
+        pytest.fail("scipy's OpenBLAS thread setting was not found (scipy is a dependency of numba's np.dot)")
+    get, set_ = fns
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    before = get()
+    set_(2)
+    try:
+        with playahead.one_blas_thread():
+            assert get() == 1
+        assert get() == 2
+        with pytest.raises(RuntimeError), playahead.one_blas_thread():
+            raise RuntimeError("the block fails")
+        assert get() == 2
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+        with playahead.one_blas_thread():
+            assert get() == 2
+    finally:
+        set_(before)

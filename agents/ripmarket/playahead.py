@@ -19,7 +19,11 @@ float32 rounding (tests/test_lookahead.py compares the two).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -113,6 +117,43 @@ def _argtypes():
     return A(i64), A(i64, 2), A(f32, 2), A(f32), A(f32), A(i64), i64, i64, i64, i64
 
 
+@functools.cache
+def _blas_threads():
+    """``(get, set)`` of the thread count of the BLAS that numba's ``np.dot`` calls (scipy's
+    OpenBLAS, ``scipy.linalg.cython_blas``), or None where it cannot be found or set."""
+    try:
+        import scipy
+    except ImportError:
+        return None
+    for lib in sorted((Path(scipy.__file__).parent.parent / "scipy.libs").glob("libscipy_openblas*.so*")):
+        try:
+            dll = ctypes.CDLL(str(lib))
+            return dll.scipy_openblas_get_num_threads, dll.scipy_openblas_set_num_threads
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the block with the BLAS of :func:`play_ahead`'s products on one thread, then put
+    back its thread count. Its products are small (a few dozen rows by 256) and a decision
+    makes dozens of them: on two threads each paid the pool's wake-up, and a 6-player
+    decision took 16-17 ms at the 95th percentile instead of 5 (an AMD EPYC, 2 cores). A
+    user's ``OPENBLAS_NUM_THREADS`` is left to rule."""
+    fns = None if "OPENBLAS_NUM_THREADS" in os.environ else _blas_threads()
+    if fns is None:
+        yield
+        return
+    get, set_ = fns
+    n = get()
+    set_(1)
+    try:
+        yield
+    finally:
+        set_(n)
+
+
 class CompiledImitations:
     """A distilled zoo's network (``agents.distilled``: Linear layers with ReLU between
     them) as the arrays :func:`play_ahead` takes, read through
@@ -139,9 +180,10 @@ class CompiledImitations:
         from ripmarket_env.core.engine import kernel_view
 
         fn = sim.drivers.bind(play_ahead, *_argtypes())
-        return int(fn(kernel_view(sim.state), kernel_view(sim.tables), sim.cfg, sim._offs,
-                      np.ascontiguousarray(styles, dtype=np.int64), self.w1, self.b1, self.flat, self.shapes,
-                      self.n_styles, int(stop_seat), int(max_steps), -1 if max_turns is None else int(max_turns)))
+        with one_blas_thread():
+            return int(fn(kernel_view(sim.state), kernel_view(sim.tables), sim.cfg, sim._offs,
+                          np.ascontiguousarray(styles, dtype=np.int64), self.w1, self.b1, self.flat, self.shapes,
+                          self.n_styles, int(stop_seat), int(max_steps), -1 if max_turns is None else int(max_turns)))
 
 
 __all__ = ["CompiledImitations", "play_ahead"]
