@@ -12,6 +12,7 @@ stem (``ppo-6p``); torch and sb3-contrib are imported only when such an agent is
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 from pathlib import Path
@@ -397,10 +398,15 @@ _conflicts_lock = threading.Lock()
 NEEDS_TORCH = "a trained bot needs torch, from the train extra: pip install 'ripmarket[train]'"
 
 
+@functools.cache
+def _torch_missing() -> bool:
+    return importlib.util.find_spec("torch") is None
+
+
 def without_torch(game: str) -> dict[str, str]:
     """``{bot: NEEDS_TORCH}`` for the game's registered bots that cannot be built where torch
     is not installed (their factory imports it); empty where it is installed."""
-    if importlib.util.find_spec("torch") is not None:
+    if not _torch_missing():
         return {}
     from agents.base import make, names
 
@@ -426,7 +432,7 @@ def card_conflict(name: str, cards=None) -> str | None:
     path = _SHIPPED.get(name)
     if path is None:
         return None
-    if importlib.util.find_spec("torch") is None:
+    if _torch_missing():
         return NEEDS_TORCH
     for other in _SPECIALISTS.get(name, {}).values():  # each network the bot plays must fit the cards
         why = card_conflict(other.stem, cards)

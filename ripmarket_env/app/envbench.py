@@ -306,7 +306,7 @@ def run_env_bench(
         done(f"gym env, {P} players")
     cores = numba.config.NUMBA_NUM_THREADS
     vector = []
-    vector_missing = None if importlib.util.find_spec("stable_baselines3") else VECTOR_MISSING
+    vector_missing = _vector_missing()
     for P in players if vector_missing is None else ():
         for B in num_envs:
             vector.append(bench_vector(P, B, seconds, threads=1, game=game))
@@ -341,12 +341,17 @@ def run_env_bench(
 VECTOR_MISSING = "not measured: the vector env needs stable-baselines3, from the train extra: pip install 'ripmarket[train]'"
 
 
+def _vector_missing() -> str | None:
+    """``VECTOR_MISSING`` where stable-baselines3 is not installed, else None."""
+    return None if importlib.util.find_spec("stable_baselines3") else VECTOR_MISSING
+
+
 def configs_count(players: Sequence[int], num_envs: Sequence[int]) -> int:
     """How many configurations ``run_env_bench`` times (for a progress bar)."""
     import numba
 
     extra = 1 if numba.config.NUMBA_NUM_THREADS > 1 else 0
-    vector = len(num_envs) + extra if importlib.util.find_spec("stable_baselines3") else 0
+    vector = 0 if _vector_missing() else len(num_envs) + extra
     return 1 + len(players) + len(players) * vector
 
 

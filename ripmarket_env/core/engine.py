@@ -46,19 +46,13 @@ SERIAL_BELOW = 32
 
 
 def given(x) -> str:
-    """A value as an error message shows it: its repr (cut short) and its type, e.g.
-    ``'12' (str)``, ``True (bool)``, ``np.int64(-1) (numpy.int64)``."""
+    """A value as an error message shows it: ``core.jsonfile.short`` (its repr, cut short;
+    a huge integer by its size) and its type, e.g. ``'12' (str)``, ``True (bool)``,
+    ``np.int64(-1) (numpy.int64)``."""
+    from ripmarket_env.core.jsonfile import short
+
     t = type(x)
-    kind = f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
-    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 256:
-        return f"an integer of about {int(x.bit_length() * 0.30103) + 1:,} digits ({kind})"
-    try:
-        text = repr(x)
-    except Exception:  # noqa: BLE001 - a value whose repr fails is still named by its type
-        text = "?"
-    if len(text) > 80:
-        text = text[:60] + f"... ({len(text):,} characters)"
-    return f"{text} ({kind})"
+    return f"{short(x)} ({f'numpy.{t.__name__}' if t.__module__ == 'numpy' else t.__name__})"
 
 
 def action_id(x) -> int | None:
@@ -129,8 +123,9 @@ def as_int(x, what: str, allowed: str) -> int:
 
 
 #: What a seed may be (R-12.4): any non-negative integer, of any size (``seed_to_u64``
-#: folds it to 64 bits); the words of every seed error.
+#: folds it to 64 bits); the words of every seed error; the envs' ``reset`` also takes None.
 SEED_ALLOWED = "a non-negative integer"
+SEED_OR_NONE = f"{SEED_ALLOWED} (or None for a random seed)"
 
 
 def check_seed(seed, allowed: str = SEED_ALLOWED) -> int:

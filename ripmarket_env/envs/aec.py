@@ -47,13 +47,12 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import order_enforcing
 
-from ripmarket_env.core.engine import SEED_ALLOWED, IllegalActionError, action_id, check_seed, kernel_view as _k
+from ripmarket_env.core.engine import SEED_OR_NONE, IllegalActionError, action_id, check_seed, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
 __all__ = ["GameAECEnv", "aec_env_class", "check_illegal_action", "wrapped"]
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
-_SEED_ALLOWED = f"{SEED_ALLOWED} (or None for a random seed)"
 
 
 def check_illegal_action(value: str) -> str:
@@ -399,7 +398,7 @@ class GameAECEnv(AECEnv, EzPickle):
         """
         if seed is None:
             seed = secrets.randbits(63)
-        seed = check_seed(seed, _SEED_ALLOWED)  # before anything changes
+        seed = check_seed(seed, SEED_OR_NONE)  # before anything changes
         s64 = np.uint64(self.engine.fold_seed(seed))
         if self.engine.state is not self._state_ref:
             self._bind()

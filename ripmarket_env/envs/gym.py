@@ -83,7 +83,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ripmarket_env.core.agent import RandomAgent
-from ripmarket_env.core.engine import SEED_ALLOWED, Engine, IllegalActionError, check_seed, given, kernel_view as _k
+from ripmarket_env.core.engine import SEED_OR_NONE, Engine, IllegalActionError, check_seed, given, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
 MAX_SEED = 2**63 - 1
@@ -363,7 +363,7 @@ class GameEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:  # a Python or numpy integer from 0 up; nothing else, bools included
-            seed = check_seed(seed, f"{SEED_ALLOWED} (or None for a random seed)")
+            seed = check_seed(seed, SEED_OR_NONE)
         super().reset(seed=seed)
         for _ in range(_MAX_REDEALS):
             if seed is not None:
