@@ -165,7 +165,7 @@ def test_first_words_are_history():
 @pytest.mark.parametrize("errata,message", [
     ("Deflection", r"field 'errata' must be a list of objects with keys card, printed, rule, got str"),
     (["Deflection"], r"errata\[0\] must be an object with keys card, printed, rule; got str"),
-    ([{"card": "Deflection", "printed": FIRST_PRINTED}], r"errata\[0\]\.rule must be a non-empty string, got None"),
+    ([{"card": "Deflection", "printed": FIRST_PRINTED}], r"errata\[0\]\.rule must be a non-empty string of at most 1,000 characters on one line.*got NoneType None"),
     ([{"card": "Deflection", "printed": FIRST_PRINTED, "rule": "R-8.3", "digest": "ab"}],
      r"errata\[0\]: unknown key\(s\) 'digest'; allowed: card, printed, rule"),
     ([{"card": "Deflektion", "printed": FIRST_PRINTED, "rule": "R-8.3"}],

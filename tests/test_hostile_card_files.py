@@ -64,6 +64,9 @@ def _corpus(base: Path, packaged: Path) -> dict[str, tuple[Path, str | None]]:
     (num, num_key), (word, word_key) = ints[-1], strs[-1]  # deep in the file: not the version
     first_card = next(k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict))
     mark = '"@@here@@"'
+    dup_key = next(iter(data[first_card][0]))
+    name = [w for w, k in strs if k == "name"][-1]  # the last card name of the file
+    text = [w for w, k in strs if k == "text"][-1]
 
     def at(where, raw):  # the file with ``raw`` JSON text (NaN, deep brackets) at ``where``
         return json.dumps(_with(data, where, "@@here@@")).replace(mark, raw)
@@ -90,6 +93,14 @@ def _corpus(base: Path, packaged: Path) -> dict[str, tuple[Path, str | None]]:
                                                                  *data[first_card][1:]]}), "surprise"),
         "cards_not_a_list": (json.dumps({**data, first_card: {"a": 1}}), first_card),
         "card_not_an_object": (json.dumps({**data, first_card: [7, *data[first_card][1:]]}), None),
+        # a name or text that would break a table, a terminal or a page that shows it
+        "name_escape": (json.dumps(_with(data, name, "Grave\x1b[2J\x1b[31mDigger")), "name"),
+        "name_reversed": (json.dumps(_with(data, name, "Grave \u202eDigger")), "name"),
+        "name_long": (json.dumps(_with(data, name, "Grave Digger " * 400)), "name"),
+        "text_line_break": (json.dumps(_with(data, text, "Score 1.\nScore 2.")), "text"),
+        # Python's parser keeps a repeated key's last value; a card file may not repeat one
+        "duplicate_key": (json.dumps(data).replace(f'"{first_card}": [{{', f'"{first_card}": [{{"{dup_key}": '
+                                                   f'{json.dumps(data[first_card][0][dup_key])}, ', 1), dup_key),
     }
     out = {}
     for name, (body, field) in files.items():
@@ -144,3 +155,26 @@ def test_the_cards_command_reports_them_without_a_traceback(tmp_path, game):
         assert res.exit_code == 2, (name, res.output)
         assert res.output.startswith("error: ") and res.output.count("\n") == 1, (name, res.output)
         assert not _problems(name, path, field, res.output), res.output
+
+
+@pytest.mark.parametrize("value, limit, empty, problem", [
+    ("Grave Digger", 48, False, None),
+    ("", 1000, True, None),
+    ("Stille Nacht \u2013 \u6b7b\u8005 \U0001f480", 48, False, None),  # any printable script or symbol
+    ("", 48, False, "non-empty"),
+    ("   ", 48, False, "non-empty"),
+    ("x" * 49, 48, False, "49 characters"),
+    ("a\tb", 48, False, "U+0009"),
+    ("a\x1b[2Jb", 1000, True, "U+001B"),
+    ("a\u2028b", 1000, True, "U+2028"),
+    ("left \u2067right", 1000, True, "U+2067"),
+    (7, 48, False, "got int 7"),
+    (None, 1000, True, "got NoneType None"),
+])
+def test_text_problem_refuses_what_would_break_a_line(value, limit, empty, problem):
+    """``core.jsonfile.text_problem``, the card loaders' one check of names and texts: one
+    short line of printable characters (any script), or what is wrong with it."""
+    from ripmarket_env.core.jsonfile import text_problem
+
+    got = text_problem(value, limit, empty=empty)
+    assert (got is None) if problem is None else (problem in got and "without control characters" in got), got

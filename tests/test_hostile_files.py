@@ -95,6 +95,8 @@ def _cards(tmp: Path) -> list[Case]:
     case("deep", _deep(), "nested too deeply", raw=True)
     case("int_5000_digits", '{"version": 1, "living": [{"id": 0, "copies": ' + "9" * 5000 + "}], \"shadow\": []}",
          "4300 digits", raw=True)
+    case("duplicate_key", json.dumps(base).replace('"name": ', '"name": "Doubled", "name": ', 1),
+         "living[0].name", "more than once", raw=True)
     case("value_huge", edit(lambda d: d["living"][0].update(value=10**300)), "value", "digits")
     def one_card(d):
         d["living"] = d["living"][:1]
@@ -200,7 +202,9 @@ def _records(tmp: Path) -> list[Case]:
     case("binary", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4, "binary")
     case("latin1", text.replace("player_0", "jou\u00e9ur").encode("latin-1"), "not UTF-8")
     case("deep", _deep() + "\n", "nested too deeply")
-    case("int_5000_digits", '{"format": "ripmarket-record", "version": 3, "seed": ' + "7" * 5000 + "}\n", "not valid JSON")
+    case("int_5000_digits", '{"format": "ripmarket-record", "version": 3, "seed": ' + "7" * 5000 + "}\n",
+         "line 1", "4300 digits")
+    case("duplicate_key", '{"seed": 1, ' + text[1:], "line 1", "'seed'", "more than once")
     case("seed_huge", header(seed=10**300), "seed", "non-negative integer")
     case("rules_list", header(rules=[1, 2]), "bad rules", "mapping")
     case("version_true", header(version=True), "unsupported record version")

@@ -766,6 +766,11 @@ def test_rm_8_7_card_data_is_validated():
     bad["market"][3]["copies"] = 9
     with pytest.raises(CardDataError, match=r"market card #3 \('Bandit Card'\) field 'copies'"):
         parse(bad)
+    for name in ("Bandit\x1b[2J", "Bandit " * 20, " "):  # a Market card's name is the designer's: one short line
+        bad = json.loads(DATA_FILE.read_text())
+        bad["market"][3]["name"] = name
+        with pytest.raises(CardDataError, match=r"market card #3 .* field 'name': must be a non-empty string of at most 48"):
+            parse(bad)
     with pytest.raises(CardDataError, match="not valid JSON"):
         p = REPO / "tests" / "data"
         f = p / "_rm_bad.json"

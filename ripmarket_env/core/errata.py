@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ripmarket_env.core.jsonfile import short
+from ripmarket_env.core.jsonfile import short, text_problem
 
 __all__ = ["ERRATA_KEY", "Erratum", "errata_markdown", "first_printing", "parse_errata"]
 
@@ -80,8 +80,8 @@ def parse_errata(raw: Any, texts: Iterable[tuple[str, str]], fail: Callable[[str
         if unknown:
             fail(f"{where}: unknown key(s) {short(', '.join(unknown))}; allowed: {', '.join(FIELDS)}")
         for f in FIELDS:
-            if not isinstance(e.get(f), str) or not e[f].strip():
-                fail(f"{where}.{f} must be a non-empty string, got {short(e.get(f))}")
+            if problem := text_problem(e.get(f), empty=False):
+                fail(f"{where}.{f} {problem}")
         card = e["card"]
         if card not in now:
             fail(f"{where}.card: {short(card)} names no card of this file; known cards: "

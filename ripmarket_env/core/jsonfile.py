@@ -3,8 +3,8 @@
 ``read_json(path, label, error, max_bytes)`` gives the parsed data or raises ``error`` with
 one line naming the file and what is wrong: missing or unreadable, larger than
 ``max_bytes`` (checked before it is read), not UTF-8 text, malformed JSON, nested too
-deeply, an integer of more than 4,300 digits, or ``NaN``/``Infinity`` (not JSON, though
-Python's parser takes them). The games' card loaders share it
+deeply, an integer of more than 4,300 digits, ``NaN``/``Infinity`` (not JSON, though
+Python's parser takes them), or an object that repeats a key. The games' card loaders share it
 (docs/ARCHITECTURE.md, "Files from elsewhere")."""
 
 from __future__ import annotations
@@ -12,10 +12,39 @@ from __future__ import annotations
 import json
 import os
 import threading
+import unicodedata
 from pathlib import Path
 
 #: A card file larger than this is not a card file.
 MAX_DATA_FILE_BYTES = 4 << 20
+
+
+#: A card's name is shown in one cell of a table, one line of a terminal, one button.
+MAX_NAME_CHARS = 48
+#: A card's rules text (and an erratum's words) is one paragraph.
+MAX_TEXT_CHARS = 1000
+#: Characters that would reorder what a terminal shows (bidirectional overrides and isolates).
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def text_problem(v, limit: int = MAX_TEXT_CHARS, empty: bool = True) -> str | None:
+    """What is wrong with ``v`` as a text field of a card file, or None: it must be a string
+    (non-empty unless ``empty``) of at most ``limit`` characters on one line, without control
+    characters (line breaks, tabs, terminal escapes) or bidirectional overrides, which would
+    break the tables, terminals and pages that show it. Every game's card loader asks it
+    about names (``limit=MAX_NAME_CHARS, empty=False``) and texts."""
+    what = f"{'a' if empty else 'a non-empty'} string of at most {limit:,} characters on one line, " \
+        "without control characters"
+    if not isinstance(v, str):
+        return f"must be {what}; got {type(v).__name__} {short(v)}"
+    if not empty and not v.strip():
+        return f"must be {what}; got {short(v)}"
+    if len(v) > limit:
+        return f"must be {what}; got {len(v):,} characters"
+    bad = next((c for c in v if c in _BIDI or unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+    if bad is not None:
+        return f"must be {what}; got {short(v)}, which holds U+{ord(bad):04X}"
+    return None
 
 
 class _Refused:
@@ -32,20 +61,33 @@ def _integer(text: str) -> int | _Refused:
 
 def loads(text: str):
     """``json.loads``, refusing what Python's parser would take or choke on: ``NaN``,
-    ``Infinity`` and integers of more than 4,300 digits raise ``ValueError`` naming their
-    field (``field 'point_cards[2].points': NaN is not a number JSON allows``)."""
+    ``Infinity``, integers of more than 4,300 digits and an object that repeats a key
+    (Python's parser keeps the last value silently) raise ``ValueError`` naming their field
+    (``field 'point_cards[2].points': NaN is not a number JSON allows``)."""
     refused = []
 
     def constant(name: str) -> _Refused:
         refused.append(name)
         return _Refused(f"{name} is not a number JSON allows")
 
+    def unique(pairs: list) -> dict:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen = set()
+            for k, _ in pairs:
+                if k in seen:
+                    d[k] = _Refused(f"the key {short(k, 40)} appears more than once in its object "
+                                    "(each key may appear once)")
+                seen.add(k)
+            refused.append("duplicate")
+        return d
+
     try:
-        data = json.loads(text, parse_constant=constant)
+        data = json.loads(text, parse_constant=constant, object_pairs_hook=unique)
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer past 4,300 digits: parse again, slowly, to find its field
-        data = json.loads(text, parse_constant=constant, parse_int=_integer)
+        data = json.loads(text, parse_constant=constant, parse_int=_integer, object_pairs_hook=unique)
         refused.append("int")
     if not refused:
         return data

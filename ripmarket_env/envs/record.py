@@ -252,11 +252,12 @@ def _read(path) -> list[tuple[int, dict, str]]:
             obj = loads(raw)
         except RecursionError:
             raise RecordError(f"{path}: line {n} is nested too deeply to be a record line") from None
-        except ValueError as exc:  # JSONDecodeError, or an integer of more than 4,300 digits
+        except json.JSONDecodeError as exc:
             if i == len(raws) - 1 and not text.endswith("\n"):
                 raise RecordError(f"{path}: truncated: the last line ({n}) is cut off") from None
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)  # NaN, a huge integer: its field
-            raise RecordError(f"{path}: line {n} is not valid JSON ({msg})") from None
+            raise RecordError(f"{path}: line {n} is not valid JSON ({exc.msg})") from None
+        except ValueError as exc:  # NaN, an integer of more than 4,300 digits, a repeated key: in its field
+            raise RecordError(f"{path}: line {n}: {exc}") from None
         if not isinstance(obj, dict):
             raise RecordError(f"{path}: line {n} must be a JSON object, got {type(obj).__name__}")
         out.append((n, obj, raw))

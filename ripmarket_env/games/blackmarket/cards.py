@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import read_json, short
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, read_json, short, text_problem
 
 DATA = Path(__file__).with_name("cards.json")
 
@@ -134,8 +134,8 @@ def _int(where, obj, field, lo, hi, default=None, label=None):
 
 def _str(where, obj, field, allowed=None):
     v = obj.get(field)
-    if not isinstance(v, str) or not v.strip():
-        _fail(where, field, f"must be a non-empty string, got {short(v)}")
+    if problem := text_problem(v, MAX_NAME_CHARS, empty=False):
+        _fail(where, field, problem)
     if allowed is not None and v not in allowed:
         _fail(where, field, f"must be one of {', '.join(allowed)}; got {short(v)}")
     return v
@@ -147,8 +147,8 @@ def _text_of(where, obj, allowed: tuple[str, ...]) -> str:
     if unknown:
         _fail(where, unknown[0], f"is not a field of this card; allowed: {', '.join(allowed)}")
     v = obj.get("text", "")
-    if not isinstance(v, str) or len(v) > 1000:
-        _fail(where, "text", f"must be a string of at most 1000 characters, got {short(v)}")
+    if problem := text_problem(v):
+        _fail(where, "text", problem)
     return v
 
 

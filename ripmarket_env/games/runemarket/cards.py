@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import read_json, short
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, read_json, short, text_problem
 
 DATA_FILE = Path(__file__).with_name("cards.json")
 FORMAT = "rune-market-cards"
@@ -137,8 +137,8 @@ def parse(data, source: str = "<data>") -> CardDB:
         if not _int(cp) or not 0 <= cp <= 12:
             err(f"{label} field 'copies'", f"must be an integer from 0 to 12, got {short(cp)}")
         text = c.get("text", "")
-        if not isinstance(text, str):
-            err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
+        if problem := text_problem(text):
+            err(f"{label} field 'text'", problem)
         deck.append(Card(i, exp["name"], exp["kind"], cp, exp.get("value", 0), exp.get("colour", ""), text))
     total = sum(c.copies for c in deck)
     if not 20 <= total <= MAX_DECK:
@@ -158,15 +158,15 @@ def parse(data, source: str = "<data>") -> CardDB:
             err(label, f"unknown field(s) {', '.join(extra)}; allowed: copies, id, name, text")
         if m.get("id") != mid:
             err(f"{label} field 'id'", f"must be {short(mid)} (Market cards in the order {', '.join(MARKET_IDS)})")
-        if not isinstance(m.get("name"), str) or not m["name"]:
-            err(f"{label} field 'name'", "must be a non-empty string")
+        if problem := text_problem(m.get("name"), MAX_NAME_CHARS, empty=False):
+            err(f"{label} field 'name'", problem)
         lo, hi = MARKET_COPIES[mid]
         cp = m.get("copies")
         if not _int(cp) or not lo <= cp <= hi:
             err(f"{label} field 'copies'", f"must be an integer from {lo} to {hi}, got {short(cp)}")
         text = m.get("text", "")
-        if not isinstance(text, str):
-            err(f"{label} field 'text'", f"must be a string, got {type(text).__name__}")
+        if problem := text_problem(text):
+            err(f"{label} field 'text'", problem)
         market.append(MarketCard(mid, m["name"], cp, text))
     errata = parse_errata(data.get(ERRATA_KEY), ((c.name, c.text) for c in (*deck, *market)),
                           lambda msg: err("file", msg))

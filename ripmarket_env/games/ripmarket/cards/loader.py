@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import TooLarge, loads, read_capped, short
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, TooLarge, loads, read_capped, short, text_problem
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
@@ -271,8 +271,9 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
         ) from None
     except RecursionError:
         raise CardDataError(f"{label}: nested too deeply to be a card file (designs are flat objects)") from None
-    except ValueError as exc:  # NaN/Infinity or an integer of more than 4,300 digits, in its field
-        raise CardDataError(f"{label}: {exc}; card numbers are small integers") from None
+    except ValueError as exc:  # NaN/Infinity, an integer of more than 4,300 digits or a repeated key, in its field
+        hint = "" if "more than once" in str(exc) else "; card numbers are small integers"
+        raise CardDataError(f"{label}: {exc}{hint}") from None
     return parse_cards(data, custom_deck=custom_deck, source=label)
 
 
@@ -366,8 +367,8 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
         if f not in row and f not in optional:
             fail(f, f"missing; a {deck} card needs: {', '.join(x for x in fields if x not in optional)}")
 
-    if not isinstance(name, str) or not name.strip():
-        fail("name", "must be a non-empty string")
+    if problem := text_problem(name, MAX_NAME_CHARS, empty=False):
+        fail("name", problem)
     if not _is_int(row["id"]) or row["id"] != index:
         fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}")
     if row["deck"] != deck:
@@ -391,8 +392,8 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     counterplay = None
     if deck == "shadow":
         counterplay = row["counterplay"]
-        if not isinstance(counterplay, str) or not counterplay.strip():
-            fail("counterplay", "every Shadow card needs a non-empty counterplay sentence the victim can act on")
+        if problem := text_problem(counterplay, empty=False):
+            fail("counterplay", f"every Shadow card needs a counterplay sentence the victim can act on: {problem}")
 
     effect = row["effect"]
     if not isinstance(effect, list):
