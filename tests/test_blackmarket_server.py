@@ -193,7 +193,7 @@ def test_bad_requests_change_nothing():
     assert c.get(url).status_code == 422
     assert c.get(url + "?token=abc", headers=h).status_code == 400
     r = c.get("/api/black-market/games/none", headers=h)
-    assert r.status_code == 404 and "no Black Market game" in r.json()["detail"]
+    assert r.status_code == 404 and "no game of Black Market" in r.json()["detail"]
     for body, needle in (
         ({"players": 3}, "allowed: 2, 4, 6"),  # BM-1.1
         ({"players": 4, "seat": 4}, "seat: 4 is not a seat"),

@@ -252,7 +252,7 @@ def test_game_errors_leave_the_game_unchanged(client):
 
     h = {"X-Seat-Token": tok}
     r = client.get("/api/games/no-such-game", headers=h)
-    assert r.status_code == 404 and "no R.I.P. Market game with id 'no-such-game'" in detail(r)
+    assert r.status_code == 404 and "no game of R.I.P. Market with id 'no-such-game'" in detail(r)
     assert "POST /api/ripmarket/games" in detail(r)
     r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": "wrong"})
     assert r.status_code == 403 and "the seat token does not match" in detail(r)

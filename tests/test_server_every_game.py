@@ -107,3 +107,23 @@ def create_branches(client, game: str) -> list[dict]:
     doc = client.get("/openapi.json").json()
     ref = doc["paths"][f"/api/{game}/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     return doc["components"]["schemas"][ref.rsplit("/", 1)[1]]["oneOf"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_create_body_takes_empty_rules_and_names_the_fields_it_allows(client, game):
+    """Every game's create body takes ``"rules": {}`` (a game with no variants over HTTP
+    too), and an unknown field, at the top or under ``rules``, is answered with the fields
+    that object allows, not a bare "unknown field"."""
+    kind = kinds()[game]
+    before = len(client.app.state.games)
+    r = client.post(f"/api/{game}/games", json={"rules": {}, "seed": 1})
+    assert r.status_code == 201, r.text
+    r = client.post(f"/api/{game}/games", json={"colour": "red"})
+    assert r.status_code == 422 and "colour: unknown field; allowed: players, seat, opponents, seed, rules" \
+        in r.json()["detail"], r.text
+    r = client.post(f"/api/{game}/games", json={"rules": {"surprise": 1}})
+    detail = r.json()["detail"]
+    assert r.status_code == 422 and "rules.surprise: unknown field" in detail, r.text
+    offered = list(kind.setup_fields)
+    assert (f"allowed: {', '.join(offered)}" in detail) if offered else ("this object takes no fields" in detail), detail
+    assert len(client.app.state.games) == before + 1  # only the first was created

@@ -61,6 +61,7 @@ from collections import deque
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
+import typing
 from typing import Annotated, Any, Literal, Optional
 
 import anyio
@@ -172,7 +173,8 @@ def _camel(game: str) -> str:
 
 def _rules_model(kind: GameKind):
     """The ``rules`` object of ``kind``'s create body, from the rules config's
-    ``setup_fields`` (None for a game that offers none)."""
+    ``setup_fields`` (a game that offers none takes an empty object, so that a client can
+    send ``"rules": {}`` to every game)."""
     fields: dict = {}
     for name, frag in kind.setup_fields.items():
         if "enum" in frag:
@@ -184,10 +186,9 @@ def _rules_model(kind: GameKind):
         else:  # pragma: no cover - a fragment the server cannot state; the field is not offered
             continue
         fields[name] = (Optional[typ], Field(None, description=frag.get("description")))
-    if not fields:
-        return None
-    return create_model(f"{_camel(kind.id)}Rules", __config__=ConfigDict(extra="forbid"),
-                        __doc__=f"{kind.title}'s rule variants; omitted fields keep the rulebook's values.", **fields)
+    doc = (f"{kind.title}'s rule variants; omitted fields keep the rulebook's values." if fields else
+           f"{kind.title} offers no rule variants here: an empty object, or omit it.")
+    return create_model(f"{_camel(kind.id)}Rules", __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields)
 
 
 def _create_model(kind: GameKind):
@@ -213,7 +214,7 @@ def _create_model(kind: GameKind):
                     only[n] = {"minimum": ok[0], "maximum": ok[-1]}  # numbers only: null stays allowed
                 else:
                     only[n] = {"enum": [*ok, None]}
-            if only and rules_model is not None:
+            if only:
                 props["rules"] = {"properties": only}
             branches.append({"properties": props, **({} if p == default else {"required": ["players"]})})
         schema["oneOf"] = branches
@@ -231,8 +232,7 @@ def _create_model(kind: GameKind):
                               "over. A chosen seed makes a practice game (its deal can be known in advance): "
                               "practice is true in its view and its record.")),
     }
-    if rules_model is not None:
-        fields["rules"] = (Optional[rules_model], None)
+    fields["rules"] = (Optional[rules_model], None)
     return create_model(f"Create{_camel(kind.id)}Game", __config__=ConfigDict(extra="forbid",
                         json_schema_extra=schema_extra), __doc__=f"A new game of {kind.title}.", **fields)
 
@@ -394,6 +394,23 @@ def _where(loc: tuple) -> str:
     return text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:]
 
 
+def _fields_beside(request: Request, loc: tuple) -> list[str] | None:
+    """The fields the request body's model allows in the object that holds ``loc`` (for an
+    unknown field: the ones it could have meant), or None where that is not a model."""
+    model = getattr(getattr(getattr(request.scope.get("route"), "body_field", None), "field_info", None),
+                    "annotation", None)
+    for part in [x for x in loc[:-1] if x != "body"]:
+        fields = getattr(model, "model_fields", None)
+        if not isinstance(fields, dict) or part not in fields:
+            return None
+        model = fields[part].annotation
+        args = [a for a in typing.get_args(model) if a is not type(None)]
+        if len(args) == 1 and typing.get_origin(model) is not None and type(None) in typing.get_args(model):
+            model = args[0]  # Optional[X]
+    fields = getattr(model, "model_fields", None)
+    return list(fields) if isinstance(fields, dict) else None
+
+
 def _validation_message(request: Request, errors: list[dict]) -> str:
     out = []
     for e in errors[:5]:
@@ -404,7 +421,9 @@ def _validation_message(request: Request, errors: list[dict]) -> str:
             out.append(f"the request body is not valid JSON ({e.get('ctx', {}).get('error', msg)})")
             continue
         if typ == "extra_forbidden":
-            out.append(f"{where}: unknown field")
+            allowed = _fields_beside(request, tuple(e.get("loc", ())))
+            out.append(f"{where}: unknown field" + ("" if allowed is None else
+                       f"; allowed: {', '.join(allowed)}" if allowed else "; this object takes no fields"))
             continue
         if typ == "missing":
             out.append(f"{where}: required but missing")

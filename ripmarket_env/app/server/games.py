@@ -115,7 +115,9 @@ def _when(seconds: float) -> str:
         return f"{s} s"
     if s < 7200:
         return f"{s // 60} min"
-    return f"{s / 3600:.1f} h"
+    if s < 172800 or s % 86400:
+        return f"{s / 3600:g} h" if s % 360 == 0 else f"{s / 3600:.1f} h"
+    return f"{s // 86400} days"
 
 
 class GameManager:
@@ -242,7 +244,7 @@ class GameManager:
     def _unknown(self, game: str, game_id: str) -> UnknownGame:
         shown = game_id if len(game_id) <= 40 else game_id[:40] + "..."
         return UnknownGame(
-            f"no {self.kinds[game].title} game with id {shown!r} (games are kept for "
+            f"no game of {self.kinds[game].title} with id {shown!r} (games are kept for "
             f"{_when(self.limits.keep_seconds)} after they end); create one with POST /api/{game}/games"
         )
 
