@@ -1,7 +1,7 @@
 """The agent zoo: one protocol, one registry (``agents.make(name)``, ``agents.names()``)."""
 
 from agents.base import (Agent, BaseAgent, GameAgents, RandomAgent, default_bot, default_lineup, describe, game_agents, make,
-                         make_seeded, names, register, register_game)
+                         make_seeded, names, register, register_game, settings)
 from agents.loading import resolve
 from agents.ripmarket import heuristics  # noqa: F401  (registers the rule-based agents: greedy, survivor, ...)
 from agents import policy  # noqa: F401  (registers shipped trained checkpoints: ppo-6p)
@@ -13,4 +13,4 @@ from agents.runemarket import heuristics as _rm_heuristics  # noqa: F401  (The R
 from agents.runemarket import search as _rm_search  # noqa: F401  (The Rune Market: rm-search)
 
 __all__ = ["Agent", "BaseAgent", "GameAgents", "RandomAgent", "default_bot", "default_lineup", "describe", "game_agents", "make",
-           "make_seeded", "names", "register", "register_game", "resolve"]
+           "make_seeded", "names", "register", "register_game", "resolve", "settings"]

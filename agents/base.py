@@ -9,6 +9,7 @@ An agent sees only what its seat sees: the observation vector and the legal-acti
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +96,26 @@ def describe(name: str, game: str = DEFAULT_GAME) -> str:
 def make(name: str, game: str = DEFAULT_GAME, **kwargs) -> Agent:
     """A new agent of ``game`` by registry name (e.g. ``make("random", seed=0)``)."""
     return _entry(name, game).factory(**kwargs)
+
+
+def settings(name: str, game: str = DEFAULT_GAME) -> list[str] | None:
+    """The keyword arguments agent ``name``'s factory takes (``--set AGENT.KEY=VALUE``), or
+    None where it passes any on unseen (``**kwargs`` without a stated signature)."""
+    params = inspect.signature(_entry(name, game).factory).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and not p.name.startswith("_")]
+
+
+def takes_settings_of(factory: Callable, cls: type, *fixed: str, extra: Sequence[inspect.Parameter] = ()) -> Callable:
+    """``factory`` (which passes its keywords on to ``cls``), stating ``cls.__init__``'s
+    parameters but ``fixed`` (the ones the factory sets itself) as its own signature, so
+    that ``settings`` and ``help()`` show what it takes."""
+    own = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(cls.__init__).parameters.values()
+           if p.name != "self" and p.name not in fixed and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    names = {p.name for p in own}
+    factory.__signature__ = inspect.Signature([*own, *(p for p in extra if p.name not in names)])
+    return factory
 
 
 def make_seeded(name: str, seed: int, game: str = DEFAULT_GAME, **kwargs) -> Agent:

@@ -41,7 +41,7 @@ import numpy as np
 
 from ripmarket_env.core.engine import as_int
 
-from agents.base import BaseAgent, act_grouped, game_agents, make, make_seeded, names, register
+from agents.base import BaseAgent, act_grouped, game_agents, make, make_seeded, names, register, takes_settings_of
 
 OPPONENT_MODELS = ("heuristics", "self")
 HORIZONS = ("turn", "end")
@@ -274,7 +274,7 @@ def register_lookaheads(game: str, bots, budgets: dict | None = None) -> None:
         def factory(seed: int | None = None, _bot=bot, **kwargs):
             return NetworkLookahead(_bot, game, seed=seed, **{"budgets": table, **kwargs})
 
-        register(f"{bot}-lookahead", factory,
+        register(f"{bot}-lookahead", takes_settings_of(factory, NetworkLookahead, "net", "game"),
                  f"The trained bot {bot} checked one turn ahead: its top_k most likely legal actions, each played on "
                  f"n copies of the game rebuilt from its view (top_k x n by players or table: {sizes}) to its next decision "
                  f"against the heuristics, judged by its critic; another move than its favourite only if better by "

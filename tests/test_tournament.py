@@ -283,13 +283,34 @@ def test_registry_has_random():
         ("budget", "AGENT.KEY=VALUE"),
         ("search.budget=8", "not in --agents"),
         ("greedy.ghost_style=nosuch", "unknown ghost style"),
-        ("greedy.nosuch=1", "does not accept"),
+        ("greedy.nosuch=1", "agent 'greedy' has no setting 'nosuch'; its settings: ghost_style, seed, cards, start_hp"),
+        ("random.budget=8", "agent 'random' has no setting 'budget'; its settings: seed"),
     ],
 )
 def test_cli_bad_agent_settings(item, message):
     res = _cli("--agents", "greedy,random", "--games", "4", "--set", item)
     assert res.exit_code == 2
     assert message in res.output
+
+
+def test_every_agent_states_the_settings_its_factory_takes():
+    """``agents.settings`` lists, for every agent of every game, the keywords its factory
+    passes on (a factory with ``**kwargs`` states its class's parameters); each is accepted
+    by name, and a name outside the list is refused by the factory too."""
+    import inspect
+
+    import agents
+
+    for game in agents.base.games_with_agents():
+        for name in agents.names(game):
+            known = agents.settings(name, game)
+            assert known is not None and "seed" in known, (game, name, known)
+            factory = agents.base._entry(name, game).factory
+            params = inspect.signature(factory).parameters
+            assert all(k in params for k in known)
+    agents.make("greedy", ghost_style="kingmaker", start_hp=5)
+    with pytest.raises(TypeError):
+        agents.make("greedy", nosuch=1)
 
 
 def test_cli_agent_settings_reach_the_agents(tmp_path):

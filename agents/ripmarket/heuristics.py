@@ -52,7 +52,7 @@ from ripmarket_env.games.ripmarket.cards.loader import CardDB
 from ripmarket_env.games.ripmarket.cards.registry import base_cond_holds
 from ripmarket_env.games.ripmarket.config import RulesConfig, deflection_may_name
 
-from agents.base import BaseAgent, register
+from agents.base import BaseAgent, register, takes_settings_of
 from agents.ripmarket.view import SeatInfo, SeatView, tables
 
 # ---------------------------------------------------------------------------------
@@ -725,7 +725,7 @@ def _factory(style: str) -> Callable[..., HeuristicAgent]:
         return HeuristicAgent(style, **kwargs)
 
     make.__name__ = f"make_{style}"
-    return make
+    return takes_settings_of(make, HeuristicAgent, "style")
 
 
 for _name, _cls in LIVING.items():

@@ -221,6 +221,11 @@ def _agent_settings(items: list[str], names: list[str], game: str = DEFAULT_GAME
                 continue
         out.setdefault(agent, {})[key] = value
     for agent, kw in out.items():
+        known = agent_registry().settings(agent, game=game)
+        unknown = [k for k in kw if known is not None and k not in known]
+        if unknown:
+            fail(f"--set {agent}.{unknown[0]}: agent {agent!r} has no setting {unknown[0]!r}; its settings: "
+                 + (", ".join(known) or "none"))
         try:
             agent_registry().make(agent, game=game, **kw)
         except (TypeError, ValueError, KeyError) as exc:
