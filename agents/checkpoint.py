@@ -30,7 +30,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ripmarket_env.core.jsonfile import short as _short
+from ripmarket_env.core.jsonfile import short as _short, why_not_a_file
 
 FORMAT = "ripmarket-checkpoint/1"
 META_NAME = "ripmarket.json"
@@ -219,7 +219,9 @@ def save_policy_checkpoint(policy, path: str | Path, metadata: dict) -> Path:
 # ----------------------------------------------------------------------------- load
 def _open(path: Path) -> zipfile.ZipFile:
     if not path.is_file():
-        raise CheckpointError(f"checkpoint not found: {path}")
+        why = why_not_a_file(path)
+        raise CheckpointError(f"checkpoint not found: {path}" if why == "does not exist" else
+                              f"{path}: {why}; a checkpoint is a .zip file")
     try:
         z = zipfile.ZipFile(path)
         infos = z.infolist()

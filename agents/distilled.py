@@ -58,11 +58,11 @@ def load(path: str | Path, cards=None, game: str | None = None):
 
     from agents.checkpoint import MAX_MEMBER_BYTES, CheckpointError, _current_facts, card_mismatch
     from agents.policy_config import MAX_LAYER, MAX_LAYERS
-    from ripmarket_env.core.jsonfile import short as _short
+    from ripmarket_env.core.jsonfile import short as _short, why_not_a_file
 
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"distilled zoo file {path} does not exist")
+        raise CheckpointError(f"distilled zoo file {path} {why_not_a_file(path)}")
     if path.stat().st_size > MAX_MEMBER_BYTES:
         raise CheckpointError(f"{path}: {path.stat().st_size:,} bytes is too large for a distilled zoo file "
                               f"(at most {MAX_MEMBER_BYTES:,})")

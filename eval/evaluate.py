@@ -63,8 +63,9 @@ def make_agent(spec: str, seed: int | None = None, game: str = DEFAULT_GAME):
         require_game(p, game)
         return load_agent(p, seed=seed)
     if p.suffix == ".zip":  # meant as a checkpoint: say what is wrong with the path
-        what = "is a folder" if p.is_dir() else "does not exist"
-        raise ValueError(f"checkpoint file {spec!r} {what}; allowed: a checkpoint file (.zip) of {game} or one of "
+        from ripmarket_env.core.jsonfile import why_not_a_file
+
+        raise ValueError(f"checkpoint file {spec!r} {why_not_a_file(p)}; allowed: a checkpoint file (.zip) of {game} or one of "
                          f"{', '.join(agents.names(game))}")
     raise ValueError(f"unknown agent {spec!r} for {game}; allowed: a checkpoint file (.zip) or one of "
                      f"{', '.join(agents.names(game))}")

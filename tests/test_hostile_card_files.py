@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -110,6 +111,8 @@ def _corpus(base: Path, packaged: Path) -> dict[str, tuple[Path, str | None]]:
     out["folder"] = (base, None)
     out["missing"] = (base / "missing.json", None)
     out["device"] = (Path("/dev/zero"), None)  # no size to stat, and no end: read up to the cap only
+    os.mkfifo(base / "pipe.json")  # opening a named pipe would wait for a writer: refused before it is opened
+    out["named_pipe"] = (base / "pipe.json", None)
     return out
 
 

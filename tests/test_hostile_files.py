@@ -173,6 +173,10 @@ def _configs(tmp: Path) -> list[Case]:
     case("game_unknown", "game: chess\n", "'game'", "black-market")
     case("game_list", "game: [ripmarket]\n", "'game'", "rune-market")
     case("game_deep", "game: " + _deep(50_000) + "\n", "")
+    os.mkfifo(tmp / "config_named_pipe.yaml")
+    out.append(Case("config", "named_pipe", tmp / "config_named_pipe.yaml", ("not a file",)))
+    (tmp / "config_folder.yaml").mkdir()
+    out.append(Case("config", "folder", tmp / "config_folder.yaml", ("not a file",)))
     return out
 
 
@@ -219,6 +223,8 @@ def _records(tmp: Path) -> list[Case]:
     big = json.loads(lines[1])
     big["desc"] = "x" * 5_000_000
     case("huge_field", lines[0] + json.dumps(big) + "\n" + "".join(lines[2:]), "step 0 differs")
+    os.mkfifo(tmp / "record_named_pipe.jsonl")  # opening it would wait for a writer
+    out.append(Case("record", "named_pipe", tmp / "record_named_pipe.jsonl", ("named pipe",)))
     return out
 
 
@@ -285,6 +291,8 @@ def _checkpoints(tmp: Path, good: Path, marker: Path) -> list[Case]:
                 f.write(chunk)
     assert p.stat().st_size < (1 << 20)
     out.append(Case("checkpoint", "meta_bomb", p, ("ripmarket.json", "unpacks to", "at most")))
+    os.mkfifo(tmp / "ckpt_named_pipe.zip")
+    out.append(Case("checkpoint", "named_pipe", tmp / "ckpt_named_pipe.zip", ("not a file",)))
     return out
 
 

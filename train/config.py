@@ -19,6 +19,7 @@ import yaml
 
 from agents.base import DEFAULT_GAME  # the game of configs (and checkpoint metadata) written before ``game:``
 from agents.policy_config import MAX_LAYER, MAX_LAYERS, POLICY_ARCHS, PolicyConfig, check_policy, short_repr  # noqa: F401
+from ripmarket_env.core.jsonfile import why_not_a_file
 
 REWARD_MODES = ("win", "placement")
 LEAGUE_KINDS = ("self", "zoo", "random")
@@ -812,7 +813,9 @@ def load_config(path: str | Path) -> TrainConfig:
     full default run); ``{}`` asks for every default on purpose."""
     p = Path(path)
     if not p.is_file():
-        raise ConfigError(f"config file not found: {p}")
+        why = why_not_a_file(p)
+        raise ConfigError(f"config file not found: {p}" if why == "does not exist" else
+                          f"{p}: {why}; a config is a YAML file")
     if p.stat().st_size > MAX_CONFIG_BYTES:
         raise ConfigError(f"{p}: {p.stat().st_size:,} bytes is too large for a config (at most {MAX_CONFIG_BYTES:,})")
     try:

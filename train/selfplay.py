@@ -850,6 +850,10 @@ def load_init(spec: str, other_cards: bool = False, game: str = DEFAULT_GAME):
     path = Path(spec)
     if not path.is_file() and (CHECKPOINT_DIR / f"{spec}.zip").is_file():
         path = CHECKPOINT_DIR / f"{spec}.zip"
+    if not path.is_file() and path.exists():
+        from ripmarket_env.core.jsonfile import why_not_a_file
+
+        raise CheckpointError(f"init_from: {spec!r} {why_not_a_file(path)}; allowed: a checkpoint file (.zip)")
     if not path.is_file():
         raise CheckpointError(f"init_from: {spec!r} is neither a checkpoint file nor a shipped checkpoint "
                               f"({', '.join(p.stem for p in sorted(CHECKPOINT_DIR.glob('*.zip')))})")

@@ -9,8 +9,10 @@ Python's parser takes them), or an object that repeats a key. The games' card lo
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import threading
 import unicodedata
 from pathlib import Path
@@ -107,10 +109,31 @@ class TooLarge(OSError):
     """``read_capped``: the file holds more than the bytes allowed."""
 
 
+def why_not_a_file(path) -> str:
+    """Why ``path``, which is not a regular file, cannot be read as one, for a message
+    (``f"{path} {why_not_a_file(path)}"``): it does not exist, or it is a folder, a named pipe
+    or socket, or a device."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "is a named pipe or socket, not a file"
+    return "is a device, not a file" if not stat.S_ISREG(mode) else "is a file"
+
+
 def read_capped(path, max_bytes: int) -> bytes:
     """The bytes of ``path``, reading at most ``max_bytes + 1`` of them: ``TooLarge`` if there
     are more. A device or a pipe reports no size (``/dev/zero`` never ends), so the cap is on
-    what is read, not on what ``stat`` says; a folder raises ``IsADirectoryError``."""
+    what is read, not on what ``stat`` says; a folder raises ``IsADirectoryError``, and a
+    named pipe or a socket an ``OSError`` before it is opened (opening a pipe waits for a
+    writer that may never come)."""
+    if stat.S_ISFIFO(mode := os.stat(path).st_mode) or stat.S_ISSOCK(mode):
+        raise OSError(errno.ESPIPE, "a named pipe or socket, not a file")
     with open(path, "rb") as f:
         raw = f.read(max_bytes + 1)
     if len(raw) > max_bytes:

@@ -258,7 +258,9 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
         except TooLarge:
             raise CardDataError(f"{label}: more than {4 * MAX_CARD_FILE_CHARS:,} bytes is too large for a card "
                                 f"file (at most {MAX_CARD_FILE_CHARS:,} characters)") from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            raise CardDataError(f"{label}: cannot read the card file: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
             raise CardDataError(f"{label}: cannot read the card file: {exc}") from None
     if len(raw) > MAX_CARD_FILE_CHARS:
         raise CardDataError(f"{label}: {len(raw):,} characters is too large for a card file "
