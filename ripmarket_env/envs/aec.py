@@ -34,6 +34,7 @@ either way; there a value outside the action space, a bool included, fails Petti
 
 from __future__ import annotations
 
+import copy
 import operator
 import secrets
 from pathlib import Path
@@ -346,6 +347,27 @@ class GameAECEnv(AECEnv, EzPickle):
         self._bind()
 
     # ---------------------------------------------------------------- engine views
+    #: What ``_bind`` sets: views of the engine's arrays and its compiled entry points.
+    _BOUND = ("_state_ref", "_S", "_TB", "_mask", "_step_rewards", "_na", "_obs_size", "_cfg", "_offs", "_no_mask",
+              "_viewer", "_reset_one", "_step_one", "_status_one", "_observe_one", "_phase_names", "_over", "_flag",
+              "_agent_bits")
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(env)``: the env as it stands, mid-game included (the engine
+        cloned, the agents, rewards, infos and history copied), independent of this one:
+        a search can copy an env, play on in the copy and leave the original where it was.
+        Pickling, like PettingZoo's classic envs (``EzPickle``), still rebuilds a new env
+        from the constructor's arguments."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k != "engine" and k not in self._BOUND:
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        new.engine = self.engine.clone()
+        new._bind()
+        new._status = self._status  # the game's status as of the last step (``_bind`` sets a new env's)
+        return new
+
     def _bind(self) -> None:
         st = self.engine.state
         self._state_ref = st

@@ -381,7 +381,8 @@ def check_global_rng_noise(spec: GameSpec, n: int, seed0: int = 5) -> None:
 
 def check_clone_independence(spec: GameSpec, n: int, seed: int = 31) -> None:
     """``Engine.clone``: the clone's bytes equal the original's; stepping the clone leaves
-    the original untouched; both continue identically; a partial clone holds the rows."""
+    the original untouched; both continue identically; a partial clone holds the rows.
+    And ``copy.deepcopy`` of the AEC env, raw and wrapped, mid-game: the same."""
     rules = spec.make_rules(n)
     eng = spec.make_engine(rules, 5)
     eng.reset([seed + i for i in range(5)])
@@ -406,6 +407,33 @@ def check_clone_independence(spec: GameSpec, n: int, seed: int = 31) -> None:
     done = _rows(twin)
     eng.reset([seed + 100 + i for i in range(5)])
     assert _rows(twin) == done, f"{_where(spec, n)}: resetting the original changed its clone"
+    for make in (_aec_raw, _aec_wrapped):  # copy.deepcopy of the AEC env, mid-game: the same, independent
+        _check_aec_deepcopy(spec, n, make(spec, n), seed)
+
+
+def _aec_steps(env, seed: int, limit: int) -> list:
+    """What the AEC env shows at each of up to ``limit`` agent steps of random legal play
+    (actions drawn from ``seed``): agent, observation bytes, mask, reward, termination."""
+    rng, out = np.random.default_rng(seed), []
+    for agent in env.agent_iter(limit):
+        obs, reward, term, trunc, _ = env.last()
+        out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), float(reward), term, trunc))
+        env.step(None if term or trunc else _pick(obs["action_mask"], rng))
+    return out
+
+
+def _check_aec_deepcopy(spec: GameSpec, n: int, env, seed: int) -> None:
+    import copy
+
+    env.reset(seed=seed)
+    _aec_steps(env, seed, 3 * n)
+    twin = copy.deepcopy(env)
+    now = env.last()[0]["observation"].tobytes(), env.agent_selection, dict(env.rewards)
+    ahead = _aec_steps(twin, seed + 1, 10_000)
+    assert (env.last()[0]["observation"].tobytes(), env.agent_selection, dict(env.rewards)) == now, \
+        f"{_where(spec, n)}: stepping a deep copy of the AEC env ({type(env).__name__}) changed the original"
+    assert _aec_steps(env, seed + 1, 10_000) == ahead, \
+        f"{_where(spec, n)}: the AEC env ({type(env).__name__}) and its deep copy diverged under the same actions"
 
 
 def check_invariants_random_play(spec: GameSpec, n: int, games: int = 64, seed: int = 0) -> set[str]:
