@@ -522,6 +522,9 @@ def test_parallel_idle_seats_wait_and_change_nothing(game):
     twin = ripmarket_env.make(game, raw=True)
     wait = par.wait_action
     assert wait == twin.engine.num_actions and par.action_space("player_0").n == wait + 1
+    # before the first reset no game runs: a seat's mask-aware sample is wait (SuperSuit's
+    # multiprocess vector env samples from a copy it never resets)
+    assert all(par.action_space(a).sample() == wait for a in par.possible_agents)
     games = 0
     for seed in range(3):
         obs, infos = par.reset(seed=seed)

@@ -143,8 +143,10 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     # ---------------------------------------------------------------- views
     def _deciding(self) -> str | None:
-        aec = self.aec
-        return None if all(aec.terminations.values()) else aec.agent_selection
+        """The seat deciding now; None before the first ``reset`` and once the game is over
+        (every seat's one legal action is then wait)."""
+        terms = getattr(self.aec, "terminations", None)
+        return None if not terms or all(terms.values()) else self.aec.agent_selection
 
     def _mask(self, agent: str) -> np.ndarray:
         if agent != self._deciding():
