@@ -580,6 +580,12 @@ def test_bm_8_3_max_turns_cap():
     r = eng.state[0]
     assert int(r["turn"]) == 3 and int(r["end_reason"]) == 2
     assert eng.rewards()[0].tolist() == [0.0, 0.0] and eng.winners() == [0, 1]
+    # the cap ends the game once its last turn is taken: the views count 3 turns, not 4
+    from ripmarket_env.games.blackmarket import SPEC
+    from ripmarket_env.games.blackmarket.table import describe
+
+    view = describe(SPEC, eng)
+    assert view["turn"] == 3 and view["info"][1].endswith("turn 3 of 3")
 
 
 # ------------------------------------------------------------------ BM-9 variants

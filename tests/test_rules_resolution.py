@@ -715,6 +715,13 @@ def test_r_9_3_max_rounds_ends_in_a_draw_among_the_living():
     assert t.done and t.winners == [0, 1, 2]
     assert t.hp == [2, 2, 1, 0]
     assert t.rewards == pytest.approx([1 / 9, 1 / 9, 1 / 9, -1 / 3])
+    # the game ended after its one round: every view counts that round, not the next one
+    from ripmarket_env.games.ripmarket import SPEC
+    from ripmarket_env.games.ripmarket.render import render_text
+    from ripmarket_env.games.ripmarket.table import describe
+
+    assert describe(SPEC, t.eng)["turn"] == 1
+    assert "round 1 " in render_text(t.eng, 0) and "round 2" not in render_text(t.eng, 0)
 
 
 def test_r_9_3_default_cap_is_three_times_players_times_hp():

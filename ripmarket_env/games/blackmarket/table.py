@@ -24,6 +24,7 @@ from ripmarket_env.games.blackmarket.actions import COLOURS as PAY_COLOURS
 from ripmarket_env.games.blackmarket.actions import EFFECTS, PAYMENTS, decode
 from ripmarket_env.games.blackmarket.cards import effect_text
 from ripmarket_env.games.blackmarket.events import KIND_NAMES, SIDES, count, seat_name
+from ripmarket_env.games.blackmarket.kernels import END_CAP
 from ripmarket_env.games.blackmarket.state import N_SLOTS, PHASE_NAMES
 
 MAP = "Map"
@@ -141,7 +142,10 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     rules = engine.rules
     P = engine.num_players
     done = bool(r["done"])
-    d["turn"], d["turn_word"] = int(r["turn"]) + 1, "turn"
+    # ``turn`` counts the turns taken: the one being played is one more, except at the turn
+    # limit, which ends the game once the last turn is taken (BM-8.3)
+    turn = int(r["turn"]) + (0 if done and int(r["end_reason"]) == END_CAP else 1)
+    d["turn"], d["turn_word"] = turn, "turn"
     roller = -1 if done else int(r["turn_player"])
 
     def owned(q):
@@ -169,7 +173,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     else:
         head = f"Free-for-all: the first player to {rules.target_points} points wins"
     score = f"Side A {a} pt · side B {b} pt · " if rules.teams else ""
-    d["info"] = [head, f"{score}turn {int(r['turn']) + 1} of {rules.turns_cap}"]
+    d["info"] = [head, f"{score}turn {turn} of {rules.turns_cap}"]
     dice = []
     if not done:
         dice = [{"value": int(r["dice"][i]), "used": bool(r["dice_used"][i])} for i in range(int(r["n_dice"]))]

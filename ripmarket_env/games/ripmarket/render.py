@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET
+from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET, C_MAX_ROUNDS
 from ripmarket_env.games.ripmarket.labels import card_label, rule_label, seat_name, shadow_label  # noqa: F401
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
@@ -29,6 +29,16 @@ _PHASE_TEXT = {
     "game_over": "nobody (the game is over)",
 }
 
+
+def round_shown(r, cfg) -> int:
+    """The round a game's state is in, counted from 1 as the players count it: the
+    epilogue is the round after the last one (R-9.4), and a game the round limit ended
+    shows its last round, not the one after it (R-9.3: ``round_num`` counts the rounds
+    played, and the limit ends the game once the last is played)."""
+    n = int(r["round_num"])
+    if bool(r["done"]) and n >= int(cfg[C_MAX_ROUNDS]):
+        return n
+    return n + (2 if bool(r["epilogue"]) else 1)
 
 def _counts_text(counts, label) -> str:
     parts = []
@@ -155,7 +165,7 @@ def render_text(engine, g: int = 0, viewer: int | None = None, god: bool = False
     actor = -1 if done else int(r["actor"])
     fp = int(r["first_player"])
     lines = []
-    title = f"R.I.P. Market · {P} players · round {int(r['round_num']) + 1} · rule: {rule_label(r['rule'])}"
+    title = f"R.I.P. Market · {P} players · round {round_shown(r, cfg)} · rule: {rule_label(r['rule'])}"
     if bool(r["epilogue"]):
         title += " · epilogue (display only)"
     lines.append(title)
@@ -272,7 +282,7 @@ def render_rgb(engine, g: int = 0, viewer: int | None = None, god: bool = False,
     cx, cy = W / 2, H * 0.50
     ax.add_patch(Ellipse((cx, cy), W * 0.56, H * 0.50, facecolor="#1f5b3a", edgecolor="#c8a85a", lw=3))
 
-    title = f"R.I.P. Market  ·  round {int(r['round_num']) + 1}  ·  rule: {rule_label(r['rule'])}"
+    title = f"R.I.P. Market  ·  round {round_shown(r, cfg)}  ·  rule: {rule_label(r['rule'])}"
     if bool(r["epilogue"]):
         title += "  ·  epilogue"
     ax.text(W / 2, H - 22, title, ha="center", va="center", color="white", fontsize=15, weight="bold")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ripmarket_env.core.table import base, seat_rows, standings
 from ripmarket_env.games.ripmarket.config import C_HP, C_MARKET
 from ripmarket_env.games.ripmarket.labels import card_label, rule_label, seat_name, shadow_label
-from ripmarket_env.games.ripmarket.render import phase_text
+from ripmarket_env.games.ripmarket.render import phase_text, round_shown
 from ripmarket_env.games.ripmarket.state import PHASE_NAMES
 
 MARKET = "Market"  # the name of the Market zone, which choices' ``refs`` name
@@ -134,7 +134,7 @@ def describe(spec, engine, g: int = 0, viewer: int | None = None, history=()) ->
     done = bool(r["done"])
     history = list(history)
     hp0 = int(engine.cfg[C_HP])
-    d["turn"], d["turn_word"] = int(r["round_num"]) + (2 if r["epilogue"] else 1), "round"
+    d["turn"], d["turn_word"] = round_shown(r, engine.cfg), "round"
 
     def played(q) -> dict | None:
         if int(r["played"][q]) < 0:
