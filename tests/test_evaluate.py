@@ -108,3 +108,21 @@ def test_evaluate_plays_the_mode_it_is_given_and_parity_counts_the_sides():
                        (["--game", "rune-market", "--players", "3", "--mode", "ffa"], "has no modes")):
         res = runner.invoke(app, ["evaluate", "random", *args, "--games", "2"])
         assert res.exit_code == 2 and says in " ".join(res.output.split()), res.output
+
+
+def test_evaluate_takes_the_game_of_a_checkpoint_file():
+    """``ripmarket evaluate FILE.zip`` without ``--game`` plays the checkpoint's own game (the
+    hint a training run prints names the file alone); an explicit other game is refused."""
+    from typer.testing import CliRunner
+
+    from agents.policy import CHECKPOINT_DIR
+    from ripmarket_env.app.cli import app
+
+    runner = CliRunner()
+    ckpt = str(CHECKPOINT_DIR / "rm-ppo-4p.zip")
+    res = runner.invoke(app, ["evaluate", ckpt, "--players", "4", "--games", "2", "--workers", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["game"] == "rune-market" and out["zoo"] == ["rm-banker", "rm-raider", "rm-bandit"]
+    res = runner.invoke(app, ["evaluate", ckpt, "--game", "ripmarket", "--games", "2"])
+    assert res.exit_code == 2 and "a checkpoint of game 'rune-market'; it cannot play 'ripmarket'" in res.output

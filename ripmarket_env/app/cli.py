@@ -1357,7 +1357,7 @@ def evaluate(
     players: int = typer.Option(6, "--players", metavar="N", help=f"Seats per game ({_PLAYERS_HELP})."),
     games: int = typer.Option(2000, "--games", metavar="N", help="Games to play."),
     zoo: Optional[str] = typer.Option(None, "--zoo", metavar="LIST", help="Agents drawn (uniformly, per seat and game) for the other seats (default: the game's heuristics, `ripmarket agents --game G`; random for a game without any)."),
-    game: str = typer.Option(DEFAULT_GAME, "--game", metavar="GAME", help=f"The game: {_GAMES_HELP}."),
+    game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help=f"The game: {_GAMES_HELP} (default: a checkpoint file's own game, else {DEFAULT_GAME})."),
     seed: int = typer.Option(1, "--seed", metavar="S", help="Seed of the deals, seats and zoo draws."),
     workers: int = typer.Option(2, "--workers", metavar="N", help="Worker processes; the result does not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -1378,7 +1378,8 @@ def evaluate(
         fail(f"evaluating needs the train extra ({exc}); install it with: pip install -e '.[train]'")
     from eval.evaluate import default_zoo
 
-    spec = game_spec(game)
+    spec = game_spec(game if game is not None else _checkpoint_game(agent))
+    game = spec.id
     check_int("--players", players, spec.min_players, spec.max_players)
     _check_mode(spec, mode)
     fields = {} if mode is None else {"mode": mode}
@@ -1413,6 +1414,23 @@ def evaluate(
 
 
 app.command("evaluate")(evaluate)
+
+
+def _checkpoint_game(agent: str) -> str:
+    """The game a checkpoint file ``agent`` was trained on, when it is one whose metadata
+    names a registered game; otherwise the default game (a registered agent's name, or a
+    file the agent loader will report on)."""
+    from ripmarket_env.games import ids
+
+    if not agent.endswith(".zip") or not Path(agent).is_file():
+        return DEFAULT_GAME
+    from agents.checkpoint import CheckpointError, checkpoint_game, read_metadata
+
+    try:
+        got = checkpoint_game(read_metadata(agent, check=False))
+    except CheckpointError:
+        return DEFAULT_GAME
+    return got if got in ids() else DEFAULT_GAME
 
 
 def _one_line_summaries(*apps: typer.Typer) -> None:
