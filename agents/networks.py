@@ -42,6 +42,33 @@ class SeatExtractor(BaseFeaturesExtractor):
         s = self.seat(s.reshape(-1, self.n_seats, self.seat_size)).flatten(1)
         return torch.cat([g, s], dim=1)
 
+    def dense_layers(self) -> list[nn.Module]:
+        """The same features as plain layers, for exports (``agents.export``, which hold
+        Linear, ReLU and Tanh layers): Linear, ReLU, Linear, ReLU with block-diagonal
+        weights. The first holds the global layer and the seat encoder's first layer once
+        per seat block; the second the identity on the global part (already past its ReLU)
+        and the seat encoder's second layer per block. The same numbers up to the order of
+        float additions."""
+        obs_size = int(self._observation_space.shape[0])
+        first, second = self.seat[0], self.seat[2]
+        gh, sh, n, k, start = self.glob[0].out_features, first.out_features, self.n_seats, self.seat_size, self.seat_start
+        width = gh + n * sh
+        l1, l2 = nn.Linear(obs_size, width), nn.Linear(width, width)
+        with torch.no_grad():
+            for layer in (l1, l2):
+                layer.weight.zero_()
+                layer.bias.zero_()
+            l1.weight[:gh, :start] = self.glob[0].weight
+            l1.bias[:gh] = self.glob[0].bias
+            l2.weight[:gh, :gh] = torch.eye(gh)
+            for j in range(n):
+                rows, cols = slice(gh + j * sh, gh + (j + 1) * sh), slice(start + j * k, start + (j + 1) * k)
+                l1.weight[rows, cols] = first.weight
+                l1.bias[rows] = first.bias
+                l2.weight[rows, rows] = second.weight
+                l2.bias[rows] = second.bias
+        return [l1, nn.ReLU(), l2, nn.ReLU()]
+
 
 class SparseExtractor(BaseFeaturesExtractor):
     """Features: act(W x + b), an ``nn.Linear`` computed on the non-zero entries of x only

@@ -371,7 +371,8 @@ def _plan(agents) -> tuple:
 
 def flat_layers(module) -> list:
     """A network as its Linear/ReLU/Tanh layers in order (Sequential containers and
-    SB3's flatten extractor opened); ValueError for any other layer. The exported bundles
+    SB3's flatten extractor opened, an extractor with ``dense_layers`` as those); ValueError
+    for any other layer. The exported bundles
     (``agents.export``) and ``fused_act``'s in-place layers read networks this way."""
     import torch.nn as nn
 
@@ -381,6 +382,8 @@ def flat_layers(module) -> list:
         return []
     if isinstance(module, (nn.Linear, nn.ReLU, nn.Tanh)):
         return [module]
+    if hasattr(module, "dense_layers"):  # an extractor that can state itself as plain layers (arch: seat)
+        return module.dense_layers()
     raise ValueError(f"cannot export a network with a {type(module).__name__} layer: "
                      "exports hold Linear, ReLU and Tanh layers")
 

@@ -232,3 +232,37 @@ def test_a_bot_with_a_network_per_table_exports_its_default_network_by_its_zoo_n
     mine, shipped = load_file(out), load_file(Path(agents.__file__).parent / "checkpoints" / f"{name}.safetensors")
     assert mine.keys() == shipped.keys() and all(np.array_equal(mine[k], shipped[k]) for k in mine)
     assert read_meta(out)["agent"] == name
+
+
+def test_a_seat_network_exports_as_plain_layers(tmp_path):
+    """A network with the ``seat`` extractor (``arch: seat``, as in configs/ripmarket/smoke.yaml)
+    exports as Linear and ReLU layers with block-diagonal weights
+    (``SeatExtractor.dense_layers``): the export picks the agent's moves and its logits are
+    the network's up to float rounding."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.networks import policy_kwargs
+    from agents.policy import PolicyAgent
+    from agents.policy_config import PolicyConfig
+
+    torch.manual_seed(3)
+    eng = get("ripmarket").make_engine(get("ripmarket").make_rules(6), 1)
+    net = MaskableActorCriticPolicy(spaces.Box(-1e9, 1e9, (eng.obs_size,), np.float32), spaces.Discrete(eng.num_actions),
+                                    lambda _: 0.0, **policy_kwargs(PolicyConfig(arch="seat", net_arch=[32],
+                                                                                seat_hidden=8, global_hidden=16)))
+    with torch.no_grad():  # biases too, so that a misplaced block would show
+        for p in net.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    bot = PolicyAgent(net.eval(), name="seat-net")
+    path = export_agent(bot, tmp_path / "seat.safetensors")
+    assert read_meta(path)["layers"][:4] == ["linear", "relu", "linear", "relu"]
+    policy = load_export(path)
+    for obs, masks in sampled_batches("ripmarket", {"num_players": 6}):
+        with torch.no_grad():
+            logits = policy(torch.from_numpy(obs), torch.from_numpy(masks))
+            want = net.action_net(net.mlp_extractor.forward_actor(net.extract_features(torch.from_numpy(obs),
+                                                                                         net.pi_features_extractor)))
+        legal = torch.from_numpy(masks) == 1
+        torch.testing.assert_close(logits[legal], want[legal], rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(logits.argmax(-1).numpy(), bot.act_batch(obs, masks))
