@@ -98,13 +98,15 @@ def make(name: str, game: str = DEFAULT_GAME, **kwargs) -> Agent:
     return _entry(name, game).factory(**kwargs)
 
 
-def settings(name: str, game: str = DEFAULT_GAME) -> list[str] | None:
-    """The keyword arguments agent ``name``'s factory takes (``--set AGENT.KEY=VALUE``), or
-    None where it passes any on unseen (``**kwargs`` without a stated signature)."""
+def settings(name: str, game: str = DEFAULT_GAME) -> dict[str, inspect.Parameter] | None:
+    """The keyword arguments agent ``name``'s factory takes (``--set AGENT.KEY=VALUE``), by
+    name, as ``inspect.Parameter`` (its default and annotation), or None where the factory
+    passes any on unseen (``**kwargs`` without a stated signature)."""
     params = inspect.signature(_entry(name, game).factory).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
-    return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and not p.name.startswith("_")]
+    return {p.name: p for p in params
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and not p.name.startswith("_")}
 
 
 def takes_settings_of(factory: Callable, cls: type, *fixed: str, extra: Sequence[inspect.Parameter] = ()) -> Callable:

@@ -281,14 +281,16 @@ def test_registry_has_random():
     "item, message",
     [
         ("budget", "AGENT.KEY=VALUE"),
-        ("search.budget=8", "not in --agents"),
+        ("ppo.seed=8", "not in --agents"),
         ("greedy.ghost_style=nosuch", "unknown ghost style"),
         ("greedy.nosuch=1", "agent 'greedy' has no setting 'nosuch'; its settings: ghost_style, seed, cards, start_hp"),
         ("random.budget=8", "agent 'random' has no setting 'budget'; its settings: seed"),
+        ("search.budget=abc", "--set search.budget=abc: budget is an integer"),
+        ("search.eps=x", "--set search.eps=x: eps is a number (default 0.25)"),
     ],
 )
 def test_cli_bad_agent_settings(item, message):
-    res = _cli("--agents", "greedy,random", "--games", "4", "--set", item)
+    res = _cli("--agents", "greedy,random,search", "--games", "4", "--set", item)
     assert res.exit_code == 2
     assert message in res.output
 

@@ -6,6 +6,7 @@ file; add new commands the same way.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -226,10 +227,21 @@ def _agent_settings(items: list[str], names: list[str], game: str = DEFAULT_GAME
         if unknown:
             fail(f"--set {agent}.{unknown[0]}: agent {agent!r} has no setting {unknown[0]!r}; its settings: "
                  + (", ".join(known) or "none"))
+        for k, v in kw.items():  # a number where the parameter says so (its annotation or default)
+            param = (known or {}).get(k)
+            kinds = set(re.findall(r"[A-Za-z_]+", str(param.annotation))) if param is not None else set()
+            default = None if param is None or param.default is param.empty else param.default
+            kinds |= {type(default).__name__} if isinstance(default, (int, float)) and not isinstance(default, bool) else set()
+            shown = "" if default is None else f" (default {default})"
+            if "int" in kinds and "float" not in kinds and "str" not in kinds and not isinstance(v, int):
+                fail(f"--set {agent}.{k}={v}: {k} is an integer{shown}")
+            if "float" in kinds and "str" not in kinds and not isinstance(v, (int, float)):
+                fail(f"--set {agent}.{k}={v}: {k} is a number{shown}")
         try:
             agent_registry().make(agent, game=game, **kw)
         except (TypeError, ValueError, KeyError) as exc:
-            fail(f"--set: agent {agent!r} does not accept {kw}: {exc}")
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            fail(f"--set {', '.join(f'{agent}.{k}={v}' for k, v in kw.items())}: {msg}")
     return out
 
 
