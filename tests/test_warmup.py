@@ -145,3 +145,24 @@ def test_cache_files_saved_by_two_threads_at_once_keep_every_write(tmp_path):
         t.join()
     assert json.loads(path.read_text()) in ({"a": 299}, {"b": 299})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["times.json"]  # no temporary file left
+
+
+def test_the_stage_is_never_blank_while_the_warm_up_starts(cold, tmp_path):
+    """Between the start of the warm-up thread and its first part, a game that is not ready
+    says what loads next (it said nothing: stage null, loading empty); an estimate past its
+    end reads 'done any moment now'."""
+    w, kinds = cold
+    game = list(kinds)[0]
+    hold = threading.Event()
+    w._thread = threading.Thread(target=hold.wait, daemon=True)
+    w._thread.start()
+    try:
+        s = w.status(game)
+        assert not s["ready"] and s["loading"] == []
+        assert s["stage"] == f"Starting: {kinds[game].title}'s rules engine loads next"
+    finally:
+        hold.set()
+        w._thread.join()
+    assert w.status(game)["stage"] is None  # no warm-up running: nothing is said to load
+    assert w._about(5, True, 9).endswith("9 s so far, done any moment now")
+    assert w._about(5, True, 2).endswith("2 s so far, about 3 s left")

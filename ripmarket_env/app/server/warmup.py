@@ -243,8 +243,8 @@ class Warmup:
     def _about(seconds: float, measured: bool, elapsed: float) -> str:
         if measured:
             left = max(seconds - elapsed, 0.0)
-            tail = f"{left:.0f} s left" if left >= 1 else "any moment now"
-            return f"took {seconds:.0f} s last time on this machine, {elapsed:.0f} s so far, about {tail}"
+            tail = f"about {left:.0f} s left" if left >= 1 else "done any moment now"
+            return f"took {seconds:.0f} s last time on this machine, {elapsed:.0f} s so far, {tail}"
         return (f"about {seconds:.0f} s at this machine's load (not measured here yet), "
                 f"{elapsed:.0f} s so far")
 
@@ -283,7 +283,7 @@ class Warmup:
 
     def status(self, game: str, bots: Sequence[str] = ()) -> dict:
         """What is loading now and what is ready. ``stage``: what is loading for ``game``, or
-        what it waits behind (null when nothing of it loads and it is ready); ``ready``:
+        what it waits behind, or what loads next (null once it is ready); ``ready``:
         ``game``'s engine is ready, with ``bots`` if named."""
         with self._cond:
             parts = self.parts()
@@ -297,6 +297,8 @@ class Warmup:
         stage = loading[0][1] if loading and loading[0][0] == game else None
         if loading and stage is None and not ready:  # waiting behind another game's part
             stage = f"{loading[0][1]} - then {self.describe(game, engine_part(game))}"
+        elif stage is None and not ready and self._thread is not None and self._thread.is_alive():
+            stage = f"Starting: {self.describe(game, engine_part(game))} loads next"  # no part begun yet
         return {
             "ready": ready,
             "stage": stage,
