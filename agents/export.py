@@ -311,12 +311,13 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
     """Export a trained agent of ``game`` (a checkpoint or distilled style; an agent object
     or its zoo name) to ``path``; ``source``, the checkpoint file it was loaded from, is
     fingerprinted in the meta."""
+    asked = agent if isinstance(agent, str) else None
     if isinstance(agent, str):
         from agents.base import make
 
         cards = trained_cards(source) if game == "ripmarket" and source is not None else None
         agent = make(agent, game=game, **({"cards": cards} if cards is not None else {}))
-    name = getattr(agent, "name", type(agent).__name__)
+    name = asked or getattr(agent, "name", type(agent).__name__)
     by_table = getattr(agent, "by_table", None)
     if by_table is not None:  # a bot with a network per table: the one read from ``source``
         nets = {a.name: a for a in (agent.default, *by_table.values())}
@@ -326,7 +327,10 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
                              "export one of them")
         agent = nets[stem]
     if not (_is_distilled(agent) or hasattr(agent, "policy")):
-        raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export")
+        inner = getattr(getattr(agent, "net", None), "name", None)  # a search around a trained bot
+        flag = "" if game == "ripmarket" else f" --game {game}"
+        hint = f"; it plays the trained bot {inner}, which exports: ripmarket export {inner}{flag}" if inner else ""
+        raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export{hint}")
     meta = {"agent": name, "game": game}
     if source is not None:
         meta.update(source=Path(source).name, source_sha256=file_sha256(source))

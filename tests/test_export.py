@@ -266,3 +266,17 @@ def test_a_seat_network_exports_as_plain_layers(tmp_path):
         legal = torch.from_numpy(masks) == 1
         torch.testing.assert_close(logits[legal], want[legal], rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(logits.argmax(-1).numpy(), bot.act_batch(obs, masks))
+
+
+@pytest.mark.parametrize("game, name, inner", [("ripmarket", "ppo-lookahead", "ppo"),
+                                               ("black-market", "bm-ppo-lookahead", "bm-ppo")])
+def test_exporting_a_search_around_a_bot_names_the_bot_to_export(tmp_path, game, name, inner):
+    """A lookahead bot holds no network of its own: the refusal names it by its zoo name and
+    the command that exports the trained bot it plays."""
+    from ripmarket_env.app.cli import app
+
+    res = CliRunner().invoke(app, ["export", name, "--game", game, "--out", str(tmp_path / "x.safetensors")])
+    text = " ".join(res.output.split())
+    assert res.exit_code != 0 and f"{name} is not a trained agent" in text, text
+    flag = "" if game == "ripmarket" else f" --game {game}"
+    assert f"ripmarket export {inner}{flag}" in text and not (tmp_path / "x.safetensors").exists()

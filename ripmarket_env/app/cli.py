@@ -1354,7 +1354,7 @@ def export(
     try:
         bot = make_agent(agent, game=game)
         source = Path(agent) if Path(agent).suffix == ".zip" else None
-        path = E.export_agent(bot, target, game=game, source=source)
+        path = E.export_agent(bot if source is not None else agent, target, game=game, source=source)  # by name
     except Exception as exc:  # unknown names, unusable checkpoints, agents without a network
         fail(f"cannot export {agent}: {exc}")
     meta = E.read_meta(path)
