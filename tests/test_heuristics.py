@@ -393,3 +393,16 @@ def test_second_edition_decisions_match_the_recorded_ones():
     assert len(set(data["style"].tolist())) == len(STYLES)
     mismatch = np.flatnonzero(got != data["action"])
     assert mismatch.size == 0, f"{mismatch.size} decisions changed, first at sample {mismatch[:5].tolist()}"
+
+
+def test_the_zoo_page_example_runs():
+    """docs/ZOO.md's Python example (the registry, making agents, one decision and a batch)
+    runs as written and its agent answers with a legal action."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ZOO.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    scope: dict = {}
+    exec(compile(code, "docs/ZOO.md", "exec"), scope)
+    assert scope["mask"][scope["a"]] == 1 and list(scope["actions"]) == [scope["a"]]
