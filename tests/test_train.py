@@ -591,3 +591,16 @@ def test_mixed_count_training_run(tmp_path):
         assert point["win_rate_vs_zoo"] == pytest.approx(expect)
     assert sorted(summary["final_eval"]["by_count"]) == [2, 3, 6]
     assert Path(summary["learning_curve"]).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_run_says_when_total_timesteps_rounds_up_to_whole_rollouts():
+    """SB3 collects whole rollouts: ``ripmarket train --total-timesteps 64`` on a rollout of
+    1,024 steps trains 1,024, and says so before it starts; a whole number says nothing."""
+    from ripmarket_env.app.cli import rollout_note
+
+    base = load_config(ROOT / "configs" / "ripmarket" / "smoke.yaml").to_dict()  # 32 x 32 = 1,024 steps a rollout
+    assert rollout_note(config_from_dict({**base, "total_timesteps": 64})) == (
+        "total_timesteps 64 is not a whole number of rollouts (n_envs x n_steps = 1,024 learner steps): training "
+        "runs 1 rollout, 1,024 steps")
+    assert "runs 3 rollouts, 3,072 steps" in rollout_note(config_from_dict({**base, "total_timesteps": 2049}))
+    assert rollout_note(config_from_dict({**base, "total_timesteps": 2048})) is None

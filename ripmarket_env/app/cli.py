@@ -1101,7 +1101,7 @@ app.command("serve")(serve)
 def train(
     config: Path = typer.Argument(..., metavar="CONFIG", help="Training config (YAML), e.g. configs/ripmarket/ppo_6p.yaml."),
     out: Path = typer.Option(Path("."), "--out", metavar="DIR", help="Root for runs/<run_name> (TensorBoard) and checkpoints/<run_name>/."),
-    total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps."),
+    total_timesteps: Optional[int] = typer.Option(None, "--total-timesteps", metavar="N", help="Override the config's total_timesteps (backend sb3: rounded up to whole rollouts of n_envs x n_steps learner steps)."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Override the config's seed."),
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="CHECKPOINT", help="Go on training from this checkpoint (.zip: weights, optimizer state and step count) up to total_timesteps; a refreshed distilled zoo saved next to it (zoo-bc.pt) is where the league's imitations start. Read without unpickling: a checkpoint cannot run code. backend sb3 only."),
     ray_address: Optional[str] = typer.Option(
@@ -1142,6 +1142,9 @@ def train(
     if cfg.backend == "rllib":
         _train_rllib(cfg, out, ray_address, console)
         return
+    note = None if resume is not None else rollout_note(cfg)
+    if note:
+        console.print(note)
     try:
         summary = run_training(cfg, out, console=console, resume=resume)
     except CheckpointError as exc:
@@ -1160,6 +1163,18 @@ def train(
 
 
 app.command("train")(train)
+
+
+def rollout_note(cfg) -> str | None:
+    """What a run of ``cfg`` (backend sb3) will train when ``total_timesteps`` is not a whole
+    number of rollouts (SB3 collects whole rollouts of ``n_envs x n_steps`` steps), else None."""
+    rollout = cfg.n_envs * cfg.n_steps
+    if not cfg.total_timesteps % rollout:
+        return None
+    rollouts = -(-cfg.total_timesteps // rollout)
+    return (f"total_timesteps {cfg.total_timesteps:,} is not a whole number of rollouts (n_envs x n_steps = "
+            f"{rollout:,} learner steps): training runs {rollouts:,} rollout{'s' if rollouts > 1 else ''}, "
+            f"{rollouts * rollout:,} steps")
 
 
 def _print_final_eval(console, summary: dict) -> None:
