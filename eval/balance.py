@@ -379,6 +379,24 @@ def _change(a: dict, b: dict) -> dict[str, Any]:
     return {"a": a, "b": b, "change": d, "p": p, "significant": p is not None and p < ALPHA}
 
 
+def settings_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The settings two runs were made with that differ (``rules (A: defaults, B:
+    mode=ffa)``), the cards, agents, player counts, games and seed included: what a
+    comparison of the two measures besides what was changed on purpose."""
+    sa, sb = a.get("settings", {}), b.get("settings", {})
+
+    def shown(s: dict, key: str) -> str:
+        v = s.get(key)
+        if key == "rules":
+            return ", ".join(f"{k}={x}" for k, x in v.items()) if v else "defaults"
+        return ", ".join(map(str, v)) if isinstance(v, list) else ("—" if v is None else str(v))
+
+    keys = ("rules", "cards", "agents", "players", "games_requested", "seed")
+    return [f"{k} (A: {shown(sa, k)}, B: {shown(sb, k)})" for k in keys
+            if (sa.get(k) or None) != (sb.get(k) or None) and not (k == "cards" and sa.get("cards_digest")
+                                                                   == sb.get("cards_digest") is not None)]
+
+
 def diff_results(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """Compare two runs of one game: the game's ``diff_results`` hook, else per common player
     count the win share of every seat (position) and agent, A, B, the change B - A and its

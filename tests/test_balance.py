@@ -296,6 +296,15 @@ def test_diff_flags_significant_changes(small, tmp_path):
     assert r.exit_code == 0, r.output
     assert c["name"] in r.output and "significant changes" in r.output
     assert f"⚑ {c['name']}" in (tmp_path / "diff.md").read_text()
+    assert "differ in" not in r.output and "Settings that differ" not in (tmp_path / "diff.md").read_text()
+    # runs made under other settings (rules, seed) say so, in the terminal and the report
+    b["settings"].update(rules={"hand_size": 3}, seed=4)
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    r = CliRunner().invoke(app, ["balance", "diff", str(out / "balance.json"), str(tmp_path / "b.json"),
+                                 "--out", str(tmp_path / "diff.md")])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "The runs differ in: rules (A: defaults, B: hand_size=3); seed (A: 3, B: 4)" in text
+    assert "- rules (A: defaults, B: hand_size=3)" in (tmp_path / "diff.md").read_text()
 
 
 @pytest.mark.parametrize("content, message", [(None, "no such file"), ("{", "malformed JSON"),

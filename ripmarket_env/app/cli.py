@@ -374,17 +374,24 @@ def balance_diff(
 ) -> None:
     """Compare two balance runs of one game (e.g. two card files), flagging the significant changes (R.I.P.
     Market card by card; another game by seat, position and agent unless it has its own comparison)."""
-    from eval.balance import diff_markdown, diff_results, load_result, print_diff
+    from eval.balance import diff_markdown, diff_results, load_result, print_diff, settings_differences
 
     try:
-        d = diff_results(load_result(a), load_result(b))
+        ra, rb = load_result(a), load_result(b)
+        d = diff_results(ra, rb)
     except ValueError as exc:
         fail(str(exc))
+    differs = settings_differences(ra, rb)
+    if differs:
+        typer.echo("The runs differ in: " + "; ".join(differs))
     print_diff(d)
     if out is not None:
         if out.is_dir():
             fail(f"--out {out} is a directory; give a file name")
-        out.write_text(diff_markdown(d, (str(a), str(b))), encoding="utf-8")
+        text = diff_markdown(d, (str(a), str(b)))
+        if differs:
+            text += "\n## Settings that differ\n\n" + "".join(f"- {x}\n" for x in differs)
+        out.write_text(text, encoding="utf-8")
         typer.echo(f"comparison: {out}")
 
 
