@@ -140,12 +140,13 @@ def test_a_corrupt_stored_game_gets_a_clear_error_and_the_server_goes_on(tmp_pat
 
     db = tmp_path / "games.sqlite3"
     c1 = TestClient(create_app(db=db), base_url="http://127.0.0.1")
-    made = [c1.post("/api/rune-market/games", json={"players": 3, "seat": 0, "seed": s}).json() for s in (1, 2, 3)]
+    made = [c1.post("/api/rune-market/games", json={"players": 3, "seat": 0, "seed": s}).json() for s in (1, 2, 3, 4)]
     with sqlite3.connect(db) as con:
         con.execute("UPDATE games SET steps = '[1, 2' WHERE game_id = ?", (made[0]["game_id"],))
         con.execute("UPDATE games SET steps = '[49, 49, 49]' WHERE game_id = ?", (made[1]["game_id"],))
+        con.execute("UPDATE games SET rules = ? WHERE game_id = ?", ("[" * 100_000, made[3]["game_id"]))
     c2 = TestClient(create_app(db=db), base_url="http://127.0.0.1")  # starts despite the bad rows
-    for g, needle in ((made[0], "unreadable"), (made[1], "could not be brought back")):
+    for g, needle in ((made[0], "unreadable"), (made[1], "could not be brought back"), (made[3], "nested too deeply")):
         r = c2.get(f"/api/rune-market/games/{g['game_id']}", headers={"X-Seat-Token": g["seat_token"]})
         assert r.status_code == 410 and needle in r.json()["detail"] and "POST /api/rune-market/games" in r.json()["detail"], r.text
         r = c2.post(f"/api/rune-market/games/{g['game_id']}/actions", headers={"X-Seat-Token": g["seat_token"]},

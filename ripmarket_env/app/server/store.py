@@ -116,7 +116,9 @@ def _row(r: sqlite3.Row) -> GameRow:
         if out.status not in ("live", "over", "expired"):
             raise ValueError(f"status {out.status[:20]!r} is not live, over or expired")
     except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
-        out.error = f"its stored row is unreadable ({exc})"
+        out.error = f"its stored row is unreadable ({str(exc)[:200]})"
+    except RecursionError:  # a field of thousands of nested brackets
+        out.error = "its stored row is unreadable (a field is nested too deeply)"
     return out
 
 
