@@ -162,6 +162,8 @@ def _configs(tmp: Path) -> list[Case]:
         case(f"{tag}_anchor_bomb", g + "exp_name:\n" + bomb, "anchors", "100,000 values")
         case(f"{tag}_anchor_bomb_rules", g + "rules:\n  max_turns:\n" + bomb.replace("  - ", "    - "),
              "anchors", "100,000 values")
+        case(f"{tag}_alias_cycle", g + "exp_name: &x [*x]\n", "line 2", "contains itself")  # never ended
+        case(f"{tag}_alias_cycle_deep", g + "rules: &y {max_turns: [{a: *y}]}\n", "line 2", "contains itself")
         case(f"{tag}_unknown_key", g + "surprise: 1\n", "surprise", "allowed keys")
         case(f"{tag}_unknown_nested_key", g + "league:\n  surprise: 1\n", "league.surprise", "allowed keys")
         case(f"{tag}_wrong_type", g + "n_envs: '32'\n", "n_envs", "integer")

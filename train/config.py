@@ -69,6 +69,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         """Refuse a document whose aliases expand it past ``MAX_CONFIG_VALUES`` values (an
         anchor bomb: a few lines that stand for billions of values) before building it."""
         size: dict[int, int] = {}
+        path: set[int] = set()  # the values being expanded: an alias to one of them is a value inside itself
         stack = [(node, False)]
         while stack:
             n, children_done = stack.pop()
@@ -77,11 +78,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             kids = [k for pair in n.value for k in pair] if isinstance(n, yaml.MappingNode) else (
                 n.value if isinstance(n, yaml.SequenceNode) else [])
             if children_done:
+                path.discard(id(n))
                 size[id(n)] = min(1 + sum(size[id(k)] for k in kids), MAX_CONFIG_VALUES + 1)
                 if size[id(n)] > MAX_CONFIG_VALUES:
                     raise ConfigError(f"line {n.start_mark.line + 1}: its anchors and aliases (&name, *name) expand "
                                       f"to more than {MAX_CONFIG_VALUES:,} values; a config is far smaller")
             else:
+                if any(id(k) in path or k is n for k in kids):
+                    raise ConfigError(f"line {n.start_mark.line + 1}: an alias (*name) inside the value its anchor "
+                                      "(&name) names: a value that contains itself never ends")
+                path.add(id(n))
                 stack.append((n, True))
                 stack.extend((k, False) for k in kids if id(k) not in size)
         return super().construct_document(node)
