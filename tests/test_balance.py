@@ -221,10 +221,11 @@ def test_bad_arguments():
         (["--players", "4,11"], "integers from 2 to 10"),
         (["--players", "six"], "integers from 2 to 10"),
         (["--players", "4,4"], "twice"),
-        (["--games", "0"], "positive integers"),
+        (["--games", "0"], "integers from 1 to 10000000"),
+        (["--games", "99999999999999999999"], "integers from 1 to 10000000"),  # not days of play filling memory
         (["--agents", "greedy,nobody"], "unknown agent 'nobody'"),
         (["--seed", "-1"], "non-negative"),
-        (["--workers", "0"], "positive integers"),
+        (["--workers", "0"], "integers from 1 to 256"),
     ],
 )
 def test_cli_errors(args, message):

@@ -43,9 +43,10 @@ def test_demo_cli_small_run(tmp_path):
     "args, message",
     [
         (["--players", "11"], "integers from 2 to 10"),
-        (["--games", "0"], "positive integers"),
+        (["--games", "0"], "integers from 1 to 10000000"),
+        (["--games", "99999999999999999999"], "integers from 1 to 10000000"),  # not days of play filling memory
         (["--budget", "0"], "positive integers"),
-        (["--workers", "0"], "positive integers"),
+        (["--workers", "0"], "integers from 1 to 256"),
     ],
 )
 def test_demo_cli_errors(args, message):

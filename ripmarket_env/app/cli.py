@@ -74,6 +74,12 @@ def game_spec(game: str | None):
     return get(game)
 
 
+#: A game count past this is a typo, not a plan: days of play, and its bookkeeping fills memory.
+MAX_GAMES = 10_000_000
+#: Worker processes: far more than any machine's cores.
+MAX_WORKERS = 256
+
+
 def check_int(option: str, value: int | None, lo: int, hi: int | None = None) -> None:
     """Fail (exit 2) naming ``option`` and the allowed range unless ``lo <= value <= hi``;
     ``None`` (an option left to its default) passes."""
@@ -166,9 +172,9 @@ def tournament(
     if bad:
         fail(f"--agents: unknown agent {bad[0]!r}; allowed: {known}")
     check_int("--players", players, spec.min_players, spec.max_players)
-    check_int("--games", games, 1)
+    check_int("--games", games, 1, MAX_GAMES)
     check_int("--seed", seed, 0)
-    check_int("--workers", workers, 1)
+    check_int("--workers", workers, 1, MAX_WORKERS)
     check_int("--chunk-sets", chunk_sets, 1)
     check_int("--match", match, 1)
     if match > 1 and "reset_options" not in (spec.extras or {}):
@@ -348,9 +354,9 @@ def balance(
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} lists a player count twice; list each count once")
     names = default_agents(game) if agents_ is None else [n.strip() for n in agents_.split(",") if n.strip()]
-    check_int("--games", games, 1)
+    check_int("--games", games, 1, MAX_GAMES)
     check_int("--seed", seed, 0)
-    check_int("--workers", workers, 1)
+    check_int("--workers", workers, 1, MAX_WORKERS)
     try:
         validate_balance(names, counts, games, game)
     except ValueError as exc:
@@ -825,9 +831,9 @@ def demo(
     check_int("--players", players, lo, hi)
     if players not in valid:
         fail(f"--players: {spec.title} seats {', '.join(map(str, valid))} players, not {players}")
-    check_int("--games", games, 1)
+    check_int("--games", games, 1, MAX_GAMES)
     check_int("--budget", budget, 1)
-    check_int("--workers", workers, 1)
+    check_int("--workers", workers, 1, MAX_WORKERS)
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")
     run_tournament_demo(out, games, players, budget, workers=workers, game=spec.id)
@@ -1262,10 +1268,11 @@ def distill(
             fail(f"--players {c}{'' if mode is None else f' --mode {mode}'}: {exc}")
     if len(set(counts)) != len(counts):
         fail(f"--players {players!r} names a count twice; give each player count once")
-    for name, v in (("--games", games), ("--epochs", epochs), ("--workers", workers)):
-        check_int(name, v, 1)
+    check_int("--games", games, 1, MAX_GAMES)
+    check_int("--epochs", epochs, 1, 1000)
+    check_int("--workers", workers, 1, MAX_WORKERS)
     check_int("--seed", seed, 0)
-    check_int("--guest-games", guest_games, 0)
+    check_int("--guest-games", guest_games, 0, MAX_GAMES)
     if (guest is None) != (guest_games == 0):
         fail("--guest and --guest-games go together: name the agent and how many games it plays")
     check_int("--teacher-games", teacher_games, 0)
@@ -1421,8 +1428,8 @@ def evaluate(
         spec.make_rules(players, **fields)
     except ValueError as exc:
         fail(f"--players {players}{'' if mode is None else f' --mode {mode}'}: {exc}")
-    for name, v in (("--games", games), ("--workers", workers)):
-        check_int(name, v, 1)
+    check_int("--games", games, 1, MAX_GAMES)
+    check_int("--workers", workers, 1, MAX_WORKERS)
     check_int("--seed", seed, 0)
     if zoo is None:
         zoo = ",".join(default_zoo(game))
