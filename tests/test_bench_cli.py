@@ -449,7 +449,7 @@ def test_bench_plot_refuses_a_directory_before_the_bench(tmp_path):
     d = tmp_path / "chart.png"
     d.mkdir()
     res = runner.invoke(app, ["bench", "--suite", "engine", "--plot", str(d)])
-    assert res.exit_code == 2 and "is a directory; give a file ending in .png" in res.output, res.output
+    assert res.exit_code == 2 and "is a folder, not a file; give a file name" in res.output, res.output
     assert "without observations" not in res.output  # refused before any configuration ran
 
 

@@ -94,3 +94,28 @@ def test_every_command_with_a_game_option_refuses_an_unknown_game_alike(tmp_path
         assert res.exit_code == 2 and res.output.strip() == line, (cmd, res.output)
         assert res.exception is None or isinstance(res.exception, SystemExit), (cmd, res.exception)
         assert not out.exists(), cmd
+
+
+def test_no_command_writes_over_a_device_a_pipe_or_a_folder(tmp_path):
+    """A file a command writes (``--save``, ``--out``, ``--write``, ``--plot``) that exists as
+    something else is refused in one line before any work: a device would be replaced by
+    a regular file (``--force`` replaced ``/dev/full``), a named pipe would wait for a reader."""
+    import os
+    import stat
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    runner = CliRunner()
+    for target, why in (("/dev/full", "is a device, not a file"), (str(pipe), "is a named pipe or socket, not a file"),
+                        (str(folder), "is a folder, not a file")):
+        for cmd in (["play", "--opponents", "random", "--players", "2", "--save", target, "--force"],
+                    ["export", "ppo", "--out", target, "--force"], ["cards", "--markdown", "--write", target],
+                    ["envdoc", "--write", target], ["bench", "--suite", "engine", "--out", target],
+                    ["bench", "--suite", "engine", "--plot", target], ["distill", "--out", target]):
+            res = runner.invoke(app, cmd, input="1\n")
+            option = next(c for c in cmd if c in ("--save", "--out", "--write", "--plot"))
+            assert res.exit_code == 2 and res.output.strip() == f"error: {option} {target} {why}; give a file name", \
+                (cmd, res.output)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode) and stat.S_ISFIFO(os.stat(pipe).st_mode) and folder.is_dir()

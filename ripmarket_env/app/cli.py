@@ -74,6 +74,17 @@ def game_spec(game: str | None):
     return get(game)
 
 
+def check_out_file(option: str, path: Path | None) -> None:
+    """Fail (exit 2) when ``path``, a file the command will write, exists as something else
+    than a file: a folder, a device (a write would replace ``/dev/full`` with a file) or a
+    named pipe (a write would wait for a reader)."""
+    if path is None or not path.exists() or path.is_file():
+        return
+    from ripmarket_env.core.jsonfile import why_not_a_file
+
+    fail(f"{option} {path} {why_not_a_file(path)}; give a file name")
+
+
 #: A game count past this is a typo, not a plan: days of play, and its bookkeeping fills memory.
 MAX_GAMES = 10_000_000
 #: Worker processes: far more than any machine's cores.
@@ -102,6 +113,7 @@ def cards(
     game: Optional[str] = typer.Option(None, "--game", metavar="GAME", help="The game whose cards to show (default: the first registered; `ripmarket games` lists them)."),
 ) -> None:
     """Show a game's full card reference (docs/CARDS.md, docs/games/<game>/CARDS.md), from its card file."""
+    check_out_file("--write", write)
     spec = game_spec(game)
     hook = spec.extras.get("card_reference")
     if hook is None:
@@ -392,8 +404,7 @@ def balance_diff(
         typer.echo("The runs differ in: " + "; ".join(differs))
     print_diff(d)
     if out is not None:
-        if out.is_dir():
-            fail(f"--out {out} is a directory; give a file name")
+        check_out_file("--out", out)
         text = diff_markdown(d, (str(a), str(b)))
         if differs:
             text += "\n## Settings that differ\n\n" + "".join(f"- {x}\n" for x in differs)
@@ -420,8 +431,7 @@ def balance_targets(
         fail(str(exc))
     typer.echo(md)
     if out is not None:
-        if out.is_dir():
-            fail(f"--out {out} is a directory; give a file name")
+        check_out_file("--out", out)
         out.write_text(md + "\n", encoding="utf-8")
         typer.echo(f"targets: {out}")
 
@@ -536,6 +546,8 @@ def bench(
     bot takes to decide one move of one game on one CPU core (the web page's and the bot
     API's wait), at every table of the game. An option the suite does not read (--batch
     with --suite train, --rounds without --peers) is refused, not ignored."""
+    check_out_file("--out", out)
+    check_out_file("--plot", plot)
     suites = {"engine": ("engine",), "env": ("env",), "all": ("engine", "env"), "train": ("train",), "bot": ("bot",)}
     if suite not in suites:
         fail(f"--suite {suite!r} is not allowed; allowed: {', '.join(suites)}")
@@ -772,6 +784,7 @@ def envdoc(
     ),
 ) -> None:
     """Print a game's environment reference (docs/ENV.md, docs/games/<game>/ENV.md): spaces, tables, rewards, API."""
+    check_out_file("--write", write)
     from ripmarket_env.app.envdoc import regen_command, render_env_markdown
 
     spec = game_spec(game)
@@ -1028,8 +1041,7 @@ def play(
         if text.startswith("rules"):
             option = "--mode" if mode is not None and "mode=" in text else "--rule"
         fail(f"{option}: {text}")
-    if save is not None and save.is_dir():
-        fail(f"--save {save} is a directory; give a file name")
+    check_out_file("--save", save)
     if save is not None and save.exists() and not force:
         fail(f"--save {save} exists; choose another file or add --force to replace it")
     if save is not None and not save.parent.is_dir():
@@ -1245,6 +1257,7 @@ def distill(
     mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help="The rules field `mode` of every recorded game, for a game that has modes (e.g. teams or ffa; default: the game's first)."),
 ) -> None:
     """Fit one network imitating every zoo heuristic of a game (fast batch opponents for training), and with --teacher another agent too."""
+    check_out_file("--out", out)
     try:
         import torch  # noqa: F401  (the fit; train.distill imports it only when it fits)
 
@@ -1376,6 +1389,7 @@ def export(
         return
     game_spec(game)
     target = out if out is not None else Path(f"{Path(agent).stem}{E.SUFFIX}")
+    check_out_file("--out", target)
     if target.exists() and not force:
         fail(f"{target} exists; choose another --out or add --force to overwrite it")
     from eval.evaluate import make_agent

@@ -211,6 +211,17 @@ def render_env_markdown(spec: GameSpec) -> str:
     w("Out-of-range integers count as illegal actions. In the vector envs a malformed batch "
       "(non-integer actions, the wrong shape) raises `ValueError` in both modes and changes nothing.")
     w("")
+    w("## Copies and pickling")
+    w("")
+    w("`copy.deepcopy(env)` of the AEC env (`raw_env`, or `env()` with its PettingZoo wrappers) "
+      "copies the game as it stands, mid-game included: the engine is cloned (`Engine.clone`) and "
+      "the agents, rewards, terminations, infos and the action history copied, so a search can "
+      "play on in the copy and leave the original where it was; the copy and the original then "
+      "go the same way under the same actions (the conformance suite checks both for every game). "
+      "Pickling rebuilds the env from its constructor's arguments, as PettingZoo's classic envs "
+      "(`EzPickle`) do: a worker receives a fresh env, to `reset`. To carry a game across "
+      "processes, send its record (`env.save_record`) or the engine's state.")
+    w("")
     w("## Parallel env")
     w("")
     scale_out = "../" * (doc_path(spec).count("/") - 1) + "SCALE_OUT.md"
@@ -223,7 +234,8 @@ def render_env_markdown(spec: GameSpec) -> str:
     w("")
     w(f"- **Wait.** The action space is `Discrete({engine.num_actions + 1})`: the game's actions and, last, "
       f"*wait* (`{engine.num_actions}`, `env.wait_action`). The seat deciding now has its legal actions (wait "
-      "illegal); every other seat has exactly one legal action, wait, also once the game is over, so "
+      "illegal); every other seat has exactly one legal action, wait, also once the game is over "
+      "(and before the first `reset`: a seat's `action_space(agent).sample()` is then wait), so "
       "no mask is ever empty. Only the deciding seat's action is applied; the other seats' actions "
       "are ignored whatever they are, so an idle seat never changes the game. A missing or illegal "
       "action of the deciding seat raises and changes nothing (`illegal_action=\"terminate\"`: as in "
