@@ -127,3 +127,16 @@ def test_every_create_body_takes_empty_rules_and_names_the_fields_it_allows(clie
     offered = list(kind.setup_fields)
     assert (f"allowed: {', '.join(offered)}" in detail) if offered else ("this object takes no fields" in detail), detail
     assert len(client.app.state.games) == before + 1  # only the first was created
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_body_nested_too_deeply_is_answered_like_any_bad_body(client, game):
+    """Thousands of nested brackets (under the body size limit) make FastAPI's JSON parser
+    raise; the answer is the 422 every bad body gets, naming what is wrong and the shape
+    expected, not FastAPI's bare 400 "There was an error parsing the body"."""
+    deep = {"content": "[" * 32_000, "headers": {"content-type": "application/json"}}
+    r = client.post(f"/api/{game}/games", **deep)
+    assert r.status_code == 422 and "the request body is not valid JSON (nested too deeply)" in r.json()["detail"]
+    assert "Expected a JSON object" in r.json()["detail"]
+    r = client.post(f"/api/{game}/bots/random/act", **deep)
+    assert r.status_code == 422 and "nested too deeply" in r.json()["detail"]

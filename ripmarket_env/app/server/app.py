@@ -61,6 +61,7 @@ from collections import deque
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
+import re
 import typing
 from typing import Annotated, Any, Literal, Optional
 
@@ -383,8 +384,55 @@ _SHAPES = {
 }
 
 
+#: What a value of each branch of a union field is, for one message per value (pydantic
+#: reports each branch: ``observation.0.float``, ``observation.0.function-before[_integral(), int]``).
+_BRANCH_NOUNS = {"float": "a number", "int": "an integer", "bool": "true or false", "str": "a string"}
+
+
+def _branch_noun(part) -> str | None:
+    """The noun of a union branch's tag in an error location, or None for a field or index."""
+    if not isinstance(part, str):
+        return None
+    word = re.search(r"(\w+)\]?$", part)
+    tagged = part in _BRANCH_NOUNS or part.startswith(("function-", "constrained-"))
+    return _BRANCH_NOUNS.get(word.group(1)) if tagged and word else None
+
+
+def _one_per_value(errors: list[dict]) -> list[dict]:
+    """The errors with each union's branches folded into one per value: its location
+    without the branch tag and a message naming what each branch takes."""
+    out: list[dict] = []
+    at: dict[tuple, dict] = {}
+    for e in errors:
+        loc = tuple(e.get("loc", ()))
+        noun = _branch_noun(loc[-1]) if loc else None
+        if noun is None:
+            out.append(e)
+            continue
+        key = loc[:-1]
+        if key not in at:
+            at[key] = {**e, "loc": key, "type": "union", "nouns": []}
+            out.append(at[key])
+        if noun not in at[key]["nouns"]:
+            at[key]["nouns"].append(noun)
+    for e in out:
+        if e.get("type") == "union":
+            nouns = e["nouns"]
+            if "a number" in nouns and "an integer" in nouns:
+                nouns.remove("an integer")
+            e["msg"] = "input should be " + " or ".join(nouns)
+    return out
+
+
 def _where(loc: tuple) -> str:
-    parts = [str(x) for x in loc if x not in ("body",)]
+    parts = []
+    for x in loc:
+        if x == "body":
+            continue
+        if isinstance(x, int) and parts:
+            parts[-1] += f"[{x}]"
+        else:
+            parts.append(str(x))
     for kind in ("query", "path", "header"):
         if loc and loc[0] == kind:
             return f"{kind} parameter {short(parts[1], MAX_ECHO)}" if len(parts) > 1 else kind
@@ -413,6 +461,7 @@ def _fields_beside(request: Request, loc: tuple) -> list[str] | None:
 
 def _validation_message(request: Request, errors: list[dict]) -> str:
     out = []
+    errors = _one_per_value(errors)
     for e in errors[:5]:
         where = _where(tuple(e.get("loc", ())))
         typ = e.get("type", "")
@@ -434,6 +483,8 @@ def _validation_message(request: Request, errors: list[dict]) -> str:
             got_txt = f" (got {short(got, MAX_ECHO)})"
         elif isinstance(got, (dict, list)):
             got_txt = f" (got a JSON {'object' if isinstance(got, dict) else 'array'})"
+        elif "input" in e:
+            got_txt = " (got null)"
         msg = msg[:200]
         out.append(f"{where}: {msg[0].lower() + msg[1:] if msg else msg}{got_txt}")
     if len(errors) > 5:
@@ -702,6 +753,12 @@ def create_app(max_games: int = 64, idle_seconds: float = 1800.0, *, max_games_p
             allowed = ", ".join(sorted(methods))
             headers["Allow"] = allowed
             detail = f"method {request.method} is not allowed on {short(request.url.path, MAX_ECHO)}; allowed: {allowed}"
+        if exc.status_code == 400 and detail == "There was an error parsing the body":
+            # FastAPI's answer to a body its JSON parser raised on (not a JSONDecodeError):
+            # thousands of nested brackets (RecursionError) - a body no route takes
+            return JSONResponse({"detail": _validation_message(request, [{
+                "type": "json_invalid", "loc": ("body",), "ctx": {"error": "nested too deeply"}}])},
+                status_code=422)
         return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers or None)
 
     @app.exception_handler(RequestValidationError)
