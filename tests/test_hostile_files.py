@@ -222,6 +222,7 @@ def _records(tmp: Path) -> list[Case]:
     case("format_other", header(format="other"), "unknown format", "ripmarket-record")
     case("format_huge", header(format="x" * 5_000_000), "unknown format", "ripmarket-record")
     case("game_huge", header(game="x" * 5_000_000), "unknown game", "known games")
+    case("controllers_huge", header(controllers="x" * 100_000), "controllers", "characters)")  # cut, not echoed whole
     big = json.loads(lines[1])
     big["desc"] = "x" * 5_000_000
     case("huge_field", lines[0] + json.dumps(big) + "\n" + "".join(lines[2:]), "step 0 differs")

@@ -212,7 +212,7 @@ def _controllers(names, players: int) -> list[str]:
     """The header's ``controllers``: one non-empty name per seat (ValueError otherwise)."""
     if not isinstance(names, (list, tuple)) or len(names) != players or not all(
             isinstance(n, str) and n.strip() for n in names):
-        raise ValueError(f"controllers must list one non-empty name per seat ({players}), got {names!r}")
+        raise ValueError(f"controllers must list one non-empty name per seat ({players}), got {_short(names)}")
     return [str(n) for n in names]
 
 
