@@ -350,6 +350,16 @@ def test_save_is_atomic_and_can_refuse_to_overwrite(tmp_path, monkeypatch):
     with pytest.raises(FileExistsError):
         rec.save(path, overwrite=False)
     assert path.read_text() == "precious\n"
+    # a path that is not a file is never replaced by one (a device, a named pipe, a folder)
+    import os
+    import stat
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "dir").mkdir()
+    for target, why in (("/dev/full", "is a device"), (tmp_path / "pipe", "is a named pipe"), (tmp_path / "dir", "is a folder")):
+        with pytest.raises(ValueError, match=f"cannot save a record to .*{why}"):
+            rec.save(target)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode) and stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
     # a failure while writing leaves the old file whole and no temporary file behind
     import ripmarket_env.envs.record as R
 

@@ -184,8 +184,14 @@ class Recorder:
     def save(self, path, overwrite: bool = True) -> Path:
         """Write the record to ``path`` atomically: readers see the old file or the whole
         new one, never part of it. ``overwrite=False`` raises ``FileExistsError`` instead of
-        replacing an existing file (checked and written in one step)."""
+        replacing an existing file (checked and written in one step). A path that exists as
+        something else than a file (a folder, a device, a named pipe) raises ``ValueError``:
+        replacing it would put a file where ``/dev/full`` was."""
         path = Path(path)
+        if path.exists() and not path.is_file():
+            from ripmarket_env.core.jsonfile import why_not_a_file
+
+            raise ValueError(f"cannot save a record to {path}: it {why_not_a_file(path)}; give a file name")
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
