@@ -354,12 +354,17 @@ def test_save_is_atomic_and_can_refuse_to_overwrite(tmp_path, monkeypatch):
     import os
     import stat
 
-    os.mkfifo(tmp_path / "pipe")
-    (tmp_path / "dir").mkdir()
-    for target, why in (("/dev/full", "is a device"), (tmp_path / "pipe", "is a named pipe"), (tmp_path / "dir", "is a folder")):
+    other = tmp_path / "other"
+    (other / "dir").mkdir(parents=True)
+    os.mkfifo(other / "pipe")
+    for target, why in (("/dev/full", "is a device"), (other / "pipe", "is a named pipe"), (other / "dir", "is a folder")):
         with pytest.raises(ValueError, match=f"cannot save a record to .*{why}"):
             rec.save(target)
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode) and stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode) and stat.S_ISFIFO(os.stat(other / "pipe").st_mode)
+    assert sorted(p.name for p in other.iterdir()) == ["dir", "pipe"]  # no temporary file left
+    (other / "pipe").unlink()
+    (other / "dir").rmdir()
+    other.rmdir()
     # a failure while writing leaves the old file whole and no temporary file behind
     import ripmarket_env.envs.record as R
 
