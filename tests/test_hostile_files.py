@@ -103,6 +103,7 @@ def _cards(tmp: Path) -> list[Case]:
         d["living"][0]["copies"] = 1
         d.pop("errata", None)  # its errata name cards this deck no longer has
 
+    case("no_shadow_deck", edit(lambda d: d.pop("shadow")), "'shadow' is missing", "'living' and 'shadow'")
     case("one_card_deck", edit(one_card), "living deck")  # as a custom deck, every game would end at its reset
     case("top_list", [1, 2, 3], "JSON object")
     case("binary", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "cannot read")

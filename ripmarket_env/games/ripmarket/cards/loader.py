@@ -298,6 +298,8 @@ def parse_cards(data: Any, *, custom_deck: bool = False, source: str = "<memory>
     decks: dict[str, tuple[CardDesign, ...]] = {}
     for deck in DECKS:
         rows = data.get(deck)
+        if deck not in data:
+            err.top(f"field {deck!r} is missing; a card file lists its designs under {' and '.join(map(repr, DECKS))}")
         if not isinstance(rows, list):
             err.top(f"field {deck!r} must be a list of card designs, got {type(rows).__name__}")
         if not rows and (deck == "living" or not custom_deck):
