@@ -55,14 +55,14 @@ import json
 import logging
 import math
 import os
+import re
 import threading
 import time
+import typing
 from collections import deque
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-import re
-import typing
 from typing import Annotated, Any, Literal, Optional
 
 import anyio
