@@ -208,8 +208,14 @@ def render_env_markdown(spec: GameSpec) -> str:
     ):
         w(_row(k, r, t))
     w("")
-    w("Out-of-range integers count as illegal actions. In the vector envs a malformed batch "
-      "(non-integer actions, the wrong shape) raises `ValueError` in both modes and changes nothing.")
+    w("Out-of-range integers count as illegal actions. In the vector envs a batch has shape "
+      "`(num_envs,)`, one integer per game: a malformed batch (non-integer actions, any other shape) "
+      "raises `ValueError` in both modes and changes nothing, and `num_envs` must be a positive integer. "
+      "The AEC env's `step`, `last` and `observe` without a game (before the first `reset`, or once "
+      "every agent has left `agents`) raise `RuntimeError` saying to call `reset()`; an agent that is not "
+      "one of `possible_agents` raises `UnknownAgentError` (a `KeyError` and a `ValueError`) naming the "
+      "allowed agents. The game's seed is never in an observation or the infos (it would deal every "
+      "hidden card again): it is the env's attribute `game_seed`.")
     w("")
     w("## Copies and pickling")
     w("")

@@ -30,6 +30,16 @@ None: ``True`` is not action 1; Python and numpy integers are action ids);
 does (``env()`` wraps the raw env in it, so an illegal action terminates under ``env()``
 either way; there a value outside the action space, a bool included, fails PettingZoo's
 "action is not in action space" check first).
+
+Calls without a game: ``step``, ``last`` and ``observe`` before the first ``reset`` raise
+``RuntimeError`` ("call reset() first"); once the game is over and every agent has left
+``agents``, ``step`` and ``last`` raise ``RuntimeError`` ("call reset() to start a new
+game"; ``observe`` still shows any seat the final table). ``observe``, ``action_space`` and
+``observation_space`` of an agent outside ``possible_agents`` raise ``UnknownAgentError``
+(a ``KeyError`` and a ``ValueError``) naming the allowed agents. Under ``env()``,
+PettingZoo's ``OrderEnforcingWrapper`` answers the calls before ``reset`` with its own
+errors and a ``step`` after the game's end with its warning (nothing changes); ``last``
+after the end raises the ``RuntimeError`` above.
 """
 
 from __future__ import annotations
@@ -51,9 +61,22 @@ from pettingzoo.utils.wrappers import order_enforcing
 from ripmarket_env.core.engine import SEED_OR_NONE, IllegalActionError, action_id, check_seed, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 
-__all__ = ["GameAECEnv", "aec_env_class", "check_illegal_action", "wrapped"]
+__all__ = ["GameAECEnv", "UnknownAgentError", "aec_env_class", "check_illegal_action", "wrapped"]
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
+
+#: The errors of calls that need a game: before the first ``reset``, and once the game is
+#: over and every agent has left ``agents``.
+NOT_RESET = "no game has been dealt yet: call reset() first"
+GAME_OVER = "the game is over and every agent has left it (agents == []): call reset() to start a new game"
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """An agent that is not one of the env's (``possible_agents``). A ``KeyError``, as the
+    dictionary lookup it replaces, and a ``ValueError``; its message names the allowed agents."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def check_illegal_action(value: str) -> str:
@@ -200,9 +223,13 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return _AgentIterable(self, max_iter)
 
     def last(self, observe: bool = True):
-        if self._illegal_wrapper is None or not self._has_reset:
-            return super().last(observe)
+        if not self._has_reset:
+            return super().last(observe)  # PettingZoo's "cannot be accessed before reset"
         raw = self._raw_env
+        if not raw.agents:
+            raise RuntimeError(GAME_OVER)
+        if self._illegal_wrapper is None:
+            return super().last(observe)
         agent = raw.agent_selection
         assert agent is not None
         observation = self.observe(agent) if observe else None
@@ -344,6 +371,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: _Discrete(na) for a in self.possible_agents}
         self.game_seed: int | None = None
         self._history: list[int] = []
+        self._seats: dict[str, int] = {}  # agent -> seat once a game is dealt (``reset``)
         self._bind()
 
     # ---------------------------------------------------------------- engine views
@@ -400,10 +428,29 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def _unknown_agent(self, agent) -> UnknownAgentError:
+        return UnknownAgentError(
+            f"unknown agent {agent!r}; allowed: " + ", ".join(repr(a) for a in self.possible_agents)
+        )
+
+    def _refuse_outside_game(self) -> None:
+        """Raise ``RuntimeError`` when there is no game to play: before the first ``reset``
+        (``NOT_RESET``) or once every agent has left ``agents`` (``GAME_OVER``)."""
+        if not self._seats:
+            raise RuntimeError(NOT_RESET) from None
+        if not self.agents:
+            raise RuntimeError(GAME_OVER) from None
 
     # ---------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -432,6 +479,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []
+        self._seats = self.agent_name_mapping
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -501,8 +549,13 @@ class GameAECEnv(AECEnv, EzPickle):
         )
 
     def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # no game: before reset, or every agent gone
+            self._refuse_outside_game()
+            raise
+        if dead:
             self._was_dead_step(action)
             return
         # an action id is a Python or numpy integer; a bool, float, string or None is not
@@ -540,9 +593,21 @@ class GameAECEnv(AECEnv, EzPickle):
         self._status = (True, self._status[1], self._over, self._status[3])
         self._sync()
 
+    def last(self, observe: bool = True):
+        try:
+            return super().last(observe)
+        except (AttributeError, KeyError):  # no game: before reset, or every agent gone
+            self._refuse_outside_game()
+            raise
+
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
+        try:
+            seat = self._seats[agent]
+        except (KeyError, TypeError):
+            if isinstance(agent, str) and agent in self.agent_name_mapping:
+                raise RuntimeError(NOT_RESET) from None  # a known agent, but no game yet
+            raise self._unknown_agent(agent) from None
         obs = np.empty((1, self._obs_size), np.float32)
         self._viewer[0] = seat
         self._observe_one(self._S, self._TB, self._cfg, self._viewer, self._offs, obs)

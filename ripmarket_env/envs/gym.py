@@ -25,9 +25,11 @@ Specs
                        ``info["action_mask"]``: int8 0/1, ``(num_actions,)`` (as the AEC
                        env's; ``action_space.sample(mask=...)`` takes it as it is)
     Infos              fixed types only: ``action_mask``, ``learner_seat`` (int),
-                       ``phase_id`` (int, indexes ``spec.phase_names``), ``game_seed``
-                       (int), ``illegal_action`` (bool, see below); ``verbose_infos=True``
-                       adds ``phase`` (the decision's name)
+                       ``phase_id`` (int, indexes ``spec.phase_names``),
+                       ``illegal_action`` (bool, see below); ``verbose_infos=True``
+                       adds ``phase`` (the decision's name). The game's seed is not in
+                       the infos (with it the learner could deal the game again and see
+                       every hidden card); records read it from ``env.unwrapped.game_seed``
     Reward             0 on every step but the last; at termination the learner's final
                        reward (R-11: ``reward_mode`` "win" or "placement")
     Termination        the game ends (R-9); ``truncated`` is always False (the engine's
@@ -49,8 +51,9 @@ Opponents
 
 Seeding
     ``reset(seed=s)`` deals the game ``Engine.reset([s])`` deals; ``reset()`` draws the next
-    game seed from the env's generator (``np_random``). With ``learner_seat="random"`` the
-    seat is drawn from that generator too.
+    game seed from the env's generator (``np_random``). The episode's game seed is the env's
+    attribute ``game_seed`` (``env.unwrapped.game_seed``), never part of an observation or
+    the infos. With ``learner_seat="random"`` the seat is drawn from that generator too.
 
 Illegal actions
     ``illegal_action="raise"`` (the default): an action outside the learner's legal set raises
@@ -332,7 +335,6 @@ class GameEnv(gymnasium.Env):
             "action_mask": self.action_masks(),
             "learner_seat": int(self.learner_seat),
             "phase_id": pid,
-            "game_seed": int(self.game_seed),
             "illegal_action": False,
         }
         if self.verbose_infos:

@@ -182,6 +182,8 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     def step(self, actions: dict):
         if not self.agents:
+            if self.aec.game_seed is None:  # no successful reset yet
+                raise RuntimeError("reset() has not been called: call reset() before step()")
             raise RuntimeError("the game is over: call reset() before stepping again")
         aec = self.aec
         agent = aec.agent_selection

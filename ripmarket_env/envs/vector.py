@@ -70,8 +70,10 @@ its done flag is set, its terminal observation is the learner's last observation
 the illegal action answered), and it is dealt again as any finished game; the other games
 step as usual. ``batch.illegal`` holds the games forfeited by the last step; the SB3 face
 sets ``infos[i]["illegal_action"] = True`` for them, the Gymnasium face's
-``info["illegal_action"]`` is a ``(num_envs,)`` bool array. A malformed batch (wrong shape,
-non-integer actions) raises ``ValueError`` in both modes.
+``info["illegal_action"]`` is a ``(num_envs,)`` bool array. A batch of actions has shape
+``(num_envs,)``, one integer per game; a malformed batch (any other shape, non-integer
+actions) raises ``ValueError`` in both modes and changes nothing. ``num_envs`` is a
+positive integer (anything else, a bool or a float included, raises ``ValueError``).
 
 Threads: ``numba_threads=1`` (the default) runs serial kernels; any other value runs
 the parallel ones (the compiled path: one ``prange`` over the games) on at most that many
@@ -98,7 +100,7 @@ from numba import njit
 
 from ripmarket_env.core import seeds as CS
 from ripmarket_env.core.agent import RandomAgent, act_each
-from ripmarket_env.core.engine import Engine, IllegalActionError, kernel_view as _k
+from ripmarket_env.core.engine import Engine, IllegalActionError, given, kernel_view as _k
 from ripmarket_env.core.spec import GameSpec
 from ripmarket_env.envs.aec import check_illegal_action
 from ripmarket_env.envs.gym import check_learner_seat, observation_space_for, reseed_agents, resolve_opponents
@@ -239,8 +241,7 @@ class LearnerBatch:
         ``agents.act_grouped`` fuses network agents); ``illegal_action``: ``"raise"`` or
         ``"terminate"`` (module docstring), ``illegal_reward`` the forfeiting game's reward;
         ``rules_kwargs``: rule fields as keywords (instead of ``rules``)."""
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        check_num_envs(num_envs)
         self.illegal_action = check_illegal_action(illegal_action)
         self.illegal_reward = float(illegal_reward)
         self.illegal = np.zeros(0, np.int64)  # the games the last step forfeited (terminate mode)
@@ -468,13 +469,14 @@ class LearnerBatch:
         return a
 
     def _action_array(self, actions) -> np.ndarray:
+        """``actions`` as an int64 array of shape ``(num_envs,)``, else ``ValueError``: a batch
+        is exactly one action per game (no other shape is flattened into one)."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
-            a = a.reshape(-1)
-            if a.shape != (self.num_envs,):
-                raise ValueError(
-                    f"step needs one action per game: {self.num_envs} actions, got shape {np.shape(actions)}"
-                )
+            raise ValueError(
+                f"step needs one action per game: an array of shape ({self.num_envs},), "
+                f"got shape {a.shape}"
+            )
         if a.dtype.kind not in "iuf":
             raise ValueError(f"actions must be integers, one per game, got {a.tolist()!r}")
         if not np.issubdtype(a.dtype, np.integer):
@@ -545,6 +547,15 @@ class LearnerBatch:
 
 
 _RENDER_MODES = (None, "ansi", "rgb_array")
+
+
+def check_num_envs(num_envs) -> int:
+    """``num_envs`` checked: a positive Python or numpy integer (a bool, a float, even a
+    whole one, or a string is refused with ``ValueError``)."""
+    if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1):
+        raise ValueError(f"num_envs must be a positive integer (1, 2, 3, ...), got {given(num_envs)}")
+    return int(num_envs)
 
 
 def _batch_and_render_mode(face, num_envs, num_players, opponents, learner_seat, rules, seed, numba_threads,
