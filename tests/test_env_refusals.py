@@ -283,3 +283,20 @@ def test_gym_terminate_mode_infos_hold_no_game_seed(game):
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, term, _, info = env.step(illegal)
     assert term and info["illegal_action"] and "game_seed" not in info
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_parallel_env_names_the_allowed_agents_too(game):
+    par = ripmarket_env.parallel_env(game, num_players=4)
+    for space in (par.action_space, par.observation_space):
+        with pytest.raises(ValueError, match=re.escape("unknown agent 'player_9'; allowed: 'player_0', 'player_1'")):
+            space("player_9")
+    assert par.action_space("player_3").n == par.wait_action + 1
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_batch_of_text_actions_is_quoted_cut_short(game):
+    venv = gymnasium.make_vec(get(game).gym_id, num_envs=2)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=r"^actions must be integers, one per game, got \['x{20}.*characters\) \(list\)$"):
+        venv.step(np.array(["x" * 100_000, "y"]))

@@ -136,10 +136,16 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self.aec._unknown_agent(agent) from None
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self.aec._unknown_agent(agent) from None
 
     # ---------------------------------------------------------------- views
     def _deciding(self) -> str | None:

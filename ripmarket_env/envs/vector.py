@@ -478,7 +478,7 @@ class LearnerBatch:
                 f"got shape {a.shape}"
             )
         if a.dtype.kind not in "iuf":
-            raise ValueError(f"actions must be integers, one per game, got {a.tolist()!r}")
+            raise ValueError(f"actions must be integers, one per game, got {given(a.tolist())}")
         if not np.issubdtype(a.dtype, np.integer):
             if not np.all(np.mod(a, 1) == 0):
                 raise ValueError("actions must be integers")
