@@ -89,3 +89,21 @@ def test_reshuffle_before_the_draws_names_the_drawer(games):
                     assert text.startswith(f"player {drawer} draws {n} card{'s' * (n != 1)} and ends the turn "), \
                         (s.seed, viewer, line)
                     assert not any(name in text for name in drawn), (s.seed, viewer, drawn, line)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_every_line_is_dated_by_the_turn_it_belongs_to(seed):
+    """RM-8.4: the log's ``[turn N]`` is the game's turn a move belongs to: a turn's opening
+    line says the same number ("you begin turn 2" under "[turn 2]"), and the draws that end
+    a turn stay in that turn (the engine logs them under the next one)."""
+    import re
+
+    s = finished(seed)
+    current = None
+    for m in s.moves:
+        if m["kind"] == "turn" or m["kind"] == "interest":
+            current = int(re.search(r"begins? turn (\d+)", m["text"]).group(1))
+            assert m["turn"] == current, m
+        elif current is not None and m["kind"] != "end":
+            assert m["turn"] == current, (current, m)  # the end of a turn included
+    assert current is not None and current >= 2

@@ -147,7 +147,7 @@ class _Teller:
                                      f"{self.whose(owner)} {COL[e.a]} Shelter with a Bandit")
                 else:
                     parts.append(f"{self.whose(e.seat, p)} {COL[e.a]} Shelter is locked by a Bandit: no interest")
-            head = f"{me} {self.verb(p, 'begins')} turn {e0.a}"
+            head = f"{me} {self.verb(p, 'begins')} turn {e0.b}"  # the game's turn, as the log and table count
             if parts and parts[0].startswith(self.verb(p, "earns") + " "):
                 head, parts = f"{head} and {parts[0]}", parts[1:]
             return p, "interest" if rest else "turn", head + "".join(f"; {x}" for x in parts)
@@ -256,12 +256,15 @@ class _Teller:
         return ""
 
 
-def moves(events, viewer: int, label: Callable[[int], str], db, item_cost: int | None = None) -> list[dict]:
+def moves(events, viewer: int, label: Callable[[int], str], db, item_cost: int | None = None,
+          first_turn: int | None = None) -> list[dict]:
     """``events`` (the engine's ``Event`` objects, in order) grouped into moves as seat
     ``viewer`` may know them (``item_cost``: the Runes a Boat Shelter or a Bandit costs,
-    ``rules.runes_per_item``): ``[{"seat", "who", "kind", "text", "minor"}]``, ``seat``
+    ``rules.runes_per_item``): ``[{"seat", "who", "kind", "text", "minor", "turn"}]``, ``seat``
     the seat whose move it is, ``minor`` a move the playback may pass over (the start of
-    a turn without interest, the draws that end one)."""
+    a turn without interest, the draws that end one), ``turn`` the game's turn it belongs to
+    (``first_turn``: the turn the events begin in; each turn's opening event moves it on, so
+    the draws that end a turn stay in it; None: no ``turn`` but from the opening events)."""
     groups: list[list] = []
     for e in events:
         if e.kind == "forced":  # pragma: no cover - decode() folds the marker into the next event
@@ -276,14 +279,23 @@ def moves(events, viewer: int, label: Callable[[int], str], db, item_cost: int |
             groups.append([e])
     teller = _Teller(viewer, label, db, item_cost)
     out = []
+    turn = first_turn
     for g in groups:
         seat, kind, text = teller.tell(g)
-        out.append({"seat": int(seat), "who": label(seat) if seat >= 0 else "the table", "kind": kind,
-                    "text": text, "minor": kind in MINOR or kind == "end"})
+        line = {"seat": int(seat), "who": label(seat) if seat >= 0 else "the table", "kind": kind,
+                "text": text, "minor": kind in MINOR or kind == "end"}
+        begun = next((e.b for e in g if e.kind == "turn"), None)  # a move that begins a turn
+        if begun is not None:
+            turn = int(begun)
+        if turn is not None:
+            line["turn"] = max(turn, 1)  # the deal's draws: turn 1
+        out.append(line)
     return out
 
 
 def story(engine, events, viewer: int, label: Callable[[int], str]) -> list[dict]:
     """``GameSpec.story``: the events as moves told to ``viewer`` (``moves``), the
     Runes a Boat Shelter or a Bandit costs read from the engine's rules."""
-    return moves(events, viewer, label, engine.cards, engine.rules.runes_per_item)
+    began = sum(1 for e in events if e.kind == "turn")  # the game's turn after the events, less the turns they began
+    return moves(events, viewer, label, engine.cards, engine.rules.runes_per_item,
+                 first_turn=int(engine.state["total_turns"][0]) - began)
