@@ -109,14 +109,13 @@ def settings(name: str, game: str = DEFAULT_GAME) -> dict[str, inspect.Parameter
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and not p.name.startswith("_")}
 
 
-def takes_settings_of(factory: Callable, cls: type, *fixed: str, extra: Sequence[inspect.Parameter] = ()) -> Callable:
+def takes_settings_of(factory: Callable, cls: type, *fixed: str) -> Callable:
     """``factory`` (which passes its keywords on to ``cls``), stating ``cls.__init__``'s
     parameters but ``fixed`` (the ones the factory sets itself) as its own signature, so
     that ``settings`` and ``help()`` show what it takes."""
     own = [p.replace(kind=p.KEYWORD_ONLY) for p in inspect.signature(cls.__init__).parameters.values()
            if p.name != "self" and p.name not in fixed and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
-    names = {p.name for p in own}
-    factory.__signature__ = inspect.Signature([*own, *(p for p in extra if p.name not in names)])
+    factory.__signature__ = inspect.Signature(own)
     return factory
 
 

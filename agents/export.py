@@ -38,6 +38,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from agents.base import DEFAULT_GAME
 from agents.sparse import flat_layers
 from ripmarket_env.core.jsonfile import short
 
@@ -328,7 +329,7 @@ def export_agent(agent, path: str | Path, game: str = "ripmarket", source: str |
         agent = nets[stem]
     if not (_is_distilled(agent) or hasattr(agent, "policy")):
         inner = getattr(getattr(agent, "net", None), "name", None)  # a search around a trained bot
-        flag = "" if game == "ripmarket" else f" --game {game}"
+        flag = "" if game == DEFAULT_GAME else f" --game {game}"
         hint = f"; it plays the trained bot {inner}, which exports: ripmarket export {inner}{flag}" if inner else ""
         raise ValueError(f"{name} is not a trained agent (a checkpoint or a distilled style): nothing to export{hint}")
     meta = {"agent": name, "game": game}

@@ -17,13 +17,12 @@ _PEER = "#9a9a9a"
 
 def plot_problem(path: Path) -> str | None:
     """Why ``path`` cannot take the chart (its suffix, a directory that cannot be made or
-    written, or no matplotlib), else None. Checked before the bench runs."""
+    written, or no matplotlib), else None. Checked before the bench runs (a path that is a
+    folder, a device or a pipe: ``cli.check_out_file``)."""
     import os
 
     if path.suffix.lower() not in SUFFIXES:
         return f"--plot {str(path)!r} is not allowed; give a file ending in {', '.join(SUFFIXES)}"
-    if path.is_dir():
-        return f"--plot {str(path)!r} is a directory; give a file ending in {', '.join(SUFFIXES)}"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

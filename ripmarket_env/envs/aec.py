@@ -371,7 +371,6 @@ class GameAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: _Discrete(na) for a in self.possible_agents}
         self.game_seed: int | None = None
         self._history: list[int] = []
-        self._seats: dict[str, int] = {}  # agent -> seat once a game is dealt (``reset``)
         self._bind()
 
     # ---------------------------------------------------------------- engine views
@@ -428,26 +427,25 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown_agent(agent) from None
+        return self.of_agent(self.observation_spaces, agent)
 
     def action_space(self, agent):
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown_agent(agent) from None
+        return self.of_agent(self.action_spaces, agent)
 
-    def _unknown_agent(self, agent) -> UnknownAgentError:
-        return UnknownAgentError(
-            f"unknown agent {agent!r}; allowed: " + ", ".join(repr(a) for a in self.possible_agents)
-        )
+    def of_agent(self, table: dict, agent):
+        """``table[agent]`` for a per-agent table, or ``UnknownAgentError`` naming the allowed
+        agents (the parallel env's spaces ask it too)."""
+        try:
+            return table[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(
+                f"unknown agent {agent!r}; allowed: " + ", ".join(repr(a) for a in self.possible_agents)
+            ) from None
 
     def _refuse_outside_game(self) -> None:
         """Raise ``RuntimeError`` when there is no game to play: before the first ``reset``
         (``NOT_RESET``) or once every agent has left ``agents`` (``GAME_OVER``)."""
-        if not self._seats:
+        if self.game_seed is None:
             raise RuntimeError(NOT_RESET) from None
         if not self.agents:
             raise RuntimeError(GAME_OVER) from None
@@ -479,7 +477,6 @@ class GameAECEnv(AECEnv, EzPickle):
         self.engine.seeds[0] = seed
         self.game_seed = seed
         self._history = []
-        self._seats = self.agent_name_mapping
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -603,11 +600,11 @@ class GameAECEnv(AECEnv, EzPickle):
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
         try:
-            seat = self._seats[agent]
+            seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
-            if isinstance(agent, str) and agent in self.agent_name_mapping:
-                raise RuntimeError(NOT_RESET) from None  # a known agent, but no game yet
-            raise self._unknown_agent(agent) from None
+            seat = self.of_agent(self.agent_name_mapping, agent)  # raises, naming the allowed agents
+        if self.game_seed is None:
+            raise RuntimeError(NOT_RESET)
         obs = np.empty((1, self._obs_size), np.float32)
         self._viewer[0] = seat
         self._observe_one(self._S, self._TB, self._cfg, self._viewer, self._offs, obs)

@@ -136,23 +136,17 @@ class GameParallelEnv(ParallelEnv, EzPickle):
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            raise self.aec._unknown_agent(agent) from None
+        return self.aec.of_agent(self.observation_spaces, agent)
 
     def action_space(self, agent):
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise self.aec._unknown_agent(agent) from None
+        return self.aec.of_agent(self.action_spaces, agent)
 
     # ---------------------------------------------------------------- views
     def _deciding(self) -> str | None:
         """The seat deciding now; None before the first ``reset`` and once the game is over
         (every seat's one legal action is then wait)."""
-        terms = getattr(self.aec, "terminations", None)
-        return None if not terms or all(terms.values()) else self.aec.agent_selection
+        aec = self.aec
+        return None if aec.game_seed is None or all(aec.terminations.values()) else aec.agent_selection
 
     def _mask(self, agent: str) -> np.ndarray:
         if agent != self._deciding():
