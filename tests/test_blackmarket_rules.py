@@ -588,6 +588,20 @@ def test_bm_8_3_max_turns_cap():
     assert view["turn"] == 3 and view["info"][1].endswith("turn 3 of 3")
 
 
+@pytest.mark.parametrize("target", ["side_total", "any_player"])
+def test_bm_8_4_a_capped_team_game_goes_to_the_larger_side_total(target):
+    """BM-8.4: at the cap the sides' totals decide, under either team target: side B's
+    3 + 3 beats side A's 5 + 0 although seat 0 holds the most points."""
+    eng = table(4, team_target=target, max_turns=1)
+    setup(eng, hands={0: (1, 0, 0)}, owned={0: ["Red 3", "Dual 2"], 1: ["Black 3"], 3: ["Red 2", "Dual 1"]},
+          dice=(1, 2))
+    act(eng, "draw", 1)
+    act(eng, "draw", 2)
+    r = eng.state[0]
+    assert r["points"][:4].tolist() == [5, 3, 0, 3] and int(r["end_reason"]) == 2
+    assert eng.winners() == [1, 3] and eng.rewards()[0].tolist() == [-1.0, 1.0, -1.0, 1.0]
+
+
 # ------------------------------------------------------------------ BM-9 variants
 @pytest.mark.parametrize("kw, field", [
     ({"num_players": 3}, "num_players"), ({"mode": "coop"}, "mode"), ({"target_points": 2}, "target_points"),
