@@ -134,6 +134,20 @@ def test_rm_2_4_boat_goes_in_own_shelter_and_pays_two():
     assert runes(eng, 0) == (0, 0, 0, 4)
 
 
+def test_rm_2_4_a_boat_may_go_into_an_own_locked_shelter():
+    """RM-2.4: a Boat Shelter may be bought into the buyer's own Bandit-locked Shelter (the
+    lock holds Runes, not Boats); its doubled interest then goes to the Bandit's owner."""
+    eng = start_turn(game(3), tp=0, hands={0: [10, 10, 1, 2]}, shelters=[(0, 0), (1, 0)], inside={(0, 0): 2},
+                     bandits={(0, 0): 1})
+    assert runes(eng, 1) == (0, 1, 0, 0)  # this turn's interest, 1, went to the Bandit's owner
+    act(eng, "number_boat")
+    for v in (10, 10, 1):
+        act(eng, "number", v)
+    assert eng.state["boat"][0, 0].tolist() == [1, 0] and eng.state["bandit"][0, 0, 0] == 1
+    eng = start_turn(eng, tp=0)
+    assert runes(eng, 0) == (0, 2, 0, 0) and runes(eng, 1) == (0, 3, 0, 0)  # 2 more, to seat 1
+
+
 def test_rm_2_5_shelter_leaving_the_table():
     """RM-2.5: a discarded table Shelter leaves its Runes loose, its Boat back in the Market,
     its Bandit out of the game."""
@@ -479,7 +493,8 @@ def test_rm_5_7_defender_decides_and_keeps_the_block_card():
 
 
 def test_rm_5_8_unblocked_attack_is_a_theft():
-    """RM-5.8: no block: the attacker steals once."""
+    """RM-5.8: no block: the attacker steals once (the theft is always taken), or finds
+    nothing when the defender has nothing to steal."""
     eng = start_turn(game(3), tp=0, hands={0: [6, 1], 1: [5, 2]}, loose={(1, 1): 1})
     act(eng, "attack")
     act(eng, "number", 6)
@@ -489,6 +504,14 @@ def test_rm_5_8_unblocked_attack_is_a_theft():
     assert phase(eng) == "choose_steal" and eng.state["actor"][0] == 0
     act(eng, "steal", 1)
     assert runes(eng, 0) == (0, 0, 1, 0)
+    # an attack may name an opponent with nothing to steal: unblocked, the theft fizzles
+    eng = start_turn(game(3), tp=0, hands={0: [9, 1], 1: []})
+    act(eng, "attack")
+    act(eng, "number", 9)
+    assert "opponent:1" in legal(eng)
+    act(eng, "opponent", 1)
+    act(eng, "no_block")
+    assert kinds(eng) == ["no_block", "fizzle"] and hand(eng, 0) == {0: 1} and runes(eng, 0) == (0, 0, 0, 0)
 
 
 def test_rm_5_9_forced_no_block_looks_chosen():
@@ -518,7 +541,8 @@ def test_rm_5_9_forced_no_block_looks_chosen():
 
 # ----------------------------------------------------------------------------- RM-6
 def test_rm_6_1_bandit_needs_an_opponent_shelter():
-    """RM-6.1: a Bandit goes on an opponent's Shelter without one; none: it cannot be bought."""
+    """RM-6.1: a Bandit goes on an opponent's Shelter without one, also an empty one (seat 2's
+    Red Shelter below holds no Rune); none: it cannot be bought."""
     eng = start_turn(game(3), tp=0, hands={0: [10, 10, 1]}, shelters=[(0, 0)], inside={(0, 0): 4}, skip=False)
     act(eng, "done")
     assert phase(eng) == "rune_buy" and "rune_bandit:0" not in legal(eng) and "rune_boat:0" in legal(eng)
