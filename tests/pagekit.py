@@ -159,13 +159,53 @@ def uncovered(page, selector: str, where: str) -> None:
     assert not hit, f"{where}: {selector} is covered by {hit}"
 
 
-def check_layout(page, where: str) -> None:
-    """At a decision: nothing scrolls sideways; your choices (the box and the first of them,
-    with the table cards it names), your seat and your hand (when the game shows one) are
-    inside the window, with nothing over them; a choices box that scrolls says how many
-    choices are out of its view."""
+def _cut_off(page, selector: str) -> bool:
+    """``selector``'s text is cut short (an ellipsis or hidden overflow)."""
+    return page.locator(selector).evaluate("e => e.scrollWidth > e.clientWidth + 1")
+
+
+def _words_broken(page, selector: str) -> list[str]:
+    """The words of ``selector``'s matches that wrap in the middle (a word's text spread
+    over more than one line box; the parts of a hyphenated word count as words, since a
+    line may break after a hyphen)."""
+    return page.evaluate("""(sel) => { const out = [];
+        for (const e of document.querySelectorAll(sel)) {
+            const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+            for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+                for (const m of n.textContent.matchAll(/[^\\s-]+/g)) {
+                    const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+                    const tops = new Set([...r.getClientRects()].map(q => Math.round(q.top)));
+                    if (tops.size > 1) out.push(m[0]);
+                }
+            }
+        }
+        return out; }""", selector)
+
+
+def check_end(page, where: str) -> None:
+    """At the end screen, without scrolling anything: the result line and "Play again" are
+    inside the window with nothing over them, the title and status are not cut short, no
+    word of the standings wraps in its middle, and nothing scrolls sideways."""
     width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{where}: the page is {width} px wide in a {inner} px window"
+    for selector in ("#endline", "#rematch"):
+        in_view(page, selector, where)
+    uncovered(page, "#rematch", where)
+    for selector in (".topbar h1", "#status"):
+        assert not _cut_off(page, selector), f"{where}: {selector} is cut short: {page.locator(selector).inner_text()!r}"
+    broken = _words_broken(page, "#end table")
+    assert not broken, f"{where}: the standings break words in the middle: {broken}"
+
+
+def check_layout(page, where: str) -> None:
+    """At a decision: nothing scrolls sideways; the title and status line are not cut short;
+    your choices (the box and the first of them, with the table cards it names), your seat
+    and your hand (when the game shows one) are inside the window, with nothing over them;
+    a choices box that scrolls says how many choices are out of its view."""
+    width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{where}: the page is {width} px wide in a {inner} px window"
+    for selector in (".topbar h1", "#status"):
+        assert not _cut_off(page, selector), f"{where}: {selector} is cut short: {page.locator(selector).inner_text()!r}"
     assert page.locator("#choices button").count() >= 1, f"{where}: no choices shown on your turn"
     in_view(page, "#choices", where)
     in_view(page, "#choices button", where, first=True)

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.pagekit import check_layout, decide, open_game, page_server, play, settled, stored, browser_page  # noqa: F401
+from tests.pagekit import check_end, check_layout, decide, open_game, page_server, play, settled, stored, browser_page  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -42,6 +42,14 @@ def check_table(page, where: str, base: str) -> None:
     assert page.locator("#zones .bm-card").count() == 6
     dice = page.locator("#zones .bm-die")
     assert dice.count() >= 2 and page.locator("#zones .bm-dice .who").inner_text() == "your dice", where
+    # each die shows as many pips as its value, every pip inside its die (no page style of
+    # the same name may reshape them)
+    for die in dice.all():
+        inside = die.evaluate("""d => { const r = d.getBoundingClientRect();
+            return [...d.children].filter(c => c.className).map(c => { const q = c.getBoundingClientRect();
+                return q.left >= r.left && q.right <= r.right && q.top >= r.top && q.bottom <= r.bottom
+                       && q.width > 0; }); }""")
+        assert len(inside) == int(die.get_attribute("data-value")) and all(inside), (where, die.get_attribute("title"))
     # Every seat: side, points, hand size in words; yours is never "their turn".
     assert page.locator("#seats .gseat").count() == players
     for q in range(players):
@@ -116,7 +124,7 @@ def test_play_whole_black_market_games_on_the_one_page(page_server, size, player
 
             # The rematch starts another game.
             rematch = page.locator("#rematch")
-            rematch.scroll_into_view_if_needed()
+            check_end(page, f"{size}, end screen")  # "Play again" in view without scrolling
             rematch.tap() if phone else rematch.click()
             page.wait_for_function(f"document.body.dataset.gameId !== '{first['id']}'")
             assert settled(page) in ("your_turn", "over") and page.locator("#end").is_hidden()

@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from tests.pagekit import SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
+from tests.pagekit import check_end, SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -116,7 +116,7 @@ def test_play_ripmarket_through_the_ghost_phase_to_the_end(page_server, size):  
             assert width <= inner, f"{size}, end screen: the page scrolls sideways"
 
             rematch = page.locator("#rematch")
-            rematch.scroll_into_view_if_needed()
+            check_end(page, f"{size}, end screen")  # "Play again" in view without scrolling
             rematch.tap() if phone else rematch.click()
             page.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{game['id']}'",
                                    timeout=180_000)

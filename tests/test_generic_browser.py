@@ -19,6 +19,7 @@ import re
 import pytest
 
 from tests.pagekit import (  # noqa: F401
+    check_end,
     SIZES,
     browser_page,
     check_layout,
@@ -140,7 +141,7 @@ def test_play_the_toy_game_on_the_generic_page(page_server, size):  # noqa: F811
             width, inner = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
             assert width <= inner, f"{size}, end screen: the page scrolls sideways"
             rematch = page.locator("#rematch")
-            rematch.scroll_into_view_if_needed()
+            check_end(page, f"{size}, end screen")  # "Play again" in view without scrolling
             rematch.tap() if phone else rematch.click()
             page.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{second['id']}'")
             assert settled(page) == "your_turn" and page.locator("#end").is_hidden()
@@ -268,6 +269,58 @@ def test_prompt_while_the_bots_play_and_moves_by_turn(page_server):  # noqa: F81
             mine = page.locator("#moves li.mine")
             assert mine.count() >= 1 and mine.first.inner_text().startswith("you: ")
             assert page.locator("#moves .turn-group").first.locator("li.mine").count() >= 1  # yours came first
+            assert not page.problems, page.problems
+        finally:
+            _close(browser, page)
+
+
+def test_a_choice_the_server_cannot_take_is_explained_in_a_players_words(page_server):  # noqa: F811
+    """No answer (the server stopped): the page says it cannot reach the server and that the
+    game is kept, and the same choice goes through once it answers. A choice that came too
+    late (the game moved on in another tab): the page says so and shows where the game
+    stands. A game removed from the server: the page says so and offers the set-up screen.
+    None of them shows the API's words (HTTP verbs, paths, field names)."""
+    from playwright.sync_api import sync_playwright
+
+    api_words = re.compile(r"POST|GET|/api/|decision_number|TypeError|HTTP")
+    with sync_playwright() as p:
+        browser, page = browser_page(p, "desktop")
+        try:
+            assert open_game(page, page_server, "toy", players=3, seed=5) == "your_turn"
+            decision = int(page.evaluate("document.body.dataset.decision"))
+            # 1. no answer at all
+            page.route("**/actions", lambda r: r.abort("connectionrefused"))
+            page.locator("#choices button").first.click()
+            assert settled(page) == "your_turn"
+            error = page.locator("#error").inner_text()
+            assert error.startswith("Cannot reach the server") and "kept" in error and not api_words.search(error)
+            assert int(page.evaluate("document.body.dataset.decision")) == decision  # nothing was played
+            page.unroute("**/actions")
+            page.locator("#choices button").first.click()  # the server is back: the choice is taken
+            assert settled(page) in ("your_turn", "over") and page.locator("#error").is_hidden()
+            assert int(page.evaluate("document.body.dataset.decision")) > decision
+            # 2. the game moved on elsewhere: another tab answers this decision first
+            game, n = stored(page, "toy"), int(page.evaluate("document.body.dataset.decision"))
+            action = int(page.locator("#choices button").first.get_attribute("data-action"))
+            status = page.evaluate("""async ([url, g, a, n]) => (await fetch(url + '/api/toy/games/' + g.id + '/actions',
+                {method: 'POST', headers: {'X-Seat-Token': g.token, 'Content-Type': 'application/json'},
+                 body: JSON.stringify({action: a, decision_number: n})})).status""", [page_server, game, action, n])
+            assert status == 200
+            page.locator("#choices button").first.click()
+            assert settled(page) in ("your_turn", "over")
+            error = page.locator("#error").inner_text()
+            assert ("moved on" in error or "already over" in error) and not api_words.search(error), error
+            assert int(page.evaluate("document.body.dataset.decision")) > n  # where the game stands now
+            # 3. the game is removed from the server while the page shows it
+            assert open_game(page, page_server, "toy", players=3, seed=5) == "your_turn"  # a new one
+            game = stored(page, "toy")
+            page.evaluate("""async ([url, g]) => fetch(url + '/api/toy/games/' + g.id,
+                {method: 'DELETE', headers: {'X-Seat-Token': g.token}})""", [page_server, game])
+            page.locator("#choices button").first.click()
+            assert settled(page) == "setup" and page.locator("#setup").is_visible()
+            error = page.locator("#error").inner_text()
+            assert "no longer on the server" in error and not api_words.search(error), error
+            assert stored(page, "toy") is None
             assert not page.problems, page.problems
         finally:
             _close(browser, page)

@@ -17,7 +17,7 @@ import agents
 
 import pytest
 
-from tests.pagekit import SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
+from tests.pagekit import check_end, SIZES, browser_page, check_layout, open_game, page_server, play, settled, stored  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -98,7 +98,7 @@ def test_play_a_whole_rune_market_game_on_the_one_page(page_server, size):  # no
             # The rematch starts another game.
             second = stored(page, GAME)
             rematch = page.locator("#rematch")
-            rematch.scroll_into_view_if_needed()
+            check_end(page, f"{size}, end screen")  # "Play again" in view without scrolling
             rematch.tap() if phone else rematch.click()
             page.wait_for_function(f"document.body.dataset.gameId !== '{second['id']}'")
             assert settled(page) == "your_turn" and page.locator("#end").is_hidden()

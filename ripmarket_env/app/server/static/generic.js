@@ -111,6 +111,14 @@ window.RipmarketTable = window.RipmarketTable || {
     return (r.data && r.data.detail) || `${what} (HTTP ${r.status})`;
   }
 
+  // A request that got no answer at all (the server stopped, the network dropped), in a
+  // player's words; what the browser said goes to the console.
+  function unreachable(e, doing) {
+    console.warn(`no answer from the server while ${doing}`, e);
+    return `Cannot reach the server while ${doing}: it may have stopped, or the connection dropped. ` +
+           "Nothing is lost: a game in play is kept on the server. Try again once it is back, or reload the page.";
+  }
+
   // This page's id, new at every load: its requests of the game and its away beacon carry
   // it, so the server can tell a reload's late beacon (from the page before) from a tab that
   // really went away.
@@ -288,7 +296,7 @@ window.RipmarketTable = window.RipmarketTable || {
         showError(detail(r, "could not read the game's set-up"));
         return false;
       } catch (e) {
-        if (attempt >= 4) { showError(`the server did not answer: ${e}`); return false; }
+        if (attempt >= 4) { showError(unreachable(e, "reading the game's set-up")); return false; }
         await new Promise((ok) => setTimeout(ok, 500 * (attempt + 1)));
       }
     }
@@ -358,7 +366,7 @@ window.RipmarketTable = window.RipmarketTable || {
       render(r.data);
     } catch (e) {
       showSetup();
-      showError(`the server did not answer: ${e}`);
+      showError(unreachable(e, "starting a game"));
     } finally { stop(); setBusy(false); }
   }
 
@@ -401,7 +409,7 @@ window.RipmarketTable = window.RipmarketTable || {
         if (r.ok) { screen("game"); render(r.data); return; }
         sessionStorage.removeItem(KEY);  // gone, expired or not ours: set up another
       } catch (e) {
-        setStatus("error", ""); showError(`the server did not answer: ${e}`); return;
+        setStatus("error", ""); showError(unreachable(e, "resuming your game")); return;
       } finally { setBusy(false); }
     }
     showSetup();
@@ -414,17 +422,32 @@ window.RipmarketTable = window.RipmarketTable || {
     showError("");
     for (const b of $("choices").querySelectorAll("button")) b.disabled = true;
     // Never a stale "your decision": from here the bots play until yours comes back.
+    const v0 = view.decision_number;
     setStatus("waiting", "Bots to play");
     $("prompt").textContent = `You chose: ${text}. The bots are playing...`;
     try {
       const r = await call("POST", `/games/${encodeURIComponent(s.id)}/actions`,
                            {action, decision_number: view.decision_number});
       if (r.ok) { render(r.data); return; }
-      showError(detail(r, "the action was refused"));
+      // Refused: read the game again and say why in a player's words (the API's own
+      // reason goes to the console).
+      console.warn("the server refused the choice:", detail(r, `HTTP ${r.status}`));
       const again = await call("GET", `/games/${encodeURIComponent(s.id)}`);
-      if (again.ok) render(again.data);
+      if (again.ok) {
+        render(again.data);
+        if (again.data.over) showError("This game is already over (it was played on in another tab or window?): here is its result.");
+        else if (again.data.decision_number !== v0) {
+          showError("That choice came too late: the game had moved on (it is open in another tab or window?). Here is where it stands now.");
+        } else showError(`The server did not take that choice: ${detail(r, "refused")}`);
+        return;
+      }
+      // The game is gone (ended and expired, removed, or not this tab's any more).
+      forgetGame(s.id);
+      sessionStorage.removeItem(KEY);
+      showSetup();
+      showError("This game is no longer on the server (it ended a while ago, or was removed). Start a new game.");
     } catch (e) {
-      showError(`the server did not answer: ${e}`);
+      showError(unreachable(e, "sending your choice"));
       if (view) render(view);
     } finally { setBusy(false); }
   }
@@ -485,8 +508,12 @@ window.RipmarketTable = window.RipmarketTable || {
     const parts = [];
     if (below) parts.push(`${below} more below \u2193`);
     if (above) parts.push(`${above} more above \u2191`);
-    more.textContent = `${parts.join(", ")} (scroll the choices)`;
+    more.textContent = parts.join(", ");  // short: one line on a phone, under the choices
+    more.title = "scroll the choices";
     more.hidden = !parts.length;
+    const hand = $("hand-panel");
+    const hidden = hand.scrollHeight > hand.clientHeight + 1 && hand.scrollTop + hand.clientHeight < hand.scrollHeight - 1;
+    $("hand-title").textContent = hidden ? "Your hand (more below \u2193)" : "Your hand";
   }
 
   function drawMoves(v) {
@@ -585,7 +612,8 @@ window.RipmarketTable = window.RipmarketTable || {
       hook("card", card, c, v, "hand");
       hand.append(card);
     });
-    $("hand-panel").hidden = !(t.hand || []).length;  // a game that describes no hand shows none
+    // a game that describes no hand shows none; at the end the result takes the room
+    $("hand-panel").hidden = !(t.hand || []).length || !!v.over;
     for (const sel of referenced) for (const card of document.querySelectorAll(sel)) card.classList.add("referenced");
 
     drawMoves(v);
@@ -656,6 +684,7 @@ window.RipmarketTable = window.RipmarketTable || {
     if (c && buttons[i]) { e.preventDefault(); act(c.action, c.text); }
   });
   $("choices").addEventListener("scroll", updateMore, {passive: true});
+  $("hand-panel").addEventListener("scroll", updateMore, {passive: true});
   window.addEventListener("resize", updateMore);
   $("players").addEventListener("change", () => buildSetup({...settingsFromForm(), opponents: null}));
   $("seat").addEventListener("change", () => buildSetup(settingsFromForm()));

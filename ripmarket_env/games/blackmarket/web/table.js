@@ -22,7 +22,7 @@
       .bm-die { display: inline-grid; grid-template: repeat(3, 6px) / repeat(3, 6px); gap: 2px; padding: 4px;
                 background: var(--card); border-radius: 5px; }
       .bm-die span { border-radius: 50%; }
-      .bm-die span.pip { background: var(--card-text); }
+      .bm-die span.bm-pip { background: var(--card-text); }
       .bm-die.used { opacity: .35; }
       .bm-dice .who { color: var(--muted); font-size: 13px; }
       /* Three kinds of Hand Card make a short hand: it stays in view above the choices. */
@@ -58,7 +58,7 @@
         die.title = `${d.value}${d.used ? " (used)" : ""}`;
         for (let i = 0; i < 9; i++) {
           const cell = document.createElement("span");
-          if ((PIPS[d.value] || []).includes(i)) cell.className = "pip";
+          if ((PIPS[d.value] || []).includes(i)) cell.className = "bm-pip";
           die.append(cell);
         }
         row.append(die);
