@@ -525,6 +525,15 @@ def test_r_8_3_deflection_chain():
     assert t.damage == [0, 0, 1, 0]
 
 
+def test_r_8_3_a_chain_spends_the_middle_deflection_on_the_first_unit():
+    """R-8.3 / R-13.4: seats 0 and 1 tie lowest (5); seat 0's unit (first in turn order) goes
+    0 -> 1 -> 2, spending seat 1's Deflection, so seat 1's own unit stays with seat 1."""
+    t = run({0: {"card": "Deflection", "target": 1}, 1: {"card": "Deflection", "target": 2},
+             2: "Tycoon", 3: "Merchant"})
+    assert t.scores == [5, 5, 8, 6]
+    assert t.damage == [0, 1, 1, 0]
+
+
 def test_r_8_3_deflection_loop_stops_at_a_spent_deflection():
     """R-8.3: 0 -> 1 -> 0: seat 1's Deflection sends it back to seat 0, whose Deflection is
     spent: the damage stays with seat 0."""

@@ -900,6 +900,21 @@ def test_r_10_2_unfillable_slot_stays_empty_until_cleanup():
     finish(t)
 
 
+def test_r_10_2_a_card_discarded_mid_round_does_not_refill_an_empty_slot():
+    """R-10.2: deck and discard are empty and slot 0 is taken (it stays empty); seat 0's
+    Double Back then sends a card to the discard, which becomes the deck's one card, and the
+    slot still waits for clean-up: the next seat may take the deck's card or slots 1-2."""
+    t = table(hands={0: ["Double Back", "Merchant"], 1: ["Stockpile"], 2: ["Closer"]},
+              market=["Relief", "Tycoon", "Spite"], rest=3)
+    assert int(t.r["deck_n"]) == 0 and int(t.r["discard_n"]) == 0
+    t.take_market(0)
+    t.play("Double Back")
+    t.act("card", t.lid("Relief"))
+    assert t.actor == 1 and int(t.r["deck_n"]) == 1 and t.market_names() == [None, "Tycoon", "Spite"]
+    assert [t.eng.describe_action(a) for a in t.legal()] == [
+        "take the top card of the Living Deck", "take the card in Market slot 1", "take the card in Market slot 2"]
+
+
 # =================================================================================
 # R-12 Engine conventions
 # =================================================================================
