@@ -223,3 +223,24 @@ def test_every_observation_layout_tiles_its_vector_and_names_its_pieces(game):
             assert view[p.name].shape == (lay.seats, p.size)
             assert all(np.array_equal(view[p.name][k], obs[lay.slice(p.name, k)]) for k in range(lay.seats))
     assert sum(v.size for v in view.values()) == lay.size
+
+
+@pytest.mark.parametrize("game", ids())
+def test_a_rules_config_built_with_an_unknown_field_names_the_allowed_ones(game):
+    """Bad configs get the game's error naming what is allowed, whether the config comes
+    from a mapping or is built directly (not Python's TypeError about __init__); copies,
+    pickles and dataclasses.replace still build it."""
+    import copy
+    import dataclasses
+    import pickle
+
+    spec = get(game)
+    cls = spec.rules_class
+    for build in (lambda: cls(num_players=spec.default_players, players=3),
+                  lambda: cls.from_dict({"num_players": spec.default_players, "players": 3})):
+        with pytest.raises(cls.error, match=r"unknown field\(s\) players; allowed: .*num_players") as err:
+            build()
+        assert isinstance(err.value, ValueError)
+    rules = spec.make_rules()
+    assert copy.deepcopy(rules) == rules and pickle.loads(pickle.dumps(rules)) == rules
+    assert dataclasses.replace(rules, num_players=spec.min_players).num_players == spec.min_players

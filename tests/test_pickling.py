@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 
 import ripmarket_env
 from ripmarket_env.core.engine import IllegalActionError
-from ripmarket_env.games import ids
+from ripmarket_env.games import get, ids
 
-GAMES = [g for g in ids() if g in ("ripmarket", "black-market", "rune-market")]
+GAMES = ids()
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -28,19 +29,42 @@ def test_aec_and_parallel_envs_pickle_and_play_the_same_seeded_game(game):
         assert type(copy) is type(env) and type(copy.unwrapped) is type(env.unwrapped)
         assert type(env.unwrapped).__name__ == "raw_env"  # PettingZoo's name stays
         copy.reset(seed=5)
-        for _ in range(30):  # the same seeded game, step by step
-            obs = env.observe(env.agent_selection)
-            assert copy.agent_selection == env.agent_selection
+        for _ in range(30):  # the same seeded game, step by step (to its end, if sooner)
+            if not env.agents:
+                break
+            obs, reward, term, trunc, _ = env.last()
+            assert copy.agent_selection == env.agent_selection and copy.last()[1:4] == (reward, term, trunc)
             assert (copy.observe(copy.agent_selection)["observation"] == obs["observation"]).all()
-            a = int(obs["action_mask"].nonzero()[0][0])
+            a = None if term or trunc else int(obs["action_mask"].nonzero()[0][0])
             env.step(a)
             copy.step(a)
+        assert copy.agents == env.agents
     par = ripmarket_env.parallel_env(game, num_players=4)
     again = pickle.loads(pickle.dumps(par))
     assert type(again) is type(par) and type(par).__name__ == "parallel_env"
     o1, _ = par.reset(seed=9)
     o2, _ = again.reset(seed=9)
     assert all((o1[a]["observation"] == o2[a]["observation"]).all() for a in o1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_rules_and_engine_pickle_mid_game(game):
+    """Every game's rules config and engine (a plugin game's made by ``simple_spec`` too)
+    pickle by their classes' names and go on with the same game."""
+    spec = get(game)
+    rules = spec.make_rules()
+    assert pickle.loads(pickle.dumps(rules)) == rules
+    eng = spec.make_engine(rules, 2)
+    eng.reset([7, 8])
+    for _ in range(5):
+        eng.step([int(np.flatnonzero(m)[0]) if m.any() else -1 for m in eng.legal_mask()])
+    back = pickle.loads(pickle.dumps(eng))
+    assert type(back) is type(eng) and back.rules == eng.rules
+    for _ in range(5):
+        acts = [int(np.flatnonzero(m)[0]) if m.any() else -1 for m in eng.legal_mask()]
+        eng.step(acts)
+        back.step(acts)
+        assert eng.state.tobytes() == back.state.tobytes()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -40,3 +40,17 @@ def test_black_market_team_tournament_on_ray_equals_local_processes(local_ray):
     assert remote.settings["teams"] == [0, 1, 0, 1]
     assert _strip(remote.games) == _strip(local.games)
     assert remote.summary == local.summary
+
+
+def test_a_plugin_games_tournament_on_ray_equals_local_processes(local_ray):
+    """The tests' toy game (a registered plugin, no line of its own in eval/) plays on Ray
+    workers as in local processes: its rules and agents cross to the workers by name."""
+    from eval.tournament import run_tournament
+
+    args = (["toy-high", "toy-low", "random"], 3, 36, 2)
+    kw = dict(progress=False, chunk_sets=3, game="toy")
+    local = run_tournament(*args, workers=2, **kw)
+    remote = run_tournament(*args, ray_address="auto", **kw)
+    assert local.settings["chunks"] == remote.settings["chunks"] >= 2 and remote.settings["backend"] == "ray"
+    assert _strip(remote.games) == _strip(local.games) and len(local.games) == 36
+    assert remote.summary == local.summary

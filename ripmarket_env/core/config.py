@@ -19,6 +19,21 @@ class RulesBase:
     rules config and the engine still check every value; the server states, per player
     count, the values of each field they accept."""
 
+    def __new__(cls, *args, **kwargs):
+        # Built directly (``RulesConfig(num_players=4, ghosts=1)``), an unknown field gets the
+        # game's error naming the allowed ones, as from ``from_dict``, not Python's TypeError
+        # about ``__init__``. (The dataclass's generated ``__init__`` checks the rest.)
+        cls._check_known(kwargs)
+        return super().__new__(cls)
+
+    @classmethod
+    def _check_known(cls, data) -> None:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known, key=str)
+        if unknown:
+            raise cls.error(f"rules config: unknown field(s) {', '.join(map(str, unknown))}; "
+                            f"allowed: {', '.join(sorted(known))}")
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -28,10 +43,7 @@ class RulesBase:
         the game's error naming what is allowed."""
         if not isinstance(data, dict):
             raise cls.error(f"rules config must be a mapping of fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise cls.error(f"rules config: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
+        cls._check_known(data)
         try:
             return cls(**data)
         except TypeError as exc:  # pragma: no cover - the known-field check comes first

@@ -12,11 +12,14 @@ game of the tests (``tests/toy_game.py``) takes the defaults here::
 
 The kernels follow the core's contract (docs/ARCHITECTURE.md, "Batch drivers"): ``reset_game``,
 ``step_game``, ``encode_obs`` and ``seat_bits`` over one row; the rules config array ``c``
-holds the player count at ``c[0]``. Everything here imports only the core.
+holds the player count at ``c[0]``. The rules config and engine classes made here are set on
+``module`` as ``RulesConfig`` and ``Engine`` (where it has no such names), so that they
+pickle. Everything here imports only the core.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -230,7 +233,20 @@ def simple_spec(game_id: str, title: str, *, module: str, state: np.dtype, table
         records=_records(f"{game_id}-{Rules.__name__}-1"), doc=doc, extras=dict(extras or {}), web=web,
         scramble_hidden=scramble_hidden)
     Rules.spec = Engine.spec = spec
+    _importable(module, Rules, Engine)
     return spec
+
+
+def _importable(module: str, *classes: type) -> None:
+    """Make ``module.<name>`` find each class, as pickle looks it up (a rules config, an
+    engine and anything holding them cross processes: Ray, subprocess vector envs): the
+    class is named by its plain name and set on the module under it, unless the module
+    already has that name (it then keeps its own; pickling the class would refuse)."""
+    where = sys.modules.get(module)
+    for cls in classes:
+        cls.__qualname__ = cls.__name__
+        if where is not None and not hasattr(where, cls.__name__):
+            setattr(where, cls.__name__, cls)
 
 
 class _Texts:
