@@ -84,3 +84,25 @@ def test_a_decision_with_one_legal_action_is_not_asked_in_any_game(toy):
     assert forced and all(re.fullmatch(r"Your only option, taken for you: play a [1-8]", m["text"]) for m in forced)
     assert all(m["seat"] == s.seat and m["who"] == "you" for m in forced)
     assert [m for m in s.moves if m["kind"] != "forced"] == t.moves
+
+
+@pytest.mark.parametrize("game", ["toy", "ripmarket", "black-market", "rune-market"])
+def test_a_secret_seed_is_shown_only_once_the_game_is_over(game):
+    """The seed deals every hidden card (R-12.3, BM-7, RM-5.2): a seed the program drew is
+    never printed while the game is on (``ripmarket play`` without --seed), and is told
+    when the person leaves or the game ends; a seed they chose is shown (a practice game)."""
+    buf = io.StringIO()
+    con = Console(file=buf, width=100)
+    seen = []
+
+    def leave(prompt):  # the person reads the screen up to the first prompt, then quits
+        seen.append(buf.getvalue())
+        return "q"
+
+    s = play_terminal(game, None, 0, input_fn=leave, console=con)
+    assert not s.practice and seen and str(s.seed) not in seen[0] and "secret seed" in seen[0]
+    assert f"seed was {s.seed}" in buf.getvalue()[len(seen[0]):]
+    buf = io.StringIO()
+    con = Console(file=buf, width=100)
+    play_terminal(game, None, 0, seed=77, input_fn=lambda prompt: "q", console=con)
+    assert "practice seed 77" in buf.getvalue() and "seed was" not in buf.getvalue()

@@ -216,7 +216,10 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
                      refused=refused)
     seats = ", ".join(f"{s.name(q)}: " + ("you" if q == s.seat else f"{s.controllers[q]} ({s.level(q).split(':')[0]})")
                       for q in range(s.players))
-    console.print(f"[bold]{escape(s.spec.title)}[/] · {s.players} players · seed {s.seed} · {escape(seats)}")
+    # The seed deals every hidden card: a seed the program drew stays secret until the game
+    # ends (as on the web page); a seed you chose makes a practice game and is shown.
+    dealt = f"practice seed {s.seed}" if s.practice else "a secret seed (shown at the end)"
+    console.print(f"[bold]{escape(s.spec.title)}[/] · {s.players} players · {dealt} · {escape(seats)}")
     console.print("At each decision enter the number of your choice (q quits, t shows the table again).")
     shown = 0
     try:
@@ -235,6 +238,9 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
                 break
             s.act(d["choices"][n - 1]["action"])
     finally:
+        if not s.practice:
+            console.print(f"This game's seed was {s.seed} (--seed {s.seed} deals it again).", markup=False,
+                          soft_wrap=True)
         if save is not None:
             path = _save_record(s, Path(save), overwrite, lambda text: console.print(text, markup=False))
             status = "finished" if s.over else "unfinished"
