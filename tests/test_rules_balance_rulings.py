@@ -136,6 +136,30 @@ def test_r_8_2_grace_round_event_text_is_public():
     assert len(texts) == 1 and texts.pop().startswith("First round: nobody takes round damage")
 
 
+def test_r_8_2_grace_round_text_fits_every_rule_and_old_records_still_verify():
+    """R-8.2: under Low Tide the grace round spares the highest score (R-7.4), and its line
+    says how many players would have been hit without naming them "the lowest" (as it once
+    did under every rule); a record written with the old words still verifies, one whose
+    count or other words differ does not."""
+    from ripmarket_env.games.ripmarket.records import same_line
+
+    t = table({"grace_round": True}, hands={0: ["Low Tide"], 1: ["Merchant"], 2: ["Closer"], 3: ["Spite"]})
+    for q in range(4):
+        t.take_deck()
+        t.play(["Low Tide", "Merchant", "Closer", "Spite"][q])
+        if t.phase == "choose_target":
+            t.choose_seat((q + 1) % 4)
+    text = next(e for e in t.eng.events(0) if e.kind == "grace").text_for("god")
+    assert text == "First round: nobody takes round damage (one player would have)" and t.damage == [0] * 4
+    line = {"round": 1, "log": ["Round 1 begins", "First round: nobody takes round damage (2 players would have)"]}
+    old = {"round": 1, "log": ["Round 1 begins", "First round: nobody takes round damage (the 2 lowest would have)"]}
+    assert same_line(line, old) and same_line({"round": 1, "log": [text]},
+                                              {"round": 1, "log": ["First round: nobody takes round damage "
+                                                                   "(the lowest would have)"]})
+    assert not same_line(line, {**old, "log": [old["log"][0], old["log"][1].replace("2", "3")]})
+    assert not same_line(line, {**old, "round": 2}) and not same_line(line, {**old, "log": "x"})
+
+
 @pytest.mark.parametrize("n", [2, 4, 5, 6, 9])
 @pytest.mark.parametrize("bonus", ["first_half", "first_player", "none"])
 def test_r_1_3_opening_bonus_deals_one_more_card_to_the_first_seats(bonus, n):

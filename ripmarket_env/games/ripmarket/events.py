@@ -210,8 +210,9 @@ def _texts(kind: str, seat: int, a: int, b: int, db) -> tuple[str, str, bool]:
         t = (f"Sudden death: the round's damage would leave nobody alive, so it is not dealt; "
              f"the {a} living players play on")
     elif kind == "grace":
-        t = (f"First round: nobody takes round damage (the {a} lowest would have)" if a > 1 else
-             "First round: nobody takes round damage (the lowest would have)" if a else
+        # the rule of the round decides who would have (the lowest, Low Tide's highest, ...)
+        t = (f"First round: nobody takes round damage ({a} players would have)" if a > 1 else
+             "First round: nobody takes round damage (one player would have)" if a else
              "First round: nobody takes round damage")
     elif kind == "first_player":
         t = f"{who} takes the First Player token"

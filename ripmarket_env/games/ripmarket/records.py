@@ -3,6 +3,8 @@ resolved round, built from the event log, and the result line."""
 
 from __future__ import annotations
 
+import re
+
 from ripmarket_env.core import records as core_records
 from ripmarket_env.core.records import cards_digest, log_hooks
 from ripmarket_env.games.ripmarket.cards.loader import default_cards
@@ -12,7 +14,7 @@ from ripmarket_env.games.ripmarket.labels import card_label, rule_label, seat_na
 from ripmarket_env.games.ripmarket.render import describe_action
 
 __all__ = ["GameLog", "describe_action", "game_log", "result_line", "round_line", "cards_digest", "default_engine_kwargs",
-           "seat_name", "step_text", "god_lines", "round_table"]
+           "seat_name", "step_text", "god_lines", "round_table", "same_line"]
 
 
 game_log, default_engine_kwargs = log_hooks(GameLog, default_cards)
@@ -38,6 +40,29 @@ def round_line(engine, log: RoundLog) -> dict:
     if log.epilogue:
         line["epilogue"] = True
     return line
+
+
+#: Earlier words of an event, and the words that replaced them: a record written before
+#: keeps verifying (``same_line``). The grace round's line named "the lowest" under every
+#: rule, also where Low Tide made the highest scores the ones that would have been hit.
+_REWORDED = ((re.compile(r"First round: nobody takes round damage \(the (\d+) lowest would have\)"),
+              r"First round: nobody takes round damage (\1 players would have)"),
+             (re.compile(r"First round: nobody takes round damage \(the lowest would have\)"),
+              "First round: nobody takes round damage (one player would have)"))
+
+
+def same_line(replayed: dict, recorded: dict) -> bool:
+    """Whether a recorded line says what the replay says, in this version's words or an
+    earlier version's (``_REWORDED``)."""
+    if not isinstance(recorded.get("log"), list) or not all(isinstance(x, str) for x in recorded["log"]):
+        return False
+    log = []
+    for text in recorded["log"]:
+        for old, new in _REWORDED:
+            if old.fullmatch(text):
+                text = old.sub(new, text)
+        log.append(text)
+    return {**recorded, "log": log} == replayed
 
 
 def result_line(engine) -> dict:
