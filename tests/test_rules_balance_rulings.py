@@ -122,14 +122,21 @@ def test_r_8_2_grace_round_deals_no_round_damage_in_the_first_round_only():
     assert t.damage == [0, 1, 0, 0]  # the Deflection passed the first round's damage to seat 1
 
 
-def test_r_8_2_grace_round_event_text_is_public():
-    """R-8.2 / R-12.3: the grace event names no card and reads the same for every viewer."""
-    t = table({"grace_round": True}, hands={0: ["Tycoon"], 1: ["Merchant"], 2: ["Closer"], 3: ["Spite"]})
-    for q in range(4):
+def _grace_round(cards: list[str]):
+    """A 4-player first round under the grace rule: each seat draws, then plays its card
+    (naming the next seat where the card asks for a target)."""
+    t = table({"grace_round": True}, hands={q: [name] for q, name in enumerate(cards)})
+    for q, name in enumerate(cards):
         t.take_deck()
-        t.play(["Tycoon", "Merchant", "Closer", "Spite"][q])
+        t.play(name)
         if t.phase == "choose_target":
             t.choose_seat((q + 1) % 4)
+    return t
+
+
+def test_r_8_2_grace_round_event_text_is_public():
+    """R-8.2 / R-12.3: the grace event names no card and reads the same for every viewer."""
+    t = _grace_round(["Tycoon", "Merchant", "Closer", "Spite"])
     ev = [e for e in t.eng.events(0) if e.kind == "grace"]
     assert len(ev) == 1
     texts = {ev[0].text_for(v) for v in (0, 1, 2, 3, "god")}
@@ -143,12 +150,7 @@ def test_r_8_2_grace_round_text_fits_every_rule_and_old_records_still_verify():
     count or other words differ does not."""
     from ripmarket_env.games.ripmarket.records import same_line
 
-    t = table({"grace_round": True}, hands={0: ["Low Tide"], 1: ["Merchant"], 2: ["Closer"], 3: ["Spite"]})
-    for q in range(4):
-        t.take_deck()
-        t.play(["Low Tide", "Merchant", "Closer", "Spite"][q])
-        if t.phase == "choose_target":
-            t.choose_seat((q + 1) % 4)
+    t = _grace_round(["Low Tide", "Merchant", "Closer", "Spite"])
     text = next(e for e in t.eng.events(0) if e.kind == "grace").text_for("god")
     assert text == "First round: nobody takes round damage (one player would have)" and t.damage == [0] * 4
     line = {"round": 1, "log": ["Round 1 begins", "First round: nobody takes round damage (2 players would have)"]}
