@@ -377,7 +377,9 @@ def test_balance_cli_plays_a_rules_variant_and_refuses_bad_ones(tmp_path):
     assert "rules (instead of the defaults): ghost_phase=in_turn, grace_round=False" in (out / "balance.md").read_text()
     for args, message in ((["--rule", "bogus=1"], "'bogus' is not a rules field"),
                           (["--rule", "token_tie=first"], "token_tie='first' is not allowed; allowed: earliest | latest"),
-                          (["--rule", "ghost_phase"], "expected FIELD=VALUE")):
+                          (["--rule", "ghost_phase"], "expected FIELD=VALUE"),
+                          # Python's int() refuses 4,300 digits and more: said as a bad value
+                          (["--rule", "max_rounds=" + "9" * 5000], "an integer of 5,000 digits")):
         bad = tmp_path / "bad"
         r = runner.invoke(app, ["balance", "--players", "4", "--games", "8", "--out", str(bad), *args])
         assert r.exit_code == 2 and message in r.output, r.output

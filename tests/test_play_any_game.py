@@ -58,6 +58,8 @@ def test_a_toy_game_in_the_terminal_and_its_replay(toy, tmp_path):
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--players", "2", "--seed", "2"], input="1\n" * 5000)
     assert r.exit_code == 0, r.output[-2000:]
     assert "Pairs" in r.output and "Standings" in r.output
+    r = CliRunner().invoke(app, ["play", "--rule", "max_rounds=" + "4" * 5000])  # int() refuses 4,300+ digits
+    assert r.exit_code == 2 and "an integer of 5,000 digits" in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--mode", "teams"])
     assert r.exit_code == 2 and "Pairs has no rules field 'mode'" in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--cards", str(tmp_path / "toy.jsonl")])
@@ -106,3 +108,33 @@ def test_a_secret_seed_is_shown_only_once_the_game_is_over(game):
     con = Console(file=buf, width=100)
     play_terminal(game, None, 0, seed=77, input_fn=lambda prompt: "q", console=con)
     assert "practice seed 77" in buf.getvalue() and "seed was" not in buf.getvalue()
+
+
+@pytest.mark.parametrize("game,players", [("ripmarket", 6), ("black-market", 4), ("rune-market", 4), ("toy", 4)])
+def test_a_narrow_terminal_loses_no_word(game, players):
+    """At 50 columns every seat's counters and the standings come whole: where a table would
+    cut words short ("poin…", "Ty…"), the seats and the standings are a paragraph each."""
+    buf = io.StringIO()
+    con = Console(file=buf, width=50)
+    s = play_terminal(game, players, 1, ["random"], seed=22, input_fn=lambda prompt: "1", console=con)
+    text = buf.getvalue()
+    assert s.over and "\u2026" not in text and max(map(len, text.splitlines())) <= 50
+    for row in s.result()["standings"]:
+        assert row["how"].split()[0] in text and row["name"] in text
+
+
+def test_the_prompt_says_what_it_takes_and_quotes_a_long_answer_short():
+    """``Choose 1-N:`` takes a number, ``t``, ``q``; ``?`` says so; a refused answer is quoted
+    up to 40 characters (a pasted page is not echoed back whole) with what may be entered."""
+    from ripmarket_env.app.play import ask_number
+
+    buf = io.StringIO()
+    con = Console(file=buf, width=100)
+    answers = iter(["?", "9" * 5000, "abc", "2"])
+    shown = []
+    assert ask_number(3, lambda prompt: next(answers), con, show=lambda: None, again=lambda: shown.append(1)) == 2
+    text = buf.getvalue()
+    assert "Enter the number of your choice (1 to 3); t shows the table again, q leaves the game." in text
+    assert "9" * 40 + "... is not a choice here" in text and "9" * 41 not in text
+    assert "abc is not a choice here. Enter a number from 1 to 3 (t: the table, q: leave):" in text
+    assert len(shown) == 3

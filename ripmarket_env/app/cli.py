@@ -452,6 +452,18 @@ def _check_cards(path: Optional[Path], spec) -> None:
         fail(f"--cards: {exc}")
 
 
+def _rule_value(item: str, raw: str):
+    """The value of ``--rule FIELD=VALUE``: an integer, true/false, or the text itself. An
+    integer longer than any rules field takes is refused here (Python's int() refuses 4,300
+    digits and more with a ValueError of its own)."""
+    raw = raw.strip()
+    if raw.lstrip("-").isdigit():
+        if len(raw) > 18:
+            fail(f"--rule {item[:40]!r}...: an integer of {len(raw):,} digits; rules fields take small integers")
+        return int(raw)
+    return {"true": True, "false": False}.get(raw.lower(), raw)
+
+
 def _rule_fields(items: list[str], counts: list[int], spec) -> dict:
     """``--rule FIELD=VALUE`` items as rules-config fields of ``spec``'s game (integers,
     true/false or text), checked by building the config at every player count."""
@@ -466,8 +478,7 @@ def _rule_fields(items: list[str], counts: list[int], spec) -> dict:
         if key == "num_players" or key not in RulesConfig.__dataclass_fields__:
             allowed = ", ".join(f for f in RulesConfig.__dataclass_fields__ if f != "num_players")
             fail(f"--rule {item!r}: {key!r} is not a rules field; allowed: {allowed}")
-        raw = raw.strip()
-        out[key] = (int(raw) if raw.lstrip("-").isdigit() else {"true": True, "false": False}.get(raw.lower(), raw))
+        out[key] = _rule_value(item, raw)
     for P in counts:
         try:
             RulesConfig(num_players=P, **out)
@@ -989,8 +1000,7 @@ def _play_rules(spec, items: list[str], mode: Optional[str]) -> dict:
         if key not in fields:
             what = "--mode" if mode is not None and item == f"mode={mode}" else f"--rule {item!r}"
             fail(f"{what}: {spec.title} has no rules field {key!r}; allowed: {', '.join(fields)}")
-        raw = raw.strip()
-        out[key] = int(raw) if raw.lstrip("-").isdigit() else {"true": True, "false": False}.get(raw.lower(), raw)
+        out[key] = _rule_value(item, raw)
     return out
 
 

@@ -76,11 +76,25 @@ def _player_cell(session, seat: dict):
     return who
 
 
+def _fits(console, table) -> bool:
+    """Whether ``table`` shows every word whole at the console's width: drawn there, rich
+    cuts no word short with an ellipsis (it does when the columns cannot all fit)."""
+    import io
+
+    from rich.console import Console
+
+    probe = Console(file=io.StringIO(), width=console.width, color_system=None, highlight=False)
+    probe.print(table)
+    return "\u2026" not in probe.file.getvalue()
+
+
 def table_view(session, d: dict, console) -> None:
     """The table from the game's description (``core.table``): title, public facts and
-    cards, every seat with its public counters and flags, then your own cards."""
+    cards, every seat with its public counters and flags (in a narrow terminal one seat a
+    paragraph instead of a table), then your own cards."""
     from rich.rule import Rule
     from rich.table import Table
+    from rich.text import Text
 
     turn = f" · {d['turn_word']} {d['turn']}" if d["turn"] is not None else ""
     console.print()
@@ -107,7 +121,18 @@ def table_view(session, d: dict, console) -> None:
     for s in d["seats"]:
         t.add_row(">" if s["deciding"] else "", _player_cell(session, s),
                   *[escape(str(s["counters"].get(k, ""))) for k in keys], escape(", ".join(s["flags"])))
-    console.print(t)
+    if _fits(console, t):
+        console.print(t)
+    else:  # a narrow terminal: a seat a paragraph, every word whole
+        for s in d["seats"]:
+            line = Text(">" if s["deciding"] else " ", style="bold")
+            line.append(" ").append_text(_player_cell(session, s))
+            for k in keys:
+                if str(s["counters"].get(k, "")):
+                    line.append(f" · {k}: {s['counters'][k]}")
+            if s["flags"]:
+                line.append(" · " + ", ".join(s["flags"]), style="magenta")
+            console.print(line)
     if not d["over"]:
         console.print("[dim](> decides now)[/]")
     zones = list(dict.fromkeys(c["zone"] for c in d["hand"]))
@@ -131,8 +156,13 @@ def choices_view(choices: list[dict], console) -> None:
     console.print(g)
 
 
-def decision_view(session, d: dict, console) -> None:
+def decision_view(session, d: dict, console, moves: Sequence[dict] = ()) -> None:
+    """The table, then what happened since your last decision (``moves``: right above the
+    choices, so that a short terminal still shows it when you are asked), then the choices."""
     table_view(session, d, console)
+    if moves:
+        console.print("[bold]Since your last decision:[/]")
+        story_view(moves, console)
     console.print()
     console.print(f"[bold yellow]{escape(d['prompt'] or 'Your decision')}[/]")
     choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console)
@@ -163,13 +193,20 @@ def result_view(session, res: dict, console) -> None:
         t.add_column(col, no_wrap=col != "how")
     for row in res["standings"]:
         t.add_row(row["place_text"] + (" (winner)" if row["winner"] else ""), escape(row["name"]), escape(row["how"]))
-    console.print(t)
+    if _fits(console, t):
+        console.print(t)
+        return
+    console.print("[bold]Standings[/]")  # a narrow terminal: a player a paragraph
+    for row in res["standings"]:
+        place = row["place_text"] + (" (winner)" if row["winner"] else "")
+        console.print(f"  {escape(place)} · {escape(row['name'])} · {escape(row['how'])}")
 
 
 def ask_number(n: int, input_fn, console, show, again=lambda: None) -> int | None:
     """Ask ``Choose 1-N:`` until a number from 1 to n (None: the person quit or input
-    closed); ``t`` shows the table again (``show()``), any other answer is refused and
-    the choices shown again (``again()``)."""
+    closed); ``t`` shows the table again (``show()``), ``?`` says what may be entered, any
+    other answer is refused (quoted up to 40 characters) and the choices shown again
+    (``again()``)."""
     while True:
         try:
             raw = input_fn(f"Choose 1-{n}: ")
@@ -185,9 +222,16 @@ def ask_number(n: int, input_fn, console, show, again=lambda: None) -> int | Non
         if text in ("t", "table"):
             show()
             continue
-        if text.isdigit() and 1 <= int(text) <= n:
+        if text.isdigit() and len(text) <= 9 and 1 <= int(text) <= n:  # int() refuses 4,300+ digits
             return int(text)
-        console.print(f"{raw.strip() or '(nothing)'!s} is not a choice here. Enter a number from 1 to {n}:",
+        if text in ("?", "h", "help"):
+            console.print(f"Enter the number of your choice (1 to {n}); t shows the table again, q leaves the game.",
+                          markup=False)
+            again()
+            continue
+        said = raw.strip() or "(nothing)"
+        said = said if len(said) <= 40 else said[:40] + "..."  # a pasted page is not echoed whole
+        console.print(f"{said} is not a choice here. Enter a number from 1 to {n} (t: the table, q: leave):",
                       markup=False)
         again()
 
@@ -224,14 +268,14 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
     shown = 0
     try:
         while True:
-            story_view(s.moves[shown:], console)
-            shown = len(s.moves)
             d = s.table()
             if s.over:
+                story_view(s.moves[shown:], console)
                 table_view(s, d, console)
                 result_view(s, s.result(), console)
                 break
-            decision_view(s, d, console)
+            decision_view(s, d, console, s.moves[shown:])
+            shown = len(s.moves)
             n = ask_number(len(d["choices"]), input_fn, console, lambda: decision_view(s, d, console),
                            lambda: choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console))
             if n is None:
