@@ -76,6 +76,26 @@ def test_command_list_gives_each_command_its_summary_unbroken():
             assert any(summary in line for line in lines), (info.name, summary)
 
 
+def test_every_commands_help_reflows_its_paragraphs():
+    """Every command's --help shows each paragraph of its text reflowed to the width, not
+    broken where the docstring's lines end (``replay --help`` read "of another card set,"
+    with "set," alone on the next line)."""
+    import re
+
+    from ripmarket_env.app.cli import balance_app
+
+    commands = [[i.name] for i in app.registered_commands] + [["balance", i.name] for i in balance_app.registered_commands]
+    assert ["replay"] in commands and ["balance", "diff"] in commands
+    for argv in commands:
+        result = CliRunner().invoke(app, [*argv, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        text = result.output.split("\u256d")[0]  # the description, before the option boxes
+        for paragraph in re.split(r"\n\s*\n", text):
+            lines = [line.strip() for line in paragraph.strip().splitlines()]
+            # at 200 columns a paragraph wraps only past about 190 characters
+            assert all(len(line) > 150 for line in lines[:-1]), (argv, lines)
+
+
 def test_every_command_with_a_game_option_refuses_an_unknown_game_alike(tmp_path):
     """Every command that takes ``--game`` resolves it the same way (``cli.game_spec``):
     an unknown id is one line naming it and the registered ids, exit 2, before any work

@@ -281,7 +281,7 @@ def agents_cmd(
 
     reg = agent_registry()
     missing = without_torch(game)
-    t = Table(title=f"Registered agents of {game} (use the names with --agents)")
+    t = Table(title=f"Registered agents of {game} (use the names with --agents, --opponents or --agent)")
     t.add_column("name", no_wrap=True)
     t.add_column("description")
     for name in reg.names(game):
@@ -1498,20 +1498,29 @@ def _checkpoint_game(agent: str) -> str:
     return got if got in ids() else DEFAULT_GAME
 
 
-def _one_line_summaries(*apps: typer.Typer) -> None:
-    """Each command's line in a command list is its help's first paragraph; rich help keeps
-    that paragraph's line breaks there (``ripmarket --help`` broke the bench and train
-    summaries mid-sentence), so give every command its first paragraph as one line."""
+def _one_line_paragraphs(*apps: typer.Typer) -> None:
+    """Rich help keeps a docstring's line breaks inside a paragraph, and then wraps the
+    pieces again (``ripmarket --help`` broke the bench and train summaries mid-sentence,
+    ``replay --help`` read "of another card set," on a line of its own): every command's
+    help gets each paragraph as one line (a paragraph of list items or indented lines
+    keeps its lines), and its line in a command list the first paragraph."""
     import inspect
+
+    def joined(paragraph: str) -> str:
+        lines = paragraph.split("\n")
+        if any(line[:1] in (" ", "-", "*", "\b") for line in lines[1:]):
+            return paragraph
+        return " ".join(paragraph.split())
 
     for group in apps:
         for info in group.registered_commands:
+            doc = info.help or inspect.getdoc(info.callback) or ""
+            info.help = "\n\n".join(joined(p) for p in doc.split("\n\n"))
             if info.short_help is None:
-                doc = info.help or inspect.getdoc(info.callback) or ""
                 info.short_help = " ".join(doc.split("\n\n")[0].split())
 
 
-_one_line_summaries(app, balance_app)
+_one_line_paragraphs(app, balance_app)
 
 
 if __name__ == "__main__":  # pragma: no cover
