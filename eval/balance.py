@@ -185,7 +185,7 @@ def run_balance(
         raise ValueError(f"seed must be a non-negative integer, got {seed}")
     cf = spec.card_files
     if cards is not None and cf is None:
-        raise ValueError(f"{spec.title} has no card files; it plays its packaged cards (no --cards)")
+        raise ValueError(spec.no_card_files())
     card_file = str(cf.resolve(cards).resolve()) if cards is not None else None
     db = (cf.load(card_file) if card_file is not None else cf.default()) if cf is not None else None
     observer = _hook(spec, "OBSERVER")

@@ -365,7 +365,7 @@ def run_tournament(
     if match_games > 1 and "reset_options" not in (spec.extras or {}):
         raise ValueError(f"match play needs a game whose reset takes a first player; {spec.title} does not")
     if cards is not None and spec.card_files is None:
-        raise ValueError(f"{spec.title} has no card files; it plays its packaged cards (no --cards)")
+        raise ValueError(spec.no_card_files())
     players = int(players)
     seed = int(seed)
     if seed < 0:

@@ -58,7 +58,7 @@ def test_balance_report_of_a_game_without_hooks(toy, tmp_path):
 def test_balance_refuses_card_files_of_a_game_without_them(toy):
     from eval.balance import run_balance
 
-    with pytest.raises(ValueError, match="Toy Market has no card files"):
+    with pytest.raises(ValueError, match="Toy Market plays only its packaged cards"):
         run_balance(["random"], [2], 2, workers=1, progress=False, cards="x.json", game=TOY)
 
 

@@ -244,3 +244,21 @@ def test_a_rules_config_built_with_an_unknown_field_names_the_allowed_ones(game)
     rules = spec.make_rules()
     assert copy.deepcopy(rules) == rules and pickle.loads(pickle.dumps(rules)) == rules
     assert dataclasses.replace(rules, num_players=spec.min_players).num_players == spec.min_players
+
+
+@pytest.mark.parametrize("game,packaged", [("black-market", "games/blackmarket/cards.json"),
+                                           ("rune-market", "games/runemarket/cards.json")])
+def test_the_reference_of_a_designers_card_file_names_that_file(game, packaged, tmp_path):
+    """`ripmarket cards --game G --file FILE` heads the reference with FILE, not with the
+    packaged file's "generated ... do not edit by hand"."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ripmarket_env.app.cli import app
+
+    mine = tmp_path / "mine.json"
+    mine.write_bytes((Path(ripmarket_env.__file__).parent / packaged).read_bytes())
+    res = CliRunner().invoke(app, ["cards", "--game", game, "--file", str(mine), "--markdown"])
+    assert res.exit_code == 0, res.output
+    assert f"The reference of the card file `{mine}`" in res.stdout and "Generated from" not in res.stdout

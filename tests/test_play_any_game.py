@@ -63,7 +63,7 @@ def test_a_toy_game_in_the_terminal_and_its_replay(toy, tmp_path):
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--mode", "teams"])
     assert r.exit_code == 2 and "Pairs has no rules field 'mode'" in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--cards", str(tmp_path / "toy.jsonl")])
-    assert r.exit_code == 2 and "plays its packaged cards" in r.output
+    assert r.exit_code == 2 and "plays only its packaged cards" in r.output
 
 
 def test_a_decision_with_one_legal_action_is_not_asked_in_any_game(toy):

@@ -69,6 +69,6 @@ def test_cli_balance_rune_market(tmp_path):
     assert "Balance overview: The Rune Market" in r.output and "rm-raider" in r.output
     assert "## 3 players" in (tmp_path / "b" / "balance.md").read_text()
     for args, needle in ((("--players", "8"), "2 to 6"), (("--agents", "greedy"), "unknown agent 'greedy'"),
-                         (("--cards", "x.json"), "The Rune Market has no card files")):
+                         (("--cards", "x.json"), "The Rune Market plays only its packaged cards (no --cards")):
         r = CliRunner().invoke(app, ["balance", "--game", "rune-market", *args])
         assert r.exit_code == 2 and needle in r.output and len(r.output.strip().splitlines()) == 1, r.output

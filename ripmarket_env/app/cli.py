@@ -192,7 +192,7 @@ def tournament(
     if match > 1 and "reset_options" not in (spec.extras or {}):
         fail(f"--match {match}: {spec.title} has no first-player reset, so no match play; allowed: --match 1")
     if cards_file is not None and spec.card_files is None:
-        fail(f"--cards: {spec.title} has no card files; it plays its packaged cards")
+        fail(f"--cards: {spec.no_card_files()}")
     modes = _check_mode(spec, mode)
     counts = (spec.extras or {}).get("player_counts")
     if counts and players not in counts:
@@ -441,11 +441,11 @@ app.add_typer(balance_app, name="balance")
 
 def _check_cards(path: Optional[Path], spec) -> None:
     """Fail with the loader's one-line message when ``--cards FILE`` is not a valid card file
-    of ``spec``'s game (or the game has no card files)."""
+    of ``spec``'s game (or the game plays only its packaged cards)."""
     if path is None:
         return
     if spec.card_files is None:
-        fail(f"--cards: {spec.title} has no card files; it plays its packaged cards")
+        fail(f"--cards: {spec.no_card_files()}")
     try:
         spec.card_files.load(path)
     except spec.card_files.error as exc:

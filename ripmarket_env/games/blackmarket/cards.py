@@ -272,14 +272,18 @@ def effect_text(c: PointCard) -> str:
     return f"{kind}{', ONE-TIME' if c.one_time else ''}: {doc}"
 
 
-def reference_markdown(db: CardDB | None = None) -> str:
-    """The card reference page (generated; docs/games/black-market/CARDS.md)."""
+def reference_markdown(db: CardDB | None = None, source=None) -> str:
+    """The card reference page (generated; docs/games/black-market/CARDS.md); ``source``:
+    the card file it was read from, when not the packaged one."""
     db = db or default_cards()
+    made = (["Generated from `ripmarket_env/games/blackmarket/cards.json` by",
+             "`ripmarket cards --game black-market`; do not edit by hand (a test checks it is current)."]
+            if source is None else [f"The reference of the card file `{source}` (read and checked by",
+                                    "`ripmarket cards --game black-market --file`)."])
     lines = [
         "# Black Market card reference",
         "",
-        "Generated from `ripmarket_env/games/blackmarket/cards.json` by",
-        "`ripmarket cards --game black-market`; do not edit by hand (a test checks it is current).",
+        *made,
         "Rules: [RULES.md](RULES.md) (BM-2.2 Hand deck, BM-2.3 Point deck, BM-6 effects).",
         "",
         f"## Hand Cards ({db.hand_deck_size})",
@@ -319,4 +323,4 @@ def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
     sizes are the rules' own: ``custom_deck`` is refused."""
     if custom_deck:
         raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
-    return reference_markdown(load(path)), None
+    return reference_markdown(load(path), source=path), None

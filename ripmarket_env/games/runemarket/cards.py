@@ -202,13 +202,17 @@ NUMBER_USE = ("buy a Rune (exactly 5, 10 or 15 in all), attack, block, buy a Boa
 REGEN_COMMAND = "ripmarket cards --game rune-market --write docs/games/rune-market/CARDS.md"
 
 
-def render_markdown(db: CardDB) -> str:
-    """The card reference (``docs/games/rune-market/CARDS.md``), generated from the data."""
+def render_markdown(db: CardDB, source=None) -> str:
+    """The card reference (``docs/games/rune-market/CARDS.md``), generated from the data;
+    ``source``: the card file it was read from, when not the packaged one."""
+    made = ([f"Generated from `ripmarket_env/games/runemarket/cards.json` by `{REGEN_COMMAND}`;",
+             "a test fails when this page is stale. Rules: [RULES.md](RULES.md)."]
+            if source is None else [f"The reference of the card file `{source}` (read and checked by",
+                                    "`ripmarket cards --game rune-market --file`). Rules: [RULES.md](RULES.md)."])
     lines = [
         "# The Rune Market: card reference",
         "",
-        f"Generated from `ripmarket_env/games/runemarket/cards.json` by `{REGEN_COMMAND}`;",
-        "a test fails when this page is stale. Rules: [RULES.md](RULES.md).",
+        *made,
         "",
         f"## The Market ({sum(m.copies for m in db.market)} cards, RM-1.2)",
         "",
@@ -238,4 +242,4 @@ def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
     sizes are the rules' own: ``custom_deck`` is refused."""
     if custom_deck:
         raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
-    return render_markdown(load_cards(path)), None
+    return render_markdown(load_cards(path), source=path), None
