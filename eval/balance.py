@@ -188,6 +188,9 @@ def run_balance(
         raise ValueError(spec.no_card_files())
     card_file = str(cf.resolve(cards).resolve()) if cards is not None else None
     db = (cf.load(card_file) if card_file is not None else cf.default()) if cf is not None else None
+    # the file as it is now: the run keeps a copy (CARDS_PLAYED), so that the file may be
+    # edited on while the run still reads (``balance targets``)
+    played = Path(card_file).read_bytes() if card_file is not None else None
     observer = _hook(spec, "OBSERVER")
     own = _hook(spec, "figures")
     t0 = time.perf_counter()
@@ -216,11 +219,13 @@ def run_balance(
         settings["cards"] = (str(cards) if card_file and cf.resolve(cards) != Path(str(cards)) else card_file) \
             or "packaged cards.json"
         settings["cards_digest"] = db.digest
+        if settings["cards"] != card_file:
+            played = None  # a packaged edition: nothing to keep
     if rules:
         settings["rules"] = dict(rules)
     result = {"settings": settings, "elapsed": time.perf_counter() - t0, "by_players": per}
     if out is not None:
-        write_balance(result, Path(out))
+        write_balance(result, Path(out), played)
     return result
 
 
@@ -292,20 +297,52 @@ def markdown(result: dict[str, Any]) -> str:
     return own(result, sections) if own is not None else generic_markdown(result)
 
 
-def write_balance(result: dict[str, Any], out: Path) -> list[Path]:
-    """``balance.json``, ``balance.md`` and the game's plots (``plots`` hook) in ``out``."""
+#: The copy of the card file a run played, next to its report (``result_cards`` reads it
+#: when the file it names is gone or was edited since).
+CARDS_PLAYED = "cards-played.json"
+
+
+def write_balance(result: dict[str, Any], out: Path, cards_played: bytes | None = None) -> list[Path]:
+    """``balance.json``, ``balance.md``, the game's plots (``plots`` hook) and, for a run of
+    a card file, a copy of it (``cards_played``, the file's bytes as played) in ``out``. A
+    file an earlier run wrote there and this one does not (another player count's plot) is
+    removed, so the folder holds one run; ``balance.json`` lists the run's files."""
     out.mkdir(parents=True, exist_ok=True)
+    earlier = _files_of_run(out)
     paths = []
-    p = out / "balance.json"
-    p.write_text(json.dumps(_clean(result), indent=1) + "\n", encoding="utf-8")
-    paths.append(p)
     p = out / "balance.md"
     p.write_text(markdown(result), encoding="utf-8")
     paths.append(p)
     plots = _hook(_spec(result_game(result)), "plots")
     if plots is not None:
         paths += plots(result, out)
+    if cards_played is not None:
+        p = out / CARDS_PLAYED
+        p.write_bytes(cards_played)
+        paths.append(p)
+    p = out / "balance.json"
+    names = sorted({q.name for q in paths} | {p.name})
+    p.write_text(json.dumps({**_clean(result), "files": names}, indent=1) + "\n", encoding="utf-8")
+    paths.insert(0, p)
+    for name in sorted(earlier - set(names)):
+        (out / name).unlink(missing_ok=True)
     return paths
+
+
+def _files_of_run(out: Path) -> set[str]:
+    """The files an earlier run wrote in ``out`` (its ``balance.json``'s list; plain names
+    only), or none."""
+    try:
+        files = json.loads((out / "balance.json").read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return set()
+    if not isinstance(files, list):
+        return set()
+    return {f for f in files if isinstance(f, str) and f == Path(f).name and Path(f).suffix in _RUN_SUFFIXES}
+
+
+#: What a run writes: its report, its plots and the copy of its card file.
+_RUN_SUFFIXES = (".json", ".md", ".png", ".svg", ".pdf")
 
 
 def print_summary(result: dict[str, Any], console=None) -> None:
@@ -361,6 +398,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
     for f in data["by_players"]:
         if not isinstance(f, dict) or not isinstance(f.get("players"), int) or not isinstance(f.get("games"), int):
             raise ValueError(f"{path}: a 'by_players' entry lacks players/games")
+    if (path.parent / CARDS_PLAYED).is_file():  # the copy of the card file the run played
+        data["cards_copy"] = str(path.parent / CARDS_PLAYED)
     check = _hook(_spec(game), "check_result")
     if check is not None:
         check(data, path)

@@ -402,3 +402,35 @@ def test_a_run_names_its_cards_so_that_it_reads_in_another_checkout(tmp_path):
     lost = {"settings": {"cards": str(tmp_path / "gone.json"), "cards_digest": "0" * 64}}
     with pytest.raises(ValueError, match="gone.json"):
         result_cards(lost)
+
+
+def test_a_run_keeps_its_card_file_and_a_rerun_leaves_no_file_of_the_last_one(tmp_path):
+    """A run of a designer's card file keeps a copy of it (cards-played.json), so that
+    `balance targets` still reads the run after the file is edited on; a run into the
+    folder of an earlier one removes what only the earlier one wrote (its other player
+    counts' plots), and keeps files it did not write."""
+    from eval.balance import CARDS_PLAYED, load_result
+    from ripmarket_env.games.ripmarket.balance import result_cards, targets
+    from ripmarket_env.games.ripmarket.cards.loader import CardDataError, load_cards
+
+    src = json.loads((Path(__file__).resolve().parents[1] / "ripmarket_env/games/ripmarket/cards/cards.json").read_text())
+    src["living"][0]["value"] = 2 if src["living"][0]["value"] > 2 else 8  # a designer's own cards
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(src))
+    out = tmp_path / "run"
+    run_balance(["greedy", "random"], [3], games=6, seed=2, workers=1, progress=False, cards=str(mine), out=out)
+    played = load_cards(str(mine)).digest
+    assert (out / CARDS_PLAYED).read_bytes() == mine.read_bytes()
+    assert "cards_3p.png" in json.loads((out / "balance.json").read_text())["files"]
+    data = json.loads(mine.read_text())
+    data["living"][0]["copies"] += 1  # edited on: another deck (and one that no longer loads)
+    mine.write_text(json.dumps(data))
+    with pytest.raises(CardDataError):
+        load_cards(str(mine))
+    result = load_result(out)
+    assert result_cards(result).digest == played and "3 players" in targets(result)
+    (out / "notes.txt").write_text("mine")
+    run_balance(["greedy", "random"], [4], games=8, seed=2, workers=1, progress=False, out=out)
+    left = {p.name for p in out.iterdir()}
+    assert "cards_4p.png" in left and "cards_3p.png" not in left and CARDS_PLAYED not in left
+    assert "notes.txt" in left and json.loads((out / "balance.json").read_text())["files"] == sorted(left - {"notes.txt"})

@@ -515,21 +515,29 @@ def markdown(result: dict[str, Any], sections=None) -> str:
 
 def result_cards(result: dict[str, Any]):
     """The card database a balance result was played with: the file its settings name while
-    it is there with the run's digest, else today's cards.json or a packaged edition with
-    that digest (a run made in another checkout names a path that is gone here)."""
-    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS, default_cards, load_cards
+    it is there with the run's digest, else the copy the run kept of it (``cards_copy``, set
+    by ``eval.balance.load_result``: the file may have been edited since), else today's
+    cards.json or a packaged edition with that digest (a run made in another checkout names
+    a path that is gone here)."""
+    from ripmarket_env.games.ripmarket.cards.loader import EDITIONS, CardDataError, default_cards, load_cards
 
     f = result["settings"].get("cards")
     digest = result["settings"].get("cards_digest")
     named = f not in (None, "packaged cards.json")
-    if named and (digest is None or Path(f).is_file()):
-        db = load_cards(f)
+    for path in ([f] if named and (digest is None or Path(f).is_file()) else []) + [result.get("cards_copy")]:
+        if path is None or not Path(path).is_file():
+            continue
+        try:
+            db = load_cards(path)
+        except CardDataError:  # edited into a file that no longer loads: the copy may
+            continue
         if digest is None or db.digest == digest:
             return db
     for db in (default_cards(), *(load_cards(name) for name in EDITIONS)):
         if digest is None or db.digest == digest:
             return db
-    where = f"the card file {f} (missing or changed since)" if named else "packaged cards"
+    where = (f"the card file {f} (missing or changed since, and its run folder keeps no copy of it)" if named
+             else "packaged cards")
     raise ValueError(f"the run was played with {where} of digest {digest[:12]}..., which are neither "
                      f"today's cards.json nor a packaged edition ({', '.join(EDITIONS)})")
 
