@@ -181,3 +181,45 @@ def test_text_problem_refuses_what_would_break_a_line(value, limit, empty, probl
 
     got = text_problem(value, limit, empty=empty)
     assert (got is None) if problem is None else (problem in got and "without control characters" in got), got
+
+
+def test_a_card_file_says_what_a_designer_got_wrong(tmp_path):
+    """A card file that is empty, of another game, with a card listed twice, or with a
+    misspelt field says so in those words (not only "Expecting value" or "field 'points' is
+    missing")."""
+    import json
+    from pathlib import Path
+
+    import ripmarket_env
+    from ripmarket_env.games import get
+
+    root = Path(ripmarket_env.__file__).parent / "games"
+    files = {"ripmarket": root / "ripmarket/cards/cards.json", "black-market": root / "blackmarket/cards.json",
+             "rune-market": root / "runemarket/cards.json"}
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    for game, own in files.items():
+        load = get(game).card_files.load if get(game).card_files else get(game).extras["card_reference"]
+        with pytest.raises(ValueError, match="the file is empty"):
+            load(empty)
+        for other, path in files.items():
+            if other != game and other != "ripmarket":  # R.I.P. Market's file names no game
+                with pytest.raises(ValueError, match=f"a card file of '{other}', not of .*--game {other} reads it"):
+                    load(path)
+    bm = json.loads(files["black-market"].read_text())
+    twice = {**bm, "point_cards": [bm["point_cards"][0], *bm["point_cards"]]}
+    typo = {**bm, "point_cards": [{("pionts" if k == "points" else k): v for k, v in bm["point_cards"][0].items()},
+                                  *bm["point_cards"][1:]]}
+    for data, words in ((twice, "a card listed twice"), (typo, "'pionts' is not a field of this card")):
+        (tmp_path / "bm.json").write_text(json.dumps(data))
+        with pytest.raises(ValueError, match=words):
+            get("black-market").extras["card_reference"](tmp_path / "bm.json")
+    rip = json.loads(files["ripmarket"].read_text())
+    (tmp_path / "rip.json").write_text(json.dumps({**rip, "living": [rip["living"][0], *rip["living"]]}))
+    with pytest.raises(ValueError, match="a card listed twice"):
+        get("ripmarket").card_files.load(tmp_path / "rip.json")
+    rm = json.loads(files["rune-market"].read_text())
+    del rm["deck"][0]["copies"]
+    (tmp_path / "rm.json").write_text(json.dumps(rm))
+    with pytest.raises(ValueError, match="field 'copies'.*is missing; allowed: an integer from 0 to 12"):
+        get("rune-market").extras["card_reference"](tmp_path / "rm.json")

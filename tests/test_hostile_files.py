@@ -108,7 +108,7 @@ def _cards(tmp: Path) -> list[Case]:
     case("top_list", [1, 2, 3], "JSON object")
     case("binary", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "cannot read")
     case("latin1", json.dumps(base).replace("Grave Digger", "Grav\u00e9 Digger").encode("latin-1"), "cannot read")
-    case("empty", "", "malformed JSON", raw=True)
+    case("empty", "", "the file is empty", raw=True)
     return out
 
 

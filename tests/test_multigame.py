@@ -192,8 +192,10 @@ def test_cards_command_refuses_what_a_game_has_not():
 
     res = CliRunner().invoke(app, ["cards", "--game", "toy"])
     assert res.exit_code == 2 and "has no card reference" in res.output
-    res = CliRunner().invoke(app, ["cards", "--game", "black-market", "--custom-deck"])
-    assert res.exit_code == 2 and "no other deck sizes" in res.output
+    # --custom-deck is R.I.P. Market's: the others' files take their size ranges without it
+    for game, sizes in (("black-market", "12-120 Hand Cards and 6-60 Point Cards"), ("rune-market", "20-")):
+        res = CliRunner().invoke(app, ["cards", "--game", game, "--custom-deck"])
+        assert res.exit_code == 2 and "not needed here" in res.output and sizes in res.output
 
 
 @pytest.mark.parametrize("game", ids())

@@ -161,6 +161,8 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{label}: not UTF-8 text (byte {exc.start})") from None
+    if not text.strip():
+        raise error(f"{label}: the file is empty (expected a JSON object)")
     try:
         return loads(text)
     except json.JSONDecodeError as exc:
@@ -169,6 +171,18 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
         raise error(f"{label}: nested too deeply to be a data file") from None
     except ValueError as exc:  # NaN/Infinity, or an integer of more than 4,300 digits, in its field
         raise error(f"{label}: {exc}") from None
+
+
+def other_game(data, game_id: str) -> str | None:
+    """The game another game's card file names itself for (its ``"game"`` field, or a
+    ``"format"`` of ``"<game>-cards"``), when that is not ``game_id``; None otherwise."""
+    if not isinstance(data, dict):
+        return None
+    named = data.get("game")
+    fmt = data.get("format")
+    if not isinstance(named, str) and isinstance(fmt, str) and fmt.endswith("-cards"):
+        named = fmt[:-len("-cards")]
+    return named if isinstance(named, str) and named and named != game_id else None
 
 
 def short(v, limit: int = 60) -> str:

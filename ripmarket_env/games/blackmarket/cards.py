@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, read_json, short, text_problem
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, other_game, read_json, short, text_problem
 
 DATA = Path(__file__).with_name("cards.json")
 
@@ -141,6 +141,15 @@ def _str(where, obj, field, allowed=None):
     return v
 
 
+def _id_at(where, obj, i: int) -> None:
+    """A card's ``id`` is its place in its list (0, 1, ...); an earlier place's id says the
+    card may be listed twice."""
+    got = obj.get("id")
+    if got != i:
+        again = " (a card listed twice?)" if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < i else ""
+        _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(got)}{again}")
+
+
 def _text_of(where, obj, allowed: tuple[str, ...]) -> str:
     """The card's ``text`` (a string, may be empty), after refusing fields it does not have."""
     unknown = sorted(str(k) for k in obj if k not in allowed)
@@ -156,6 +165,9 @@ def parse(data, source: str = "cards") -> CardDB:
     """A validated ``CardDB`` from the decoded JSON ``data`` (CardDataError otherwise)."""
     if not isinstance(data, dict):
         raise CardDataError(f"card data ({source}): the top level must be an object, got {type(data).__name__}")
+    if (other := other_game(data, "black-market")) is not None:
+        raise CardDataError(f"card data ({source}): this is a card file of {short(other)}, not of Black Market "
+                            f"(--game {other[:40]} reads it)")
     for key in ("hand_cards", "point_cards"):
         if not isinstance(data.get(key), list) or not data[key]:
             raise CardDataError(f"card data ({source}): {key!r} must be a non-empty list of cards")
@@ -172,12 +184,12 @@ def parse(data, source: str = "cards") -> CardDB:
         where = f"hand card #{i}" + (f" {short(obj.get('name'))}" if isinstance(obj, dict) and "name" in obj else "")
         if not isinstance(obj, dict):
             raise CardDataError(f"card data: {where}: must be an object")
-        if obj.get("id") != i:
-            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(obj.get('id'))}")
+        _id_at(where, obj, i)
+        text = _text_of(where, obj, ("id", "name", "kind", "copies", "text"))  # a misspelt field first
         name = _str(where, obj, "name")
         kind = _str(where, obj, "kind", HAND_KINDS)
         copies = _int(where, obj, "copies", 0, 99)
-        hand.append(HandCard(i, name, kind, copies, _text_of(where, obj, ("id", "name", "kind", "copies", "text"))))
+        hand.append(HandCard(i, name, kind, copies, text))
     kinds = [c.kind for c in hand]
     for k in HAND_KINDS:
         if kinds.count(k) != 1:
@@ -192,8 +204,8 @@ def parse(data, source: str = "cards") -> CardDB:
         where = f"point card #{i}" + (f" {short(obj.get('name'))}" if isinstance(obj, dict) and "name" in obj else "")
         if not isinstance(obj, dict):
             raise CardDataError(f"card data: {where}: must be an object")
-        if obj.get("id") != i:
-            _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(obj.get('id'))}")
+        _id_at(where, obj, i)
+        text = _text_of(where, obj, ("id", "name", "colour", "points", "copies", "effect", "text"))
         name = _str(where, obj, "name")
         if name in names:
             _fail(where, "name", f"must be unique; {short(name)} appears twice")
@@ -223,7 +235,6 @@ def parse(data, source: str = "cards") -> CardDB:
             unknown = sorted(set(eff) - {"primitive", "one_time", "amount"})
             if unknown:
                 _fail(where, "effect", f"has unknown key(s) {', '.join(unknown)}; allowed: primitive, one_time, amount")
-        text = _text_of(where, obj, ("id", "name", "colour", "points", "copies", "effect", "text"))
         point.append(PointCard(i, name, colour, points, copies, prim, one_time, amount, text))
     if len(point) > 24:
         raise CardDataError(f"card data: point_cards: at most 24 designs, got {len(point)}")
@@ -322,5 +333,7 @@ def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
     packaged one) as Markdown, and no table of its own (the Markdown is shown). The deck
     sizes are the rules' own: ``custom_deck`` is refused."""
     if custom_deck:
-        raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
-    return reference_markdown(load(path), source=path), None
+        raise CardDataError("--custom-deck: not needed here: a Black Market card file may hold 12-120 Hand "
+                            "Cards and 6-60 Point Cards as it is")
+    packaged = path is None or Path(path).resolve() == DATA.resolve()
+    return reference_markdown(load(path), source=None if packaged else path), None

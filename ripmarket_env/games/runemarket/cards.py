@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, read_json, short, text_problem
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, other_game, read_json, short, text_problem
 
 DATA_FILE = Path(__file__).with_name("cards.json")
 FORMAT = "rune-market-cards"
@@ -104,6 +104,8 @@ def parse(data, source: str = "<data>") -> CardDB:
 
     if not isinstance(data, dict):
         err("file", f"must be a JSON object, got {type(data).__name__}")
+    if (other := other_game(data, "rune-market")) is not None:
+        err("file", f"this is a card file of {short(other)}, not of The Rune Market (--game {other[:40]} reads it)")
     if data.get("format") != FORMAT:
         err("field 'format'", f"must be {FORMAT!r}, got {short(data.get('format'))}")
     if data.get("version") != 1:
@@ -134,6 +136,8 @@ def parse(data, source: str = "<data>") -> CardDB:
         if exp["kind"] != "shelter" and "colour" in c:
             err(f"{label} field 'colour'", "only Shelters have a colour")
         cp = c.get("copies")
+        if "copies" not in c:
+            err(f"{label} field 'copies'", "is missing; allowed: an integer from 0 to 12")
         if not _int(cp) or not 0 <= cp <= 12:
             err(f"{label} field 'copies'", f"must be an integer from 0 to 12, got {short(cp)}")
         text = c.get("text", "")
@@ -162,6 +166,8 @@ def parse(data, source: str = "<data>") -> CardDB:
             err(f"{label} field 'name'", problem)
         lo, hi = MARKET_COPIES[mid]
         cp = m.get("copies")
+        if "copies" not in m:
+            err(f"{label} field 'copies'", f"is missing; allowed: an integer from {lo} to {hi}")
         if not _int(cp) or not lo <= cp <= hi:
             err(f"{label} field 'copies'", f"must be an integer from {lo} to {hi}, got {short(cp)}")
         text = m.get("text", "")
@@ -241,5 +247,7 @@ def card_reference(path=None, custom_deck: bool = False) -> tuple[str, None]:
     packaged one) as Markdown, and no table of its own (the Markdown is shown). The deck
     sizes are the rules' own: ``custom_deck`` is refused."""
     if custom_deck:
-        raise CardDataError("--custom-deck: this game's card files have no other deck sizes")
-    return render_markdown(load_cards(path), source=path), None
+        raise CardDataError(f"--custom-deck: not needed here: a Rune Market card file may hold 20-{MAX_DECK} "
+                            "deck cards as it is")
+    packaged = path is None or Path(path).resolve() == DATA_FILE.resolve()
+    return render_markdown(load_cards(path), source=None if packaged else path), None

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, TooLarge, loads, read_capped, short, text_problem
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, TooLarge, loads, other_game, read_capped, short, text_problem
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
@@ -265,6 +265,8 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
     if len(raw) > MAX_CARD_FILE_CHARS:
         raise CardDataError(f"{label}: {len(raw):,} characters is too large for a card file "
                             f"(at most {MAX_CARD_FILE_CHARS:,})")
+    if not raw.strip():
+        raise CardDataError(f"{label}: the file is empty (expected a JSON object)")
     try:
         data = loads(raw)
     except json.JSONDecodeError as exc:
@@ -276,6 +278,9 @@ def load_cards(path: str | Path | None = None, *, custom_deck: bool = False) -> 
     except ValueError as exc:  # NaN/Infinity, an integer of more than 4,300 digits or a repeated key, in its field
         hint = "" if "more than once" in str(exc) else "; card numbers are small integers"
         raise CardDataError(f"{label}: {exc}{hint}") from None
+    if (other := other_game(data, "ripmarket")) is not None:
+        raise CardDataError(f"{label}: this is a card file of {short(other)}, not of R.I.P. Market "
+                            f"(--game {other[:40]} reads it)")
     return parse_cards(data, custom_deck=custom_deck, source=label)
 
 
@@ -374,7 +379,8 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     if problem := text_problem(name, MAX_NAME_CHARS, empty=False):
         fail("name", problem)
     if not _is_int(row["id"]) or row["id"] != index:
-        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}")
+        again = " (a card listed twice?)" if _is_int(row["id"]) and 0 <= row["id"] < index else ""
+        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}{again}")
     if row["deck"] != deck:
         fail("deck", f"is {_s(row['deck'])} but the card is listed under {deck!r}; allowed: {deck!r}")
     value = None
