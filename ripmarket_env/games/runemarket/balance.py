@@ -184,8 +184,9 @@ def markdown(result: dict[str, Any], sections=None) -> str:
         P = a["players"]
         fs, ln = a["first_seat"], a["length"]
         lines += [f"## {P} players ({a['games']} games)", "",
-                  f"- first player's win rate: {fs['win']['rate']:.3f} {_ci(fs['win'])} (parity {fs['parity']:.3f})",
-                  "- win rate by position after the first player: " + ", ".join(
+                  f"- first player's win rate (a shared win counts as a win, unlike the win shares "
+                  f"below, where it counts 1/k): {fs['win']['rate']:.3f} {_ci(fs['win'])} (parity {fs['parity']:.3f})",
+                  "- win rate by position after the first player (the same count): " + ", ".join(
                       f"{k}: {r['rate']:.3f} {_ci(r)}" for k, r in enumerate(fs["by_position"])),
                   f"- game length: {ln['turns']['mean']:.1f} turns {_ci(ln['turns'])}, "
                   f"{ln['rounds']['mean']:.2f} rounds {_ci(ln['rounds'])}, {ln['decisions']['mean']:.0f} decisions; "
