@@ -293,8 +293,12 @@ def generic_markdown(result: dict[str, Any]) -> str:
 
 def markdown(result: dict[str, Any]) -> str:
     """``balance.md``: the game's report (its ``markdown`` hook) or the generic one."""
-    own = _hook(_spec(result_game(result)), "markdown")
-    return own(result, sections) if own is not None else generic_markdown(result)
+    spec = _spec(result_game(result))
+    own = _hook(spec, "markdown")
+    text = own(result, sections) if own is not None else generic_markdown(result)
+    if _hook(spec, "plots") is None:  # the generic plots (generic_plots), beside the report
+        text = text.rstrip("\n") + "\n\n![seat advantage](seat_position.png) ![game length](game_length.png)\n"
+    return text
 
 
 #: The copy of the card file a run played, next to its report (``result_cards`` reads it
@@ -314,8 +318,7 @@ def write_balance(result: dict[str, Any], out: Path, cards_played: bytes | None 
     p.write_text(markdown(result), encoding="utf-8")
     paths.append(p)
     plots = _hook(_spec(result_game(result)), "plots")
-    if plots is not None:
-        paths += plots(result, out)
+    paths += plots(result, out) if plots is not None else generic_plots(result, out)
     if cards_played is not None:
         p = out / CARDS_PLAYED
         p.write_bytes(cards_played)
@@ -326,6 +329,58 @@ def write_balance(result: dict[str, Any], out: Path, cards_played: bytes | None 
     paths.insert(0, p)
     for name in sorted(earlier - set(names)):
         (out / name).unlink(missing_ok=True)
+    return paths
+
+
+def generic_plots(result: dict[str, Any], out: Path) -> list[Path]:
+    """The plots of a game without its own (``plots`` hook), from the generic figures: the
+    win share by turn position (by seat where the records name no first player) with the
+    fair share, and the game length, per player count. Needs matplotlib (the eval extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    per = [f for f in result["by_players"] if f.get("position_win") or f.get("seat_win")]
+    paths: list[Path] = []
+    if per:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        width = 0.8 / len(per)
+        by_position = all(f.get("position_win") for f in per)
+        for i, f in enumerate(per):
+            P = f["players"]
+            wins = f["position_win"] if by_position else f["seat_win"]
+            x = np.arange(P) + (i - (len(per) - 1) / 2) * width
+            rate_ = np.array([w["rate"] or 0.0 for w in wins])
+            lo = np.array([w["ci"][0] for w in wins])
+            hi = np.array([w["ci"][1] for w in wins])
+            ax.bar(x, rate_, width, yerr=[rate_ - lo, hi - rate_], capsize=2, label=f"{P} players")
+            ax.hlines(1 / P, x[0] - width / 2, x[-1] + width / 2, colors=f"C{i}", linestyles="dotted")
+        ax.set_xticks(range(max(f["players"] for f in per)))
+        ax.set_xlabel("turn position (0 = the first player)" if by_position else "seat")
+        ax.set_ylabel("win share, shared wins as 1/k (dotted: 1 / players)")
+        ax.set_title(f"{_title(result_game(result))}: seat advantage")
+        ax.legend()
+        fig.tight_layout()
+        paths.append(out / "seat_position.png")
+        fig.savefig(paths[-1], dpi=110)
+        plt.close(fig)
+    lengths = [f for f in result["by_players"] if (f.get("rounds") or {}).get("histogram")]
+    if lengths:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for f in lengths:
+            h = {int(k): v for k, v in f["rounds"]["histogram"].items()}
+            xs = np.array(sorted(h))
+            ax.plot(xs, np.array([h[k] for k in xs], float) / f["games"], marker="o", label=f"{f['players']} players")
+        ax.set_xlabel("rounds")
+        ax.set_ylabel("share of games")
+        ax.set_title(f"{_title(result_game(result))}: game length")
+        ax.legend()
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        paths.append(out / "game_length.png")
+        fig.savefig(paths[-1], dpi=110)
+        plt.close(fig)
     return paths
 
 

@@ -79,3 +79,19 @@ def test_evaluate_tournament_and_bench_of_a_game_without_hooks(toy):
     assert report["game"] == TOY and report["targets"] == []
     assert {(r["players"], r["observations"]) for r in report["results"]} == {(2, False), (2, True)}
     json.dumps(report)  # JSON-ready
+
+
+@pytest.mark.parametrize("game", ["black-market", "rune-market", "toy"])
+def test_a_game_without_plots_of_its_own_gets_the_generic_ones(game, tmp_path):
+    """`ripmarket balance --out DIR` promises plots: a game without a plots hook gets the
+    win share by turn position and the game length, linked from its report."""
+    from eval.balance import run_balance
+
+    from ripmarket_env.games import get
+
+    spec = get(game)
+    counts = (spec.extras or {}).get("player_counts") or [spec.min_players]
+    run_balance(players=[counts[0]], games=2 * counts[0], seed=1, workers=1, progress=False, out=tmp_path, game=game)
+    for name in ("seat_position.png", "game_length.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({name})" in (tmp_path / "balance.md").read_text()

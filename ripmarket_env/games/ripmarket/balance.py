@@ -584,6 +584,7 @@ def plots(result: dict[str, Any], out: Path) -> list[Path]:
         hi = np.array([w["ci"][1] for w in f["position_win"]])
         ax.bar(x, rate, width, yerr=[rate - lo, hi - rate], capsize=2, label=f"{P} players")
         ax.hlines(1 / P, x[0] - width / 2, x[-1] + width / 2, colors=f"C{i}", linestyles="dotted")
+    ax.set_xticks(range(max(f["players"] for f in per)))
     ax.set_xlabel("turn position in the first round (0 = First Player)")
     ax.set_ylabel("win share, shared wins as 1/k (dotted: 1 / players)")
     ax.set_title("Seat advantage (no single winner: " + ", ".join(
