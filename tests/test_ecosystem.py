@@ -310,7 +310,7 @@ def _kernels():
     return outer
 
 
-def test_compile_progress_names_the_kernels_and_how_far(tmp_path):
+def test_compile_progress_names_the_kernels_and_how_far(tmp_path, monkeypatch):
     """``core.jitcache.CompileProgress`` (installed by ``import ripmarket_env``) reports
     numba's compiles: plain lines off a terminal (which kernel, how many it pulled in, the
     time), one line rewritten in place on a terminal, and "k/N" once N is known from the
@@ -331,12 +331,21 @@ def test_compile_progress_names_the_kernels_and_how_far(tmp_path):
     assert any(f"compiled {outer} with 1 kernels it calls in" in ln for ln in lines), lines
     assert "\r" not in plain.getvalue()
     assert f'"{outer}": 1' in counts.read_text()
+    monkeypatch.setenv("COLUMNS", "300")
     tty = io.StringIO()
     with event.install_listener("numba:compile", CompileProgress(tty, tty=True, counts_path=counts)):
         assert _kernels()(2) == 6
     text = tty.getvalue()
     assert "\r\x1b[2K" in text
     assert f"now {outer} > {__name__}._kernels.<locals>.inner (1/1 of" in text
+    # in a narrow terminal the line rewritten in place never wraps: the name gives way
+    monkeypatch.setenv("COLUMNS", "60")
+    tty = io.StringIO()
+    with event.install_listener("numba:compile", CompileProgress(tty, tty=True, counts_path=counts)):
+        assert _kernels()(4) == 10
+    status = [x for x in tty.getvalue().split("\r\x1b[2K") if x and not x.endswith("\n")]
+    assert status and all(len(x) <= 59 and x.startswith("numba 0, 0 s: ") for x in status), status
+    assert status[-1].endswith("s>.inner (1/1)")
     with event.install_listener("numba:compile", CompileProgress(io.StringIO(), tty=False, counts_path=counts)):
         _kernels()(3)  # loading nothing from a cache: still compiles, and is reported
 

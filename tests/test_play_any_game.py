@@ -138,3 +138,14 @@ def test_the_prompt_says_what_it_takes_and_quotes_a_long_answer_short():
     assert "9" * 40 + "... is not a choice here" in text and "9" * 41 not in text
     assert "abc is not a choice here. Enter a number from 1 to 3 (t: the table, q: leave):" in text
     assert len(shown) == 3
+
+
+def test_the_compile_notice_shows_only_when_the_engine_must_compile(monkeypatch):
+    """"Setting up the game (the first run compiles ...)" is said on a cold cache only."""
+    from ripmarket_env.core import jitcache
+
+    for cold in (True, False):
+        monkeypatch.setattr(jitcache, "engine_cached", lambda spec, cold=cold: not cold)
+        buf = io.StringIO()
+        play_terminal(TOY, 2, 0, seed=3, input_fn=lambda prompt: "q", console=Console(file=buf, width=100))
+        assert ("first run compiles" in buf.getvalue()) is cold

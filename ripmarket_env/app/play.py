@@ -254,8 +254,16 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
     """
     from ripmarket_env.app.session import TableSession
 
+    from ripmarket_env.core.jitcache import engine_cached
+    from ripmarket_env.games import get
+
     console = _console(console)
-    console.print("Setting up the game (the first run compiles the rules engine, about a minute)...")
+    try:
+        cold = not engine_cached(get(game))
+    except KeyError:
+        cold = False  # an unknown game: TableSession says so
+    if cold:  # only on a first run after an install (or a change to the engine)
+        console.print("Setting up the game (the first run compiles the rules engine, about a minute)...")
     s = TableSession(game, players, seat, opponents, seed=seed, rules=rules, engine_kwargs=engine_kwargs,
                      refused=refused)
     seats = ", ".join(f"{s.name(q)}: " + ("you" if q == s.seat else f"{s.controllers[q]} ({s.level(q).split(':')[0]})")

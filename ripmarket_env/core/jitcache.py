@@ -281,6 +281,20 @@ def link_only_callees() -> bool:
     return True
 
 
+def engine_cached(spec) -> bool:
+    """Whether numba's cache holds the engine kernels of ``spec`` (a ``GameSpec``): their
+    index files exist. False means the first use compiles them (a minute or two)."""
+    try:
+        from numba.core import config
+
+        if config.DISABLE_JIT:
+            return True
+        kernels = spec.fast._builder.kernels
+        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
+    except Exception:  # noqa: BLE001  (a hand-made bundle, another numba: assume warm)
+        return True
+
+
 def _short_name(dispatcher) -> str:
     """``games.blackmarket.kernels.step_game`` for a kernel of the project, else its qualname."""
     fn = dispatcher.py_func
@@ -382,8 +396,20 @@ class CompileProgress(_event.Listener):
 
     def _status(self, what: str, expected) -> None:
         done = f"{self.nested}/{expected}" if isinstance(expected, int) and expected >= self.nested else f"{self.nested}"
-        self._write(f"numba: {self.total} kernels compiled, {time.perf_counter() - self.t0:.0f} s; "
-                    f"now {what} ({done} of the kernels it calls)")
+        secs = f"{time.perf_counter() - self.t0:.0f} s"
+        head, tail = f"numba: {self.total} kernels compiled, {secs}; now ", f" ({done} of the kernels it calls)"
+        if self._is_tty():  # a line rewritten in place must not wrap (\r clears one line only):
+            import shutil   # the words, then the kernel's name from its start, give way
+
+            width = shutil.get_terminal_size((100, 24)).columns - 1
+            if len(head) + len(what) + len(tail) > width:
+                head, tail = f"numba {self.total}, {secs}: ", f" ({done})"
+                room = width - len(head) - len(tail)
+                if len(what) > room:
+                    what = "\u2026" + what[-max(room - 1, 1):]
+            self._write((head + what + tail)[:width])
+            return
+        self._write(head + what + tail)
 
     def _end(self, dispatcher) -> None:
         self.depth = max(self.depth - 1, 0)

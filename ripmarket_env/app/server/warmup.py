@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ripmarket_env.core import jitcache
 from ripmarket_env.core.jsonfile import save_cache_json
 
 _WHY = {"search": "its search kernels", "ppo": "torch and its network",
@@ -86,17 +87,9 @@ def engine_kernels(spec) -> list[str]:
 
 
 def engine_cached(spec) -> bool:
-    """Whether numba's cache holds ``spec``'s engine kernels (their index files exist): a
-    cold cache means compiling, which a helper process does."""
-    try:
-        from numba.core import config
-
-        if config.DISABLE_JIT:
-            return True
-        kernels = spec.fast._builder.kernels
-        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
-    except Exception:  # noqa: BLE001  (a hand-made bundle, another numba: assume warm)
-        return True
+    """Whether numba's cache holds ``spec``'s engine kernels: a cold cache means compiling,
+    which a helper process does (``core.jitcache.engine_cached``)."""
+    return jitcache.engine_cached(spec)
 
 
 def _short_game(spec):
