@@ -149,3 +149,17 @@ def test_the_compile_notice_shows_only_when_the_engine_must_compile(monkeypatch)
         buf = io.StringIO()
         play_terminal(TOY, 2, 0, seed=3, input_fn=lambda prompt: "q", console=Console(file=buf, width=100))
         assert ("first run compiles" in buf.getvalue()) is cold
+
+
+@pytest.mark.parametrize("game", ["black-market", "rune-market", "toy"])
+def test_a_replay_names_whose_each_decision_is(game, tmp_path):
+    """`ripmarket replay FILE` prints each decision with the seat that took it (a game's
+    action words are the actor's: "the player 2 seat(s) clockwise" named no one)."""
+    rec = tmp_path / "game.jsonl"
+    s = play_terminal(game, None, 0, ["random"], seed=4, input_fn=lambda prompt: "1",
+                      console=Console(file=io.StringIO(), width=100), save=rec)
+    res = CliRunner().invoke(app, ["replay", str(rec)])
+    assert res.exit_code == 0, res.output[-2000:]
+    steps = [line.split(None, 1)[1] for line in res.output.splitlines() if re.match(r"^ +\d+  \S", line)]
+    assert len(steps) == len(s.recorder.lines) - sum(1 for x in s.recorder.lines if "step" not in x) and steps
+    assert all(re.match(r"^(player |P)\d+: ", text) for text in steps), steps[:5]

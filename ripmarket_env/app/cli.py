@@ -926,6 +926,8 @@ def replay(
                 state["steps"].append(obj)
                 return
             text = hook("step_text")(eng, obj, god) if hook("step_text") else obj["desc"]
+            if not hook("step_text") and isinstance(obj.get("seat"), int):  # a decision says whose it is
+                text = f"{seat(obj['seat'])}: {text}"
             console.print(f"  {obj['step']:>4}  {escape(text)}")
         elif "round" in obj:
             if god:  # every event of the round, hidden cards named
