@@ -555,11 +555,11 @@ def print_diff(d: dict[str, Any], console=None) -> None:
 
     console = console or Console()
     for row in d["by_players"]:
-        t = Table(title=f"{row['players']} players: win share B − A (p < {d['alpha']} marked)")
+        t = Table(title=f"{row['players']} players: win share B − A (p < {d['alpha']} marked \u2691)")
         for col in ("seat or agent", "A", "B", "change"):
             t.add_column(col, justify="left" if col == "seat or agent" else "right")
         for k, c in [*enumerate(row["seats"]), *row["agents"].items()]:
-            t.add_row(str(k), _ci(c["a"]), _ci(c["b"]), _chg(c).replace("**", ""))
+            t.add_row(str(k), _ci(c["a"]), _ci(c["b"]), _chg(c).replace("**", "") + (" \u2691" if c["significant"] else ""))
         console.print(t)
 
 

@@ -51,6 +51,19 @@ def test_balance_report_of_a_game_without_hooks(toy, tmp_path):
     d = diff_results(again, b)
     assert [row["players"] for row in d["by_players"]] == [3] and "random" in d["by_players"][0]["agents"]
     assert "## 3 players" in diff_markdown(d)
+    # the terminal's table marks what the Markdown bolds (its title says it marks p < 0.05)
+    import io
+
+    from rich.console import Console
+
+    from eval.balance import print_diff
+
+    row = d["by_players"][0]
+    row["agents"]["random"]["significant"] = True  # (a change the test declares significant)
+    buf = io.StringIO()
+    print_diff(d, Console(file=buf, width=160))
+    marked = [line for line in buf.getvalue().splitlines() if "\u2691" in line]
+    assert "marked \u2691" in buf.getvalue() and len(marked) == 1 + sum(c["significant"] for c in row["seats"]) + 1
     table = targets(again)
     assert table.count("\n") == 1 + 2 + 3  # header, rule, one line per seat of each player count
 
