@@ -163,3 +163,16 @@ def test_a_replay_names_whose_each_decision_is(game, tmp_path):
     steps = [line.split(None, 1)[1] for line in res.output.splitlines() if re.match(r"^ +\d+  \S", line)]
     assert len(steps) == len(s.recorder.lines) - sum(1 for x in s.recorder.lines if "step" not in x) and steps
     assert all(re.match(r"^(player |P)\d+: ", text) for text in steps), steps[:5]
+
+
+def test_a_table_cards_text_is_told_in_full_once_and_on_t():
+    """The Rune Market's Market explanations (9-12 lines) came again at every decision: a
+    table card's text is told whole the first time, then by its name, and whole again on t."""
+    buf = io.StringIO()
+    answers = iter(["1", "t", "q"])
+    play_terminal("rune-market", 4, 1, ["random"], seed=3, input_fn=lambda prompt: next(answers),
+                  console=Console(file=buf, width=100))
+    text = buf.getvalue()
+    full = "10 Red Runes: 1 Rune Point."
+    assert text.count(full) == 2  # the first decision, and t
+    assert "Market: [1] 10 Red Runes · [2] 10 Blue Runes · [3] 2 Boat Shelters · [4] 2 Bandits\n" in text

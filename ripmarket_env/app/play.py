@@ -88,10 +88,12 @@ def _fits(console, table) -> bool:
     return "\u2026" not in probe.file.getvalue()
 
 
-def table_view(session, d: dict, console) -> None:
+def table_view(session, d: dict, console, seen: set | None = None) -> None:
     """The table from the game's description (``core.table``): title, public facts and
     cards, every seat with its public counters and flags (in a narrow terminal one seat a
-    paragraph instead of a table), then your own cards."""
+    paragraph instead of a table), then your own cards. ``seen``: the table cards' texts
+    shown in full before (this game's earlier decisions); a text told again is cut to its
+    name, the part before its first ": " (``t`` shows the table whole)."""
     from rich.rule import Rule
     from rich.table import Table
     from rich.text import Text
@@ -102,9 +104,9 @@ def table_view(session, d: dict, console) -> None:
     for line in d["info"]:
         console.print(escape(line))
     for zone in d["table"]:
-        cards = [(f"[{c['slot']}] " if c["slot"] is not None else "") + c["text"] for c in zone["cards"]]
+        cards = [(f"[{c['slot']}] " if c["slot"] is not None else "") + _brief(c["text"], seen) for c in zone["cards"]]
         inline = f"{zone['name']}: " + " · ".join(cards)
-        if len(inline) <= TERMINAL_WIDTH:
+        if len(inline) <= console.width:
             console.print(f"[bold]{escape(zone['name'])}:[/] {escape(' · '.join(cards))}")
         else:
             console.print(f"[bold]{escape(zone['name'])}:[/]")
@@ -144,6 +146,16 @@ def table_view(session, d: dict, console) -> None:
                 console.print(f"  - [bold]{escape(c['name'])}[/]{count}" + (f": {escape(c['text'])}" if c["text"] else ""))
 
 
+def _brief(text: str, seen: set | None) -> str:
+    """``text``, or its name alone (before its first ": ") when it was shown whole before."""
+    if seen is None:
+        return text
+    if text in seen and ": " in text:
+        return text.split(": ", 1)[0]
+    seen.add(text)
+    return text
+
+
 def choices_view(choices: list[dict], console) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -156,10 +168,11 @@ def choices_view(choices: list[dict], console) -> None:
     console.print(g)
 
 
-def decision_view(session, d: dict, console, moves: Sequence[dict] = ()) -> None:
-    """The table, then what happened since your last decision (``moves``: right above the
-    choices, so that a short terminal still shows it when you are asked), then the choices."""
-    table_view(session, d, console)
+def decision_view(session, d: dict, console, moves: Sequence[dict] = (), seen: set | None = None) -> None:
+    """The table (``seen``: see ``table_view``), then what happened since your last decision
+    (``moves``: right above the choices, so that a short terminal still shows it when you
+    are asked), then the choices."""
+    table_view(session, d, console, seen)
     if moves:
         console.print("[bold]Since your last decision:[/]")
         story_view(moves, console)
@@ -272,8 +285,10 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
     # ends (as on the web page); a seed you chose makes a practice game and is shown.
     dealt = f"practice seed {s.seed}" if s.practice else "a secret seed (shown at the end)"
     console.print(f"[bold]{escape(s.spec.title)}[/] · {s.players} players · {dealt} · {escape(seats)}")
-    console.print("At each decision enter the number of your choice (q quits, t shows the table again).")
+    console.print("At each decision enter the number of your choice (q quits, t shows the table again, "
+                  "with every card's text).")
     shown = 0
+    seen: set = set()  # the table cards' texts told in full so far
     try:
         while True:
             d = s.table()
@@ -282,7 +297,7 @@ def play_terminal(game, players: int | None = None, seat: int = 0, opponents: Se
                 table_view(s, d, console)
                 result_view(s, s.result(), console)
                 break
-            decision_view(s, d, console, s.moves[shown:])
+            decision_view(s, d, console, s.moves[shown:], seen)
             shown = len(s.moves)
             n = ask_number(len(d["choices"]), input_fn, console, lambda: decision_view(s, d, console),
                            lambda: choices_view([{"number": i + 1, **c} for i, c in enumerate(d["choices"])], console))
