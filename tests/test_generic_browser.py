@@ -299,6 +299,15 @@ def test_a_choice_the_server_cannot_take_is_explained_in_a_players_words(page_se
             page.locator("#choices button").first.click()  # the server is back: the choice is taken
             assert settled(page) in ("your_turn", "over") and page.locator("#error").is_hidden()
             assert int(page.evaluate("document.body.dataset.decision")) > decision
+            # a server in trouble (500 to the choice and to reading the game): the game is kept
+            decision = int(page.evaluate("document.body.dataset.decision"))
+            page.route("**/api/toy/games/**", lambda r: r.fulfill(status=500, body="{}"))
+            page.locator("#choices button").first.click()
+            assert settled(page) == "your_turn" and stored(page, "toy") is not None
+            error = page.locator("#error").inner_text()
+            assert "Nothing is lost" in error and "HTTP 500" in error, error
+            page.unroute("**/api/toy/games/**")
+            assert int(page.evaluate("document.body.dataset.decision")) == decision
             # 2. the game moved on elsewhere: another tab answers this decision first
             game, n = stored(page, "toy"), int(page.evaluate("document.body.dataset.decision"))
             action = int(page.locator("#choices button").first.get_attribute("data-action"))

@@ -441,6 +441,12 @@ window.RipmarketTable = window.RipmarketTable || {
         } else showError(`The server did not take that choice: ${detail(r, "refused")}`);
         return;
       }
+      if (![403, 404, 410].includes(again.status)) {  // the server is in trouble: keep the game
+        showError(`The server could not take that choice or show the game now (HTTP ${again.status}). ` +
+                  "Nothing is lost: try again, or reload the page.");
+        if (view) render(view);
+        return;
+      }
       // The game is gone (ended and expired, removed, or not this tab's any more).
       forgetGame(s.id);
       sessionStorage.removeItem(KEY);
