@@ -482,7 +482,7 @@ def test_the_set_up_screen_offers_the_games_variants(page_server):  # noqa: F811
 def test_a_story_line_names_its_mover_once(page_server):  # noqa: F811
     """Story lines (``view.recent``) in the games' three shapes: one that already begins with
     the mover's label is shown as it is, one that begins with the seat's bare name gets the
-    label in its place (your own seat's stays as it is), any other is "who: text"."""
+    label in its place (your own seat's name gets "(you)"), any other is "who: text"."""
     from playwright.sync_api import sync_playwright
 
     def with_story(view):
@@ -497,7 +497,7 @@ def test_a_story_line_names_its_mover_once(page_server):  # noqa: F811
             {"seat": bot, "who": who, "kind": "score", "text": "scores 5", "turn": 1},
             {"seat": -1, "who": "the table", "kind": "over", "text": "the deck is empty", "turn": 1},
         ]
-        view["_expected"] = [f"{names[me]} plays a 3", f"{who} plays a 5", f"{who} draws a card",
+        view["_expected"] = [f"{names[me]} (you) plays a 3", f"{who} plays a 5", f"{who} draws a card",
                              f"{who}: scores 5", "the deck is empty"]
 
     expected = {}

@@ -548,15 +548,15 @@ window.RipmarketTable = window.RipmarketTable || {
 
   // A story line as read: its mover named once. A line that already begins with the mover's
   // label is shown as it is; one that begins with the seat's bare name ("player 2 rolls")
-  // gets the label in its place for a bot ("player 2 (bm-rusher) rolls") and stays as it
-  // is for your own seat; any other line is "who: text".
+  // gets the label in its place for a bot ("player 2 (bm-rusher) rolls") and "(you)" after
+  // the name for your own seat ("player 0 (you) draws"); any other line is "who: text".
   function moveText(m, v) {
     const text = String(m.text || "");
     const who = String(m.who || "");
     if (!who || m.seat === undefined || m.seat < 0 || text.toLowerCase().startsWith(who.toLowerCase())) return text;
     const seat = ((v.table && v.table.seats) || [])[m.seat];
     const name = seat && seat.name;
-    if (name && text.startsWith(name + " ")) return m.seat === v.seat ? text : who + text.slice(name.length);
+    if (name && text.startsWith(name + " ")) return (m.seat === v.seat ? `${name} (you)` : who) + text.slice(name.length);
     return `${who}: ${text}`;
   }
 
