@@ -153,7 +153,9 @@ class GameSpec:
     records: Any
     """The game's record hooks (a module or namespace): ``game_log(engine, g)``,
     ``round_line(engine, item)``, ``result_line(engine)``, ``describe_action(engine, a)``,
-    ``cards_digest(engine)``, ``default_engine_kwargs()``; see ``ripmarket_env.envs.record``."""
+    ``cards_digest(engine)``, ``default_engine_kwargs()``, optionally ``same_line(replayed,
+    recorded)`` (a line in the game's earlier words still verifies); see
+    ``ripmarket_env.envs.record``."""
     seat_flag: str = ""
     """Name of the per-seat boolean that ``FastPath`` status bits carry (infos key)."""
     doc: str = ""
