@@ -60,6 +60,8 @@ def test_a_toy_game_in_the_terminal_and_its_replay(toy, tmp_path):
     assert "Pairs" in r.output and "Standings" in r.output
     r = CliRunner().invoke(app, ["play", "--rule", "max_rounds=" + "4" * 5000])  # int() refuses 4,300+ digits
     assert r.exit_code == 2 and "an integer of 5,000 digits" in r.output
+    r = CliRunner().invoke(app, ["play", "--rule", "max_rounds=\u00b2"])  # int() refuses "²"
+    assert r.exit_code == 2 and "max_rounds" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--mode", "teams"])
     assert r.exit_code == 2 and "Pairs has no rules field 'mode'" in r.output
     r = CliRunner().invoke(app, ["play", "--game", TOY, "--cards", str(tmp_path / "toy.jsonl")])
@@ -130,14 +132,14 @@ def test_the_prompt_says_what_it_takes_and_quotes_a_long_answer_short():
 
     buf = io.StringIO()
     con = Console(file=buf, width=100)
-    answers = iter(["?", "9" * 5000, "abc", "2"])
+    answers = iter(["?", "9" * 5000, "abc", "\u00b2", "2"])  # "²": a digit to isdigit(), not to int()
     shown = []
     assert ask_number(3, lambda prompt: next(answers), con, show=lambda: None, again=lambda: shown.append(1)) == 2
     text = buf.getvalue()
     assert "Enter the number of your choice (1 to 3); t shows the table again, q leaves the game." in text
     assert "9" * 40 + "... is not a choice here" in text and "9" * 41 not in text
     assert "abc is not a choice here. Enter a number from 1 to 3 (t: the table, q: leave):" in text
-    assert len(shown) == 3
+    assert "\u00b2 is not a choice here" in text and len(shown) == 4
 
 
 def test_the_compile_notice_shows_only_when_the_engine_must_compile(monkeypatch):

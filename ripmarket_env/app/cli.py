@@ -457,7 +457,7 @@ def _rule_value(item: str, raw: str):
     integer longer than any rules field takes is refused here (Python's int() refuses 4,300
     digits and more with a ValueError of its own)."""
     raw = raw.strip()
-    if raw.lstrip("-").isdigit():
+    if raw.lstrip("-").isdecimal():  # what int() reads (isdigit() takes "²", which int() refuses)
         if len(raw) > 18:
             fail(f"--rule {item[:40]!r}...: an integer of {len(raw):,} digits; rules fields take small integers")
         return int(raw)

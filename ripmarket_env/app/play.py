@@ -235,7 +235,9 @@ def ask_number(n: int, input_fn, console, show, again=lambda: None) -> int | Non
         if text in ("t", "table"):
             show()
             continue
-        if text.isdigit() and len(text) <= 9 and 1 <= int(text) <= n:  # int() refuses 4,300+ digits
+        # decimal digits only (int() refuses "²", which isdigit() takes) and few of them
+        # (int() refuses 4,300 digits and more)
+        if text.isdecimal() and len(text) <= 9 and 1 <= int(text) <= n:
             return int(text)
         if text in ("?", "h", "help"):
             console.print(f"Enter the number of your choice (1 to {n}); t shows the table again, q leaves the game.",
