@@ -384,6 +384,10 @@ def generic_plots(result: dict[str, Any], out: Path) -> list[Path]:
     return paths
 
 
+#: What a run writes: its report, its plots and the copy of its card file.
+_RUN_SUFFIXES = (".json", ".md", ".png", ".svg", ".pdf")
+
+
 def _files_of_run(out: Path) -> set[str]:
     """The files an earlier run wrote in ``out`` (its ``balance.json``'s list; plain names
     only), or none."""
@@ -395,9 +399,6 @@ def _files_of_run(out: Path) -> set[str]:
         return set()
     return {f for f in files if isinstance(f, str) and f == Path(f).name and Path(f).suffix in _RUN_SUFFIXES}
 
-
-#: What a run writes: its report, its plots and the copy of its card file.
-_RUN_SUFFIXES = (".json", ".md", ".png", ".svg", ".pdf")
 
 
 def print_summary(result: dict[str, Any], console=None) -> None:

@@ -84,10 +84,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                     raise ConfigError(f"line {n.start_mark.line + 1}: its anchors and aliases (&name, *name) expand "
                                       f"to more than {MAX_CONFIG_VALUES:,} values; a config is far smaller")
             else:
-                if any(id(k) in path or k is n for k in kids):
+                path.add(id(n))
+                if any(id(k) in path for k in kids):
                     raise ConfigError(f"line {n.start_mark.line + 1}: an alias (*name) inside the value its anchor "
                                       "(&name) names: a value that contains itself never ends")
-                path.add(id(n))
                 stack.append((n, True))
                 stack.extend((k, False) for k in kids if id(k) not in size)
         return super().construct_document(node)

@@ -925,9 +925,11 @@ def replay(
             if god:  # the round's event log tells every decision, forced ones included, once
                 state["steps"].append(obj)
                 return
-            text = hook("step_text")(eng, obj, god) if hook("step_text") else obj["desc"]
-            if not hook("step_text") and isinstance(obj.get("seat"), int):  # a decision says whose it is
-                text = f"{seat(obj['seat'])}: {text}"
+            step_text = hook("step_text")
+            if step_text is not None:
+                text = step_text(eng, obj, god)
+            else:  # the action's own words, and whose decision it is
+                text = f"{seat(obj['seat'])}: {obj['desc']}" if isinstance(obj.get("seat"), int) else obj["desc"]
             console.print(f"  {obj['step']:>4}  {escape(text)}")
         elif "round" in obj:
             if god:  # every event of the round, hidden cards named

@@ -398,6 +398,7 @@ class CompileProgress(_event.Listener):
         done = f"{self.nested}/{expected}" if isinstance(expected, int) and expected >= self.nested else f"{self.nested}"
         secs = f"{time.perf_counter() - self.t0:.0f} s"
         head, tail = f"numba: {self.total} kernels compiled, {secs}; now ", f" ({done} of the kernels it calls)"
+        width = None  # off a terminal: the whole line
         if self._is_tty():  # a line rewritten in place must not wrap (\r clears one line only):
             import shutil   # the words, then the kernel's name from its start, give way
 
@@ -407,9 +408,7 @@ class CompileProgress(_event.Listener):
                 room = width - len(head) - len(tail)
                 if len(what) > room:
                     what = "\u2026" + what[-max(room - 1, 1):]
-            self._write((head + what + tail)[:width])
-            return
-        self._write(head + what + tail)
+        self._write((head + what + tail)[:width])
 
     def _end(self, dispatcher) -> None:
         self.depth = max(self.depth - 1, 0)

@@ -173,6 +173,12 @@ def read_json(path, label: str, error: type[Exception], max_bytes: int = MAX_DAT
         raise error(f"{label}: {exc}") from None
 
 
+def listed_twice(got, index: int) -> str:
+    """The hint for a card whose ``id`` (expected ``index``, its place in the list) is an
+    earlier card's: " (a card listed twice?)", else ""."""
+    return " (a card listed twice?)" if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < index else ""
+
+
 def other_game(data, game_id: str) -> str | None:
     """The game another game's card file names itself for (its ``"game"`` field, or a
     ``"format"`` of ``"<game>-cards"``), when that is not ``game_id``; None otherwise."""

@@ -205,6 +205,13 @@ class GameSpec:
     def __post_init__(self) -> None:
         _BUILT[self.id] = self
 
+    def no_card_files(self) -> str:
+        """Why ``--cards`` is refused for a game without ``card_files`` (one line; a game with
+        a card reference says that its card files can still be read and checked)."""
+        check = (f"; `ripmarket cards --game {self.id} --file FILE` reads and checks a card file of its format"
+                 if "card_reference" in (self.extras or {}) else "")
+        return f"{self.title} plays only its packaged cards (no --cards: its bots are built on them){check}"
+
     # Hooks of the evaluation tools (``eval``, ``ripmarket bench``). Each is optional: a game
     # that gives none gets the generic default named here.
     card_files: Any = None
@@ -214,13 +221,6 @@ class GameSpec:
     game's exception class), ``resolve(path) -> Path`` (a packaged edition's name such as
     ``first-edition`` included) and ``default()``. Engines take the database as ``cards=``,
     and so do the agents that read cards. None: the game plays its packaged cards only."""
-    def no_card_files(self) -> str:
-        """Why ``--cards`` is refused for a game without ``card_files`` (one line; a game with
-        a card reference says that its card files can still be read and checked)."""
-        check = (f"; `ripmarket cards --game {self.id} --file FILE` reads and checks a card file of its format"
-                 if "card_reference" in (self.extras or {}) else "")
-        return f"{self.title} plays only its packaged cards (no --cards: its bots are built on them){check}"
-
     next_first_players: Callable | None = None
     """Match play (a game whose ``extras["reset_options"]`` takes a first player):
     ``next_first_players(engine, winners) -> list[int]``, the seat that starts the next game

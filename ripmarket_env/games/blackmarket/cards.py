@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, errata_markdown, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, other_game, read_json, short, text_problem
+from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, listed_twice, other_game, read_json, short, text_problem
 
 DATA = Path(__file__).with_name("cards.json")
 
@@ -146,8 +146,7 @@ def _id_at(where, obj, i: int) -> None:
     card may be listed twice."""
     got = obj.get("id")
     if got != i:
-        again = " (a card listed twice?)" if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < i else ""
-        _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(got)}{again}")
+        _fail(where, "id", f"must be {i} (ids count up from 0 in file order), got {short(got)}{listed_twice(got, i)}")
 
 
 def _text_of(where, obj, allowed: tuple[str, ...]) -> str:

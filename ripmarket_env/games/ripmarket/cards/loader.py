@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ripmarket_env.core.errata import ERRATA_KEY, Erratum, first_printing, parse_errata
-from ripmarket_env.core.jsonfile import MAX_NAME_CHARS, TooLarge, loads, other_game, read_capped, short, text_problem
+from ripmarket_env.core.jsonfile import (MAX_NAME_CHARS, TooLarge, listed_twice, loads, other_game, read_capped, short,
+                                         text_problem)
 
 from ripmarket_env.games.ripmarket.cards import registry as R
 from ripmarket_env.games.ripmarket.cards.text import (
@@ -379,8 +380,8 @@ def _parse_design(err: _Errors, deck: str, index: int, row: Any) -> CardDesign:
     if problem := text_problem(name, MAX_NAME_CHARS, empty=False):
         fail("name", problem)
     if not _is_int(row["id"]) or row["id"] != index:
-        again = " (a card listed twice?)" if _is_int(row["id"]) and 0 <= row["id"] < index else ""
-        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}{again}")
+        fail("id", f"ids must be contiguous from 0 in file order: expected {index}, got {_s(row['id'])}"
+                   f"{listed_twice(row['id'], index)}")
     if row["deck"] != deck:
         fail("deck", f"is {_s(row['deck'])} but the card is listed under {deck!r}; allowed: {deck!r}")
     value = None
